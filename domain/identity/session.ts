@@ -1,0 +1,86 @@
+// A sign-in session: one refresh-token family. Each refresh rotates the token; presenting a token
+// that was already rotated means it leaked, so the whole family is revoked.
+import { AppError } from '../shared/appError.ts';
+import type { Decider } from '../shared/events.ts';
+
+export type SessionEvent =
+  | {
+      type: 'session.started';
+      data: { sessionId: string; userId: string; refreshTokenHash: string; expiresAt: string; userAgent: string | null; ip: string | null; impersonatorId?: string | null };
+    }
+  | { type: 'session.refreshed'; data: { sessionId: string; previousTokenHash: string; refreshTokenHash: string; expiresAt: string } }
+  | { type: 'session.revoked'; data: { sessionId: string; reason: 'logout' | 'token_reuse' | 'password_changed' | 'revoked' | 'expired' } };
+
+export type SessionCommand =
+  | { type: 'startSession'; sessionId: string; userId: string; refreshTokenHash: string; expiresAt: Date; userAgent?: string | null; ip?: string | null; impersonatorId?: string | null }
+  | { type: 'refreshSession'; presentedTokenHash: string; nextTokenHash: string; expiresAt: Date; now: Date }
+  | { type: 'revokeSession'; reason: 'logout' | 'token_reuse' | 'password_changed' | 'revoked' | 'expired' };
+
+export interface SessionState {
+  status: 'absent' | 'active' | 'revoked';
+  sessionId: string | null;
+  currentTokenHash: string | null;
+  rotatedTokenHashes: string[];
+  expiresAt: string | null;
+}
+
+export const sessionDecider: Decider<SessionState, SessionCommand, SessionEvent> = {
+  initialState: () => ({ status: 'absent', sessionId: null, currentTokenHash: null, rotatedTokenHashes: [], expiresAt: null }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'session.started': {
+        const data = event.data as { sessionId: string; refreshTokenHash: string; expiresAt: string };
+        return { status: 'active', sessionId: data.sessionId, currentTokenHash: data.refreshTokenHash, rotatedTokenHashes: [], expiresAt: data.expiresAt };
+      }
+      case 'session.refreshed': {
+        const data = event.data as { previousTokenHash: string; refreshTokenHash: string; expiresAt: string };
+        return { ...state, currentTokenHash: data.refreshTokenHash, rotatedTokenHashes: [...state.rotatedTokenHashes, data.previousTokenHash], expiresAt: data.expiresAt };
+      }
+      case 'session.revoked':
+        return { ...state, status: 'revoked' };
+      default:
+        return state;
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'startSession':
+        if (state.status !== 'absent') throw new AppError('CONFLICT', 409, 'Session already exists');
+        return [
+          {
+            type: 'session.started',
+            data: {
+              sessionId: command.sessionId,
+              userId: command.userId,
+              refreshTokenHash: command.refreshTokenHash,
+              expiresAt: command.expiresAt.toISOString(),
+              userAgent: command.userAgent ?? null,
+              ip: command.ip ?? null,
+              impersonatorId: command.impersonatorId ?? null,
+            },
+          },
+        ];
+      case 'refreshSession': {
+        if (state.status !== 'active') throw new AppError('UNAUTHENTICATED', 401, 'The refresh token is no longer valid');
+        if (state.rotatedTokenHashes.includes(command.presentedTokenHash)) {
+          return [{ type: 'session.revoked', data: { sessionId: state.sessionId!, reason: 'token_reuse' } }];
+        }
+        if (command.presentedTokenHash !== state.currentTokenHash) {
+          throw new AppError('UNAUTHENTICATED', 401, 'The refresh token is not valid');
+        }
+        if (state.expiresAt && new Date(state.expiresAt) <= command.now) {
+          return [{ type: 'session.revoked', data: { sessionId: state.sessionId!, reason: 'expired' } }];
+        }
+        return [
+          {
+            type: 'session.refreshed',
+            data: { sessionId: state.sessionId!, previousTokenHash: command.presentedTokenHash, refreshTokenHash: command.nextTokenHash, expiresAt: command.expiresAt.toISOString() },
+          },
+        ];
+      }
+      case 'revokeSession':
+        if (state.status !== 'active') return [];
+        return [{ type: 'session.revoked', data: { sessionId: state.sessionId!, reason: command.reason } }];
+    }
+  },
+};

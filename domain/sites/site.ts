@@ -1,0 +1,43 @@
+// A site (tenant): created with its first administrator, soft-deleted (its data stays in the log).
+import { AppError } from '../shared/appError.ts';
+import type { Decider } from '../shared/events.ts';
+
+export const SITE_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{1,62}$/;
+
+export type SiteEvent =
+  | { type: 'site.created'; data: { siteId: string; name: string; createdAt: string } }
+  | { type: 'site.deleted'; data: { siteId: string; deletedAt: string } };
+
+export type SiteCommand =
+  | { type: 'createSite'; siteId: string; name: string; now: Date }
+  | { type: 'deleteSite'; siteId: string; now: Date };
+
+export interface SiteState {
+  status: 'absent' | 'active' | 'deleted';
+}
+
+export const siteDecider: Decider<SiteState, SiteCommand, SiteEvent> = {
+  initialState: () => ({ status: 'absent' }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'site.created':
+        return { status: 'active' };
+      case 'site.deleted':
+        return { status: 'deleted' };
+      default:
+        return state;
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'createSite':
+        if (state.status !== 'absent') {
+          throw new AppError('CONFLICT', 409, `Site ${command.siteId} already exists`, { path: ['id'] });
+        }
+        return [{ type: 'site.created', data: { siteId: command.siteId, name: command.name, createdAt: command.now.toISOString() } }];
+      case 'deleteSite':
+        if (state.status !== 'active') throw new AppError('SITE_NOT_FOUND', 404, `Site ${command.siteId} not found`);
+        return [{ type: 'site.deleted', data: { siteId: command.siteId, deletedAt: command.now.toISOString() } }];
+    }
+  },
+};

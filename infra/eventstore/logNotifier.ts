@@ -1,0 +1,72 @@
+// Wakes readers of the log when a transaction that appended events commits (LISTEN/NOTIFY on one
+// dedicated connection), and when a projection checkpoint moves. Readers keep a polling fallback,
+// so a lost notification only delays, never stalls.
+import { EventEmitter } from 'node:events';
+import type pg from 'pg';
+
+export type LogChannel = 'svc_events' | 'svc_checkpoints';
+const CHANNELS: LogChannel[] = ['svc_events', 'svc_checkpoints'];
+
+export interface LogNotifier {
+  /** Resolves on the next notification of `channel`, or after `timeoutMs`, whichever comes first. */
+  next(channel: LogChannel, timeoutMs: number, signal?: AbortSignal): Promise<void>;
+  /** Calls `listener` with each notification's payload (the site id for svc_events). */
+  on(channel: LogChannel, listener: (payload: string) => void): () => void;
+  close(): Promise<void>;
+}
+
+export async function createLogNotifier(connect: () => Promise<pg.PoolClient>): Promise<LogNotifier> {
+  const emitter = new EventEmitter();
+  emitter.setMaxListeners(0);
+  let client: pg.PoolClient | null = null;
+  let closed = false;
+
+  async function listen(): Promise<void> {
+    if (closed) return;
+    try {
+      const connection = await connect();
+      connection.on('notification', (message) => emitter.emit(message.channel, message.payload ?? ''));
+      connection.on('error', () => {
+        connection.release(true);
+        if (client === connection) client = null;
+        setTimeout(() => void listen(), 500).unref();
+      });
+      for (const channel of CHANNELS) await connection.query(`LISTEN ${channel}`);
+      client = connection;
+    } catch {
+      setTimeout(() => void listen(), 500).unref();
+    }
+  }
+  await listen();
+
+  return {
+    next(channel, timeoutMs, signal) {
+      return new Promise((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          emitter.off(channel, done);
+          emitter.off('close', done);
+          signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = setTimeout(done, timeoutMs);
+        emitter.on(channel, done);
+        emitter.on('close', done);
+        signal?.addEventListener('abort', done);
+      });
+    },
+    on(channel, listener) {
+      emitter.on(channel, listener);
+      return () => emitter.off(channel, listener);
+    },
+    async close() {
+      closed = true;
+      emitter.emit('close');
+      if (client) {
+        await client.query('UNLISTEN *').catch(() => undefined);
+        client.release();
+        client = null;
+      }
+    },
+  };
+}

@@ -1,0 +1,22 @@
+// What a read model declares: the events it handles, when it runs, the tables it owns, how it applies.
+import type { StoredEvent } from '../domain/shared/events.ts';
+import type { Queryable } from '../infra/postgres/database.ts';
+
+export interface Projection {
+  readonly name: string;
+  /** inline: in the append's transaction (read-your-writes); async: by the projection daemon. */
+  readonly mode: 'inline' | 'async';
+  /** Event types handled, or '*' for every event. */
+  readonly eventTypes: readonly string[] | '*';
+  /** Tables the projection owns; a rebuild empties them first, children before parents. */
+  readonly tables: readonly string[];
+  apply(tx: Queryable, event: StoredEvent): Promise<void>;
+}
+
+export function handles(projection: Projection, type: string): boolean {
+  return projection.eventTypes === '*' || projection.eventTypes.includes(type);
+}
+
+export function defineProjection(projection: Projection): Projection {
+  return projection;
+}

@@ -1,0 +1,66 @@
+// Turns a bearer token into a principal. The chain is API key → external JWT → internal JWT: each
+// authenticator either claims the token (and then decides, fail-closed) or passes it on.
+import { errors } from '../../domain/shared/appError.ts';
+import { sql } from '../../infra/postgres/sql.ts';
+import type { AppContext } from '../runtime/context.ts';
+import type { AccessTokenIssuer } from './accessTokens.ts';
+import type { Principal } from './principal.ts';
+
+export interface AuthenticationRequest {
+  token: string;
+  /** The site the request is for; null on instance-level routes. */
+  siteId: string | null;
+}
+
+/** Returns a principal when the token is this authenticator's kind, null to pass it on; throws to refuse. */
+export type Authenticator = (request: AuthenticationRequest) => Promise<Principal | null>;
+
+export interface UserAccessRow {
+  id: string;
+  status: string;
+  token_version: number;
+  role_id: string | null;
+  admin: boolean | null;
+}
+
+export async function loadUserAccess(context: Pick<AppContext, 'database'>, siteId: string, userId: string): Promise<UserAccessRow | null> {
+  const rows = await context.database.withSite(siteId, (tx) =>
+    tx.query<UserAccessRow>(sql`
+      SELECT u.id, u.status, u.token_version, u.role_id, r.admin
+        FROM users u LEFT JOIN roles r ON r.site_id = u.site_id AND r.id = u.role_id
+       WHERE u.site_id = ${siteId} AND u.id = ${userId}`),
+  );
+  return rows[0] ?? null;
+}
+
+/** The service's own login tokens. */
+export function internalJwtAuthenticator(context: Pick<AppContext, 'database'>, tokens: AccessTokenIssuer): Authenticator {
+  return async ({ token, siteId }) => {
+    const claims = await tokens.verify(token);
+    if (siteId === null || claims.siteId !== siteId) throw errors.unauthenticated('This token was issued for another site');
+    const user = await loadUserAccess(context, siteId, claims.userId);
+    if (!user || user.status !== 'active' || user.token_version !== claims.tokenVersion) {
+      throw errors.unauthenticated('This token is no longer valid');
+    }
+    return {
+      kind: 'user',
+      userId: user.id,
+      roleId: user.role_id,
+      admin: user.admin === true,
+      sessionId: claims.sessionId,
+      impersonatorId: claims.impersonatorId ?? null,
+      via: 'session',
+      realm: claims.realm,
+    };
+  };
+}
+
+export function createAuthenticationChain(chain: () => Authenticator[]): (request: AuthenticationRequest) => Promise<Principal> {
+  return async (request) => {
+    for (const authenticate of chain()) {
+      const principal = await authenticate(request);
+      if (principal) return principal;
+    }
+    throw errors.unauthenticated('Invalid token');
+  };
+}

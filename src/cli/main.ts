@@ -1,0 +1,170 @@
+// The `svc` command line: start, migrate, site create, projections status|rebuild, events tail.
+import { Command } from 'commander';
+import { ConfigError, loadConfig, type Config } from '../config/config.ts';
+import { createDatabase } from '../../infra/postgres/database.ts';
+import { migrate } from '../../infra/postgres/migrate.ts';
+import { readAll, LOG_START, cursorOf } from '../../infra/eventstore/eventStore.ts';
+import { sql } from '../../infra/postgres/sql.ts';
+import { projections, findProjection } from '../../projections/index.ts';
+import { createContext, createLogger, resolveDatabaseUrl } from '../runtime/boot.ts';
+import { projectionStatus, rebuildProjection } from '../runtime/projectionRunner.ts';
+import { startService } from '../runtime/service.ts';
+import { createSite } from '../modules/instance/handlers.ts';
+
+function config(): Config {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`svc: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+/** Runs `work` against the configured database as its owner (migrations, rebuilds read every site). */
+async function withOwnerDatabase<T>(work: (database: ReturnType<typeof createDatabase>) => Promise<T>): Promise<T> {
+  const settings = config();
+  const logger = createLogger({ ...settings, LOG_LEVEL: 'warn' });
+  const server = await resolveDatabaseUrl(settings, logger);
+  try {
+    await migrate(server.url);
+    const database = createDatabase({ connectionString: server.url, poolSize: 4, asApplicationRole: false });
+    try {
+      return await work(database);
+    } finally {
+      await database.close();
+    }
+  } finally {
+    await server.stop();
+  }
+}
+
+export function buildCli(): Command {
+  const program = new Command('svc').description('Event-sourced, multi-tenant headless CMS backend');
+
+  program
+    .command('start')
+    .description('start the HTTP service (embedded PostgreSQL when DATABASE_URL is unset)')
+    .action(async () => {
+      const service = await startService(config());
+      let signals = 0;
+      const shutdown = () => {
+        signals += 1;
+        if (signals > 1) process.exit(1);
+        service.context.logger.info('shutting down: finishing in-flight requests');
+        void service.stop().then(() => process.exit(0));
+      };
+      process.on('SIGINT', shutdown);
+      process.on('SIGTERM', shutdown);
+    });
+
+  program
+    .command('migrate')
+    .description('apply pending database migrations')
+    .action(async () => {
+      const settings = config();
+      const server = await resolveDatabaseUrl(settings, createLogger({ ...settings, LOG_LEVEL: 'warn' }));
+      try {
+        const { applied } = await migrate(server.url);
+        console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+      } finally {
+        await server.stop();
+      }
+    });
+
+  const site = program.command('site').description('manage sites');
+  site
+    .command('create <id>')
+    .description('create a site and its first administrator')
+    .requiredOption('--admin-email <email>', 'email of the first administrator')
+    .requiredOption('--admin-password <password>', 'password of the first administrator')
+    .option('--name <name>', 'display name of the site')
+    .action(async (id: string, options: { adminEmail: string; adminPassword: string; name?: string }) => {
+      const context = await createContext({ ...config(), LOG_LEVEL: 'warn' }, { runProjections: false });
+      try {
+        const created = await createSite(context, { id, name: options.name, adminEmail: options.adminEmail, adminPassword: options.adminPassword }, {
+          actor: { kind: 'system', id: 'cli' },
+        });
+        console.log(JSON.stringify(created));
+      } finally {
+        await context.close();
+      }
+    });
+
+  const projectionsCommand = program.command('projections').description('inspect and rebuild read models');
+  projectionsCommand
+    .command('status')
+    .description('checkpoint and lag of every projection')
+    .action(() =>
+      withOwnerDatabase(async (database) => {
+        console.table(await projectionStatus(database, projections));
+      }),
+    );
+  projectionsCommand
+    .command('rebuild [name]')
+    .description('rebuild a read model (or --all) from position 0 of the log')
+    .option('--all', 'rebuild every projection')
+    .action((name: string | undefined, options: { all?: boolean }) =>
+      withOwnerDatabase(async (database) => {
+        const targets = options.all ? projections : name ? [findProjection(name)] : [];
+        if (targets.length === 0 || targets.some((p) => !p)) {
+          throw new Error(`name a projection (${projections.map((p) => p.name).join(', ')}) or pass --all`);
+        }
+        for (const projection of targets) {
+          const started = Date.now();
+          const result = await rebuildProjection(database, projection!);
+          console.log(`${projection!.name}: replayed ${result.events} events in ${Date.now() - started} ms`);
+        }
+      }),
+    );
+
+  program
+    .command('events')
+    .description('read the event log')
+    .command('tail')
+    .description('print events as they are committed (Ctrl-C to stop)')
+    .option('--site <site>', 'only this site')
+    .option('--from-start', 'print the whole log first')
+    .action((options: { site?: string; fromStart?: boolean }) =>
+      withOwnerDatabase(async (database) => {
+        let cursor = LOG_START;
+        if (!options.fromStart) {
+          const [head] = await database.query<{ tx_id: string; global_position: number }>(sql`SELECT * FROM svc_log_head()`);
+          if (head) cursor = { txId: String(head.tx_id), position: head.global_position };
+        }
+        const listener = await database.connect();
+        await listener.query('LISTEN svc_events');
+        let wake: () => void = () => undefined;
+        listener.on('notification', () => wake());
+        let running = true;
+        process.once('SIGINT', () => {
+          running = false;
+          wake();
+        });
+        while (running) {
+          const batch = await readAll(database, cursor, 500);
+          for (const event of batch) {
+            if (!options.site || event.siteId === options.site) {
+              console.log(JSON.stringify({ position: event.position, site: event.siteId, stream: event.streamId, type: event.type, at: event.recordedAt, actor: event.metadata.actor, data: event.data }));
+            }
+            cursor = cursorOf(event);
+          }
+          if (batch.length === 0) await new Promise<void>((resolve) => ((wake = resolve), setTimeout(resolve, 1000)));
+        }
+        listener.release();
+      }),
+    );
+
+  return program;
+}
+
+export async function runCli(argv: string[]): Promise<void> {
+  try {
+    await buildCli().parseAsync(argv);
+  } catch (error) {
+    process.stderr.write(`svc: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,93 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AppError, errors } from '../../../domain/shared/appError.ts';
+import { actorOf } from '../../auth/principal.ts';
+import type { ServerDeps } from '../../server/app.ts';
+import { currentUser, login, logout, refresh, type SignedIn } from './handlers.ts';
+
+export const REFRESH_COOKIE = 'svc_refresh';
+
+const userSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  firstName: z.string().nullable(),
+  lastName: z.string().nullable(),
+  avatar: z.string().nullable(),
+});
+const signedInSchema = z.object({
+  data: z.object({ token: z.string(), expires: z.number(), refreshToken: z.string(), user: userSchema }),
+});
+
+export async function authRoutes(app: FastifyInstance, deps: ServerDeps): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { context } = deps;
+  const { config } = context;
+
+  function sendSignedIn(reply: FastifyReply, signedIn: SignedIn) {
+    reply.setCookie(REFRESH_COOKIE, signedIn.refreshToken, {
+      httpOnly: true,
+      secure: config.SVC_COOKIE_SECURE || config.NODE_ENV === 'production',
+      sameSite: config.SVC_COOKIE_SAME_SITE,
+      domain: config.SVC_COOKIE_DOMAIN,
+      path: '/api/v1/auth',
+      expires: signedIn.refreshExpiresAt,
+    });
+    return { data: { token: signedIn.token, expires: signedIn.expires, refreshToken: signedIn.refreshToken, user: signedIn.user } };
+  }
+
+  /** The refresh token from the body, or from the cookie when the CSRF brake header is present. */
+  function presentedRefreshToken(request: FastifyRequest, body: { refreshToken?: string } | undefined): string {
+    if (body?.refreshToken) return body.refreshToken;
+    const cookie = request.cookies[REFRESH_COOKIE];
+    if (!cookie) throw new AppError('VALIDATION_FAILED', 400, 'No refresh token: send refreshToken in the body or the cookie', { path: ['body', 'refreshToken'] });
+    if (request.headers['x-svc-refresh'] === undefined) {
+      throw new AppError('PERMISSION_DENIED', 403, 'A cookie-sourced refresh needs the X-Svc-Refresh header', { path: ['headers', 'x-svc-refresh'] });
+    }
+    return cookie;
+  }
+
+  const refreshBody = z.object({ refreshToken: z.string().min(1).max(512).optional() }).optional();
+
+  api.post(
+    '/auth/login',
+    {
+      config: { site: 'required', access: 'public' },
+      schema: { tags: ['auth'], body: z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(512) }), response: { 200: signedInSchema } },
+    },
+    async (request, reply) => {
+      const signedIn = await login(deps, request.siteId, request.body, { ip: request.ip, userAgent: request.headers['user-agent'] ?? null }, {
+        actor: { kind: 'anonymous', id: null },
+        requestId: request.id,
+      });
+      return sendSignedIn(reply, signedIn);
+    },
+  );
+
+  api.post(
+    '/auth/refresh',
+    { config: { site: 'required', access: 'public' }, schema: { tags: ['auth'], body: refreshBody, response: { 200: signedInSchema } } },
+    async (request, reply) => {
+      const presented = presentedRefreshToken(request, request.body);
+      try {
+        const signedIn = await refresh(deps, request.siteId, presented, { actor: { kind: 'anonymous', id: null }, requestId: request.id });
+        return sendSignedIn(reply, signedIn);
+      } catch (error) {
+        reply.clearCookie(REFRESH_COOKIE, { path: '/api/v1/auth' });
+        throw error;
+      }
+    },
+  );
+
+  api.post('/auth/logout', { config: { site: 'required', access: 'public' }, schema: { tags: ['auth'], body: refreshBody } }, async (request, reply) => {
+    const presented = presentedRefreshToken(request, request.body);
+    await logout(context, request.siteId, presented, { actor: actorOf(request.principal), requestId: request.id });
+    reply.clearCookie(REFRESH_COOKIE, { path: '/api/v1/auth' });
+    return reply.status(204).send();
+  });
+
+  api.get('/auth/me', { config: { site: 'required', access: 'bearer' }, schema: { tags: ['auth'], response: { 200: z.object({ data: userSchema }) } } }, async (request) => {
+    if (request.principal.kind !== 'user') throw errors.forbidden('Only users have a profile');
+    return { data: await currentUser(context, request.siteId, request.principal.userId) };
+  });
+}

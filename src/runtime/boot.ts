@@ -1,0 +1,68 @@
+// Builds the running service: database (embedded or DATABASE_URL), migrations, the log notifier,
+// the projection daemon and the HTTP server, and tears them down in reverse order.
+import { readFileSync } from 'node:fs';
+import pino, { type Logger } from 'pino';
+import { createLogNotifier } from '../../infra/eventstore/logNotifier.ts';
+import { createDatabase } from '../../infra/postgres/database.ts';
+import { startEmbeddedPostgres } from '../../infra/postgres/embedded.ts';
+import { migrate } from '../../infra/postgres/migrate.ts';
+import { projections } from '../../projections/index.ts';
+import type { Config } from '../config/config.ts';
+import type { AppContext } from './context.ts';
+import { createProjectionDaemon } from './projectionDaemon.ts';
+
+export const SERVICE_VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+
+export function createLogger(config: Config): Logger {
+  return pino({ level: config.LOG_LEVEL, base: { service: 'svc' }, redact: ['req.headers.authorization', 'req.headers.cookie'] });
+}
+
+/** The PostgreSQL to use: DATABASE_URL, or the embedded server in the data dir. */
+export async function resolveDatabaseUrl(config: Config, logger: Logger): Promise<{ url: string; stop: () => Promise<void> }> {
+  if (config.DATABASE_URL) return { url: config.DATABASE_URL, stop: async () => undefined };
+  logger.info({ dataDir: config.dataDir }, 'no DATABASE_URL: starting the embedded PostgreSQL');
+  const embedded = await startEmbeddedPostgres(config.dataDir, { log: (line) => logger.debug({ postgres: line }) });
+  return { url: embedded.connectionString, stop: embedded.stop };
+}
+
+export interface ContextOptions {
+  logger?: Logger;
+  /** Start the async projection daemon (default true). */
+  runProjections?: boolean;
+}
+
+export async function createContext(config: Config, options: ContextOptions = {}): Promise<AppContext & { databaseUrl: string }> {
+  const logger = options.logger ?? createLogger(config);
+  const closeHooks: (() => Promise<void>)[] = [];
+  const databaseServer = await resolveDatabaseUrl(config, logger);
+  closeHooks.push(databaseServer.stop);
+  const { applied } = await migrate(databaseServer.url);
+  if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+  const database = createDatabase({ connectionString: databaseServer.url, poolSize: config.SVC_DB_POOL_SIZE });
+  closeHooks.push(() => database.close());
+  const notifier = await createLogNotifier(() => database.connect());
+  closeHooks.push(() => notifier.close());
+  const daemon = createProjectionDaemon({ database, notifier, projections, pollMs: config.SVC_PROJECTION_POLL_MS, logger });
+  closeHooks.push(() => daemon.stop());
+  const context: AppContext & { databaseUrl: string } = {
+    config,
+    database,
+    databaseUrl: databaseServer.url,
+    notifier,
+    projections,
+    daemon,
+    logger,
+    version: SERVICE_VERSION,
+    startedAt: new Date(),
+    onClose(hook) {
+      closeHooks.push(hook);
+    },
+    async close() {
+      for (const hook of closeHooks.splice(0).reverse()) {
+        await hook().catch((error: unknown) => logger.error({ err: error }, 'error while closing'));
+      }
+    },
+  };
+  if (options.runProjections !== false) await daemon.start();
+  return context;
+}

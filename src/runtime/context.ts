@@ -1,0 +1,21 @@
+// Everything a request, a command or a background part needs, built once at start.
+import type { Logger } from 'pino';
+import type { LogNotifier } from '../../infra/eventstore/logNotifier.ts';
+import type { Database } from '../../infra/postgres/database.ts';
+import type { Projection } from '../../projections/projection.ts';
+import type { Config } from '../config/config.ts';
+import type { ProjectionDaemon } from './projectionDaemon.ts';
+
+export interface AppContext {
+  config: Config;
+  database: Database;
+  notifier: LogNotifier;
+  projections: readonly Projection[];
+  daemon: ProjectionDaemon;
+  logger: Logger;
+  version: string;
+  startedAt: Date;
+  /** Runs when the context closes, in reverse order of registration. */
+  onClose(hook: () => Promise<void>): void;
+  close(): Promise<void>;
+}

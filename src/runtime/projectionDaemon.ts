@@ -1,0 +1,111 @@
+// The async projection daemon: per projection, the instance holding its advisory lock applies the
+// log; others stand by and take over when that lock is released. Wakes on commits, polls as fallback.
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import { readLogHead } from '../../infra/eventstore/eventStore.ts';
+import type { LogNotifier } from '../../infra/eventstore/logNotifier.ts';
+import type { Database } from '../../infra/postgres/database.ts';
+import type { Projection } from '../../projections/projection.ts';
+import { advisoryKey, readCheckpoint, stepAsyncProjection } from './projectionRunner.ts';
+
+export interface ProjectionDaemon {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Resolves once every async projection has applied the log as it stood when called. */
+  drain(timeoutMs?: number): Promise<void>;
+}
+
+export function createProjectionDaemon(options: {
+  database: Database;
+  notifier: LogNotifier;
+  projections: readonly Projection[];
+  pollMs: number;
+  logger: Logger;
+}): ProjectionDaemon {
+  const { database, notifier, logger } = options;
+  const asyncProjections = options.projections.filter((p) => p.mode === 'async');
+  const led = new Set<string>();
+  let lockClient: pg.PoolClient | null = null;
+  let running = false;
+  let loop: Promise<void> | null = null;
+  const stopping = new AbortController();
+
+  async function acquireLeadership(): Promise<void> {
+    if (!lockClient) {
+      lockClient = await database.connect();
+      lockClient.on('error', () => {
+        // The lock connection died: our locks are gone with it, so stop leading until re-acquired.
+        led.clear();
+        lockClient?.release(true);
+        lockClient = null;
+      });
+    }
+    for (const projection of asyncProjections) {
+      if (led.has(projection.name)) continue;
+      const result = await lockClient.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
+        advisoryKey(`projection:${projection.name}`),
+      ]);
+      if (result.rows[0]?.locked) led.add(projection.name);
+    }
+  }
+
+  async function catchUp(): Promise<void> {
+    for (const projection of asyncProjections) {
+      if (!led.has(projection.name)) continue;
+      while (running && (await stepAsyncProjection(database, projection)) > 0) {
+        // keep applying until the projection reaches the head of the log
+      }
+    }
+  }
+
+  async function run(): Promise<void> {
+    while (running) {
+      try {
+        await acquireLeadership();
+        await catchUp();
+      } catch (error) {
+        logger.error({ err: error }, 'projection daemon step failed');
+      }
+      if (!running) break;
+      await notifier.next('svc_events', options.pollMs, stopping.signal);
+    }
+  }
+
+  return {
+    async start() {
+      if (running) return;
+      running = true;
+      loop = run();
+    },
+    async stop() {
+      running = false;
+      stopping.abort();
+      await loop;
+      if (lockClient) {
+        await lockClient.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
+        lockClient.release();
+        lockClient = null;
+      }
+      led.clear();
+    },
+    async drain(timeoutMs = 20_000) {
+      const target = await readLogHead(database);
+      const deadline = Date.now() + timeoutMs;
+      for (const projection of asyncProjections) {
+        for (;;) {
+          const checkpoint = await readCheckpoint(database, projection.name);
+          const behind =
+            BigInt(checkpoint.txId) < BigInt(target.txId) ||
+            (checkpoint.txId === target.txId && checkpoint.position < target.position);
+          if (!behind) break;
+          if (Date.now() > deadline) throw new Error(`projection ${projection.name} did not catch up in ${timeoutMs} ms`);
+          if (led.has(projection.name) && running) {
+            await stepAsyncProjection(database, projection);
+          } else {
+            await notifier.next('svc_checkpoints', 200);
+          }
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,121 @@
+// Applies events to projections: inline ones inside the append's transaction, async ones from the
+// global log with a checkpoint written in the same transaction as their rows.
+import { createHash } from 'node:crypto';
+import type { StoredEvent } from '../../domain/shared/events.ts';
+import { cursorOf, LOG_START, readAll, readLogHead, type GlobalCursor } from '../../infra/eventstore/eventStore.ts';
+import type { Database, Queryable } from '../../infra/postgres/database.ts';
+import { identifier, join, sql } from '../../infra/postgres/sql.ts';
+import { handles, type Projection } from '../../projections/projection.ts';
+
+const BATCH_SIZE = 500;
+
+/** Runs every inline projection over freshly appended events, in the append's transaction. */
+export async function applyInline(tx: Queryable, projections: readonly Projection[], events: readonly StoredEvent[]): Promise<void> {
+  for (const event of events) {
+    for (const projection of projections) {
+      if (projection.mode === 'inline' && handles(projection, event.type)) await projection.apply(tx, event);
+    }
+  }
+}
+
+/** Applies events of several sites: each event is applied under its own site's row-level security. */
+async function applyEvents(tx: Queryable, projection: Projection, events: readonly StoredEvent[]): Promise<void> {
+  let currentSite: string | null = null;
+  for (const event of events) {
+    if (!handles(projection, event.type)) continue;
+    if (event.siteId !== currentSite) {
+      await tx.setSite(event.siteId);
+      currentSite = event.siteId;
+    }
+    await projection.apply(tx, event);
+  }
+}
+
+export async function readCheckpoint(tx: Pick<Queryable, 'query'>, name: string, lock = false): Promise<GlobalCursor> {
+  const rows = await tx.query<{ tx_id: string; position: number }>(
+    lock
+      ? sql`SELECT tx_id, position FROM projection_checkpoints WHERE name = ${name} FOR UPDATE`
+      : sql`SELECT tx_id, position FROM projection_checkpoints WHERE name = ${name}`,
+  );
+  const row = rows[0];
+  return row ? { txId: String(row.tx_id), position: row.position } : LOG_START;
+}
+
+async function writeCheckpoint(tx: Queryable, name: string, cursor: GlobalCursor): Promise<void> {
+  await tx.query(sql`
+    INSERT INTO projection_checkpoints (name, tx_id, position, updated_at)
+    VALUES (${name}, ${cursor.txId}::xid8, ${cursor.position}, now())
+    ON CONFLICT (name) DO UPDATE SET tx_id = excluded.tx_id, position = excluded.position, updated_at = now()`);
+  await tx.query(sql`SELECT pg_notify('svc_checkpoints', ${name})`);
+}
+
+/**
+ * One step of an async projection: reads the next batch after its checkpoint and applies it with the
+ * new checkpoint in one transaction. A checkpoint moved by someone else (a rebuild) voids the batch.
+ * Returns how many events were read.
+ */
+export async function stepAsyncProjection(database: Database, projection: Projection): Promise<number> {
+  const from = await readCheckpoint(database, projection.name);
+  const batch = await readAll(database, from, BATCH_SIZE);
+  if (batch.length === 0) return 0;
+  const applied = await database.withSystem(async (tx) => {
+    const current = await readCheckpoint(tx, projection.name, true);
+    if (current.txId !== from.txId || current.position !== from.position) return false;
+    await applyEvents(tx, projection, batch);
+    await writeCheckpoint(tx, projection.name, cursorOf(batch.at(-1)!));
+    return true;
+  });
+  return applied ? batch.length : 0;
+}
+
+/**
+ * Rebuilds one read model from position 0: empties its tables and replays the whole log in one
+ * transaction. Runs on an owner connection (it reads every site). Writers of the same tables wait.
+ */
+export async function rebuildProjection(database: Database, projection: Projection): Promise<{ events: number }> {
+  return database.withSystem(async (tx) => {
+    await tx.query(sql`SELECT pg_advisory_xact_lock(${advisoryKey(`rebuild:${projection.name}`)})`);
+    await tx.query(sql`TRUNCATE ${join(projection.tables.map((table) => identifier(table)))}`);
+    let cursor = LOG_START;
+    let count = 0;
+    for (;;) {
+      const batch = await readAll(tx, cursor, 2_000);
+      if (batch.length === 0) break;
+      await applyEvents(tx, projection, batch);
+      cursor = cursorOf(batch.at(-1)!);
+      count += batch.length;
+    }
+    if (projection.mode === 'async') await writeCheckpoint(tx, projection.name, cursor);
+    return { events: count };
+  });
+}
+
+export interface ProjectionStatus {
+  name: string;
+  mode: 'inline' | 'async';
+  checkpoint: number | null;
+  head: number;
+  /** Events of the log the projection has not applied yet (0 for inline projections). */
+  lag: number;
+}
+
+export async function projectionStatus(database: Database, projections: readonly Projection[]): Promise<ProjectionStatus[]> {
+  const head = await readLogHead(database);
+  const statuses: ProjectionStatus[] = [];
+  for (const projection of projections) {
+    if (projection.mode === 'inline') {
+      statuses.push({ name: projection.name, mode: 'inline', checkpoint: null, head: head.position, lag: 0 });
+      continue;
+    }
+    const checkpoint = await readCheckpoint(database, projection.name);
+    const [row] = await database.query<{ lag: number }>(
+      sql`SELECT count(*)::int AS lag FROM svc_read_all(${checkpoint.txId}::xid8, ${checkpoint.position}, 1000000)`,
+    );
+    statuses.push({ name: projection.name, mode: 'async', checkpoint: checkpoint.position, head: head.position, lag: row?.lag ?? 0 });
+  }
+  return statuses;
+}
+
+export function advisoryKey(name: string): number {
+  return createHash('sha256').update(`svc:${name}`).digest().readInt32BE(0);
+}

@@ -1,0 +1,38 @@
+// `svc start`: the service with its HTTP server, bootstrap site and graceful shutdown.
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config/config.ts';
+import { bootstrapSite } from '../modules/instance/handlers.ts';
+import { buildServer } from '../server/app.ts';
+import { createContext } from './boot.ts';
+import type { AppContext } from './context.ts';
+
+export interface RunningService {
+  context: AppContext;
+  server: FastifyInstance;
+  url: string;
+  stop(): Promise<void>;
+}
+
+export async function startService(config: Config): Promise<RunningService> {
+  const context = await createContext(config);
+  try {
+    await bootstrapSite(context);
+    const server = await buildServer(context);
+    const address = await server.listen({ host: config.HOST, port: config.PORT });
+    context.logger.info({ address }, 'svc listening');
+    let stopping: Promise<void> | null = null;
+    return {
+      context,
+      server,
+      url: address,
+      stop() {
+        // In-flight requests finish (Fastify waits for them); then background parts stop, then the pool.
+        stopping ??= server.close().then(() => context.close());
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await context.close();
+    throw error;
+  }
+}

@@ -1,0 +1,123 @@
+// The HTTP server: Fastify under /api/v1 with the spec's envelopes, request ids, site resolution,
+// authentication and route-level access declared once as hooks.
+import { randomUUID } from 'node:crypto';
+import fastifyCookie from '@fastify/cookie';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { AppError, errors } from '../../domain/shared/appError.ts';
+import { constantTimeEqual } from '../../infra/crypto/secrets.ts';
+import { createAccessTokenIssuer, type AccessTokenIssuer } from '../auth/accessTokens.ts';
+import { createAuthenticationChain, internalJwtAuthenticator, type Authenticator } from '../auth/authenticate.ts';
+import type { Principal } from '../auth/principal.ts';
+import { registerModules } from '../modules/index.ts';
+import type { AppContext } from '../runtime/context.ts';
+import { handleError } from './errorHandler.ts';
+import './routeConfig.ts';
+import { createSiteResolver, type SiteResolver } from './siteResolution.ts';
+
+export interface ServerDeps {
+  context: AppContext;
+  tokens: AccessTokenIssuer;
+  sites: SiteResolver;
+  /** Authenticators tried before the service's own JWT (API keys, external issuers). */
+  authenticators: Authenticator[];
+  /** Health checks of optional parts (Redis cache, queue), by the name the health route reports. */
+  healthChecks: Record<string, () => Promise<string>>;
+}
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{8,128}$/;
+
+export async function buildServer(context: AppContext): Promise<FastifyInstance> {
+  const { config } = context;
+  const app = Fastify({
+    loggerInstance: context.logger as FastifyBaseLogger,
+    bodyLimit: config.SVC_BODY_LIMIT,
+    trustProxy: true,
+    disableRequestLogging: config.LOG_LEVEL !== 'debug' && config.LOG_LEVEL !== 'trace',
+    genReqId: (request) => {
+      const incoming = request.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler((request, reply) =>
+    reply.status(404).send({ errors: [{ code: 'NOT_FOUND', message: `No route ${request.method} ${request.url.split('?')[0]}`, path: [], extensions: {} }] }),
+  );
+
+  await app.register(fastifyCookie);
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Svc CMS API', version: context.version, description: 'Event-sourced, multi-tenant headless CMS' },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer' },
+          site: { type: 'apiKey', in: 'header', name: 'X-Svc-Site' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  if (config.NODE_ENV !== 'production') {
+    await app.register(fastifySwaggerUi, { routePrefix: '/api/v1/reference' });
+  }
+
+  const tokens = createAccessTokenIssuer(config.SVC_SECRET, config.SVC_ACCESS_TOKEN_TTL);
+  const sites = createSiteResolver(context);
+  const deps: ServerDeps = { context, tokens, sites, authenticators: [], healthChecks: {} };
+  const internalJwt = internalJwtAuthenticator(context, tokens);
+  const authenticate = createAuthenticationChain(() => [...deps.authenticators, internalJwt]);
+
+  app.decorateRequest('siteId', '');
+  app.decorateRequest('principal', null as never);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+  app.addHook('onRequest', async (request) => {
+    const version = request.headers['x-svc-api-version'];
+    if (version !== undefined && version !== '1') {
+      throw new AppError('VALIDATION_FAILED', 400, 'Unsupported X-Svc-API-Version; this server speaks version 1', {
+        path: ['headers', 'x-svc-api-version'],
+      });
+    }
+    const routeConfig = request.routeOptions.config;
+    request.principal = { kind: 'anonymous' };
+    if (routeConfig.access === 'instance') {
+      request.principal = authorizeInstance(request, config.SVC_INSTANCE_TOKEN);
+      return;
+    }
+    if (routeConfig.site === 'required') request.siteId = await sites.resolve(request);
+    const token = bearerToken(request);
+    if (token) request.principal = await authenticate({ token, siteId: request.siteId || null });
+    const access = routeConfig.access ?? 'public';
+    if (access === 'public') return;
+    if (request.principal.kind === 'anonymous') throw errors.unauthenticated();
+    if (access === 'siteAdmin' && !(request.principal.kind === 'user' && request.principal.admin)) throw errors.forbidden();
+  });
+
+  await app.register(async (api) => registerModules(api, deps), { prefix: '/api/v1' });
+  app.get('/api/v1/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () => app.swagger());
+  return app;
+}
+
+function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  if (!match) throw errors.unauthenticated('The Authorization header must be "Bearer <token>"');
+  return match[1]!;
+}
+
+function authorizeInstance(request: FastifyRequest, instanceToken: string | undefined): Principal {
+  const header = request.headers.authorization ?? '';
+  const presented = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+  if (!instanceToken || !presented || !constantTimeEqual(presented, instanceToken)) {
+    throw errors.unauthenticated('A valid instance token is required');
+  }
+  return { kind: 'instance' };
+}

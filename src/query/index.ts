@@ -1,0 +1,13 @@
+// The query language: parse list parameters, validate filters against fields, compile to SQL or
+// evaluate in memory. Items, permissions, GraphQL and delivery all go through here.
+export * from './types.ts';
+export { fieldExpression, fieldTextExpression, STRUCTURAL_COLUMNS, valueKindOf } from './fieldExpressions.ts';
+export { parseListQuery, DEFAULT_LIMIT, MAX_LIMIT } from './parseListQuery.ts';
+export { parseFilterParam, parseJsonFilter, coerceBracketFilter } from './parseFilter.ts';
+export { resolveFilter, MAX_JSON_PATH_DEPTH, MAX_RELATION_DEPTH, type FilterContext } from './resolveFilter.ts';
+export { compileFilter, compileFilterNode, type CompileFilterContext } from './compileFilter.ts';
+export { evaluateFilter, evaluateFilterNode, type EvaluateFilterContext } from './evaluateFilter.ts';
+export { compileSort } from './compileSort.ts';
+export { compileAggregate, shapeAggregateRow, type AggregateColumn, type CompiledAggregate } from './compileAggregate.ts';
+export { parseFieldSelection, type FieldSelection, type RelationSelection } from './parseFieldSelection.ts';
+export { operatorFits, operatorsFor } from './operators.ts';

@@ -1,0 +1,141 @@
+import { describe, expect, it } from 'vitest';
+import { AppError } from '../../domain/shared/appError.ts';
+import { parseListQuery } from '../../src/query/parseListQuery.ts';
+
+function failure(query: Record<string, unknown>): AppError {
+  try {
+    parseListQuery(query);
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected an AppError');
+}
+
+describe('parseListQuery', () => {
+  it('gives the defaults for an empty querystring', () => {
+    expect(parseListQuery({})).toEqual({
+      fields: null,
+      filter: null,
+      sort: [],
+      limit: 25,
+      offset: 0,
+      page: null,
+      meta: 'total_count',
+      aggregate: null,
+      groupBy: [],
+      deep: {},
+      search: null,
+    });
+  });
+
+  it('reads limit, offset and meta', () => {
+    const query = parseListQuery({ limit: '200', offset: '40', meta: 'none' });
+    expect(query).toMatchObject({ limit: 200, offset: 40, meta: 'none', page: null });
+    expect(parseListQuery({ limit: '1' }).limit).toBe(1);
+  });
+
+  it('turns a 1-indexed page into an offset, ahead of any offset', () => {
+    expect(parseListQuery({ page: '3', limit: '10', offset: '5' })).toMatchObject({ page: 3, offset: 20, limit: 10 });
+    expect(parseListQuery({ page: '1' })).toMatchObject({ page: 1, offset: 0 });
+  });
+
+  it.each(['0', '201', '-1', 'abc', '1.5', '1e2'])('refuses limit=%s', (limit) => {
+    expect(failure({ limit })).toMatchObject({ code: 'VALIDATION_FAILED', status: 400, path: ['limit'] });
+  });
+
+  it('treats an empty limit as the default', () => {
+    expect(parseListQuery({ limit: '' }).limit).toBe(25);
+  });
+
+  it.each([
+    [{ offset: '-1' }, ['offset']],
+    [{ offset: 'x' }, ['offset']],
+    [{ page: '0' }, ['page']],
+    [{ page: '-2' }, ['page']],
+    [{ meta: 'filter_count' }, ['meta']],
+    [{ fields: 'a,b c' }, ['fields']],
+    [{ fields: 'a.*.b' }, ['fields']],
+    [{ sort: 'title,--views' }, ['sort']],
+    [{ sort: 'ti tle' }, ['sort']],
+    [{ groupBy: 'a.b' }, ['groupBy']],
+    [{ 'aggregate[median]': 'views' }, ['aggregate', 'median']],
+    [{ 'aggregate[sum]': 'a-b' }, ['aggregate', 'sum']],
+    [{ 'deep[author][limit]': '500' }, ['deep', 'author', 'limit']],
+    [{ 'deep[author][_offset]': '-1' }, ['deep', 'author', '_offset']],
+  ])('refuses %j with a path', (query, path) => {
+    expect(failure(query)).toMatchObject({ code: 'VALIDATION_FAILED', status: 400, path });
+  });
+
+  it('reads fields as a comma list, repeated keys or fields[]', () => {
+    expect(parseListQuery({ fields: 'title, author.name,*,author.*' }).fields).toEqual(['title', 'author.name', '*', 'author.*']);
+    expect(parseListQuery({ fields: ['a', 'b,c'] }).fields).toEqual(['a', 'b', 'c']);
+    expect(parseListQuery({ 'fields[]': ['a', 'b'] }).fields).toEqual(['a', 'b']);
+  });
+
+  it('reads sort with descending terms', () => {
+    expect(parseListQuery({ sort: '-publishedAt,title,meta.rank' }).sort).toEqual([
+      { field: 'publishedAt', direction: 'desc' },
+      { field: 'title', direction: 'asc' },
+      { field: 'meta.rank', direction: 'asc' },
+    ]);
+  });
+
+  it('reads the filter in both forms', () => {
+    expect(parseListQuery({ 'filter[views][_gte]': '3' }).filter).toEqual({ views: { _gte: 3 } });
+    expect(parseListQuery({ filter: '{"views":{"_gte":"3"}}' }).filter).toEqual({ views: { _gte: '3' } });
+    expect(failure({ filter: '{oops' })).toMatchObject({ code: 'VALIDATION', path: ['filter'] });
+  });
+
+  it('reads aggregates in bracket and JSON forms, and groupBy', () => {
+    const query = parseListQuery({ 'aggregate[count]': '*', 'aggregate[sum]': 'views,likes', 'aggregate[max]': ['a', 'b'], groupBy: 'author,status' });
+    expect(query.aggregate).toEqual({ count: ['*'], sum: ['views', 'likes'], max: ['a', 'b'] });
+    expect(query.groupBy).toEqual(['author', 'status']);
+    expect(parseListQuery({ aggregate: '{"countDistinct":"author","avg":"views"}' }).aggregate).toEqual({
+      countDistinct: ['author'],
+      avg: ['views'],
+    });
+  });
+
+  it('reads deep relation parameters, underscored or not, with nested relations', () => {
+    const query = parseListQuery({
+      'deep[author][fields]': 'a,b',
+      'deep[author][limit]': '5',
+      'deep[author][_sort]': '-name',
+      'deep[author][filter][name][_eq]': 'Ann',
+      'deep[comments][_page]': '2',
+      'deep[comments][_offset]': '4',
+      'deep[comments][replies][_limit]': '3',
+    });
+    expect(query.deep).toEqual({
+      author: {
+        fields: ['a', 'b'],
+        filter: { name: { _eq: 'Ann' } },
+        sort: [{ field: 'name', direction: 'desc' }],
+        limit: 5,
+        offset: null,
+        page: null,
+        deep: {},
+      },
+      comments: {
+        fields: null,
+        filter: null,
+        sort: [],
+        limit: null,
+        offset: 4,
+        page: 2,
+        deep: { replies: { fields: null, filter: null, sort: [], limit: 3, offset: null, page: null, deep: {} } },
+      },
+    });
+  });
+
+  it('reads deep in the JSON form, keeping typed filter values', () => {
+    const query = parseListQuery({ deep: '{"author":{"_limit":2,"_filter":{"age":{"_eq":"7"}}}}' });
+    expect(query.deep.author).toMatchObject({ limit: 2, filter: { age: { _eq: '7' } } });
+  });
+
+  it('reads search as trimmed text', () => {
+    expect(parseListQuery({ search: '  phở  ' }).search).toBe('phở');
+    expect(parseListQuery({ search: '   ' }).search).toBeNull();
+  });
+});

@@ -1,9 +1,26 @@
 // Every read model of the service. Inline ones run in the append's transaction, in this order.
+import { apiKeysProjection } from './apiKeysProjection.ts';
 import { auditProjection } from './auditProjection.ts';
+import { cdcSubscriptionsProjection } from './cdcSubscriptionsProjection.ts';
+import { changeFeedProjection } from './changeFeedProjection.ts';
+import { fieldAccessLogProjection } from './fieldAccessLogProjection.ts';
+import { itemHistoryProjection } from './itemHistoryProjection.ts';
+import { itemPinsProjection } from './itemPinsProjection.ts';
+import { itemVersionsProjection } from './itemVersionsProjection.ts';
+import { itemsProjection } from './itemsProjection.ts';
+import { revisionsProjection } from './revisionsProjection.ts';
+import { schemaProjection } from './schemaProjection.ts';
+import { searchProjection } from './searchProjection.ts';
 import type { Projection } from './projection.ts';
+import { policiesProjection } from './policiesProjection.ts';
+import { pushSubscriptionsProjection } from './pushSubscriptionsProjection.ts';
 import { rolesProjection } from './rolesProjection.ts';
 import { sessionsProjection } from './sessionsProjection.ts';
 import { sitesProjection } from './sitesProjection.ts';
+import { subscriberAccessProjection } from './subscriberAccessProjection.ts';
+import { teamsProjection } from './teamsProjection.ts';
+import { trustedIssuersProjection } from './trustedIssuersProjection.ts';
+import { userIdentitiesProjection } from './userIdentitiesProjection.ts';
 import { usersProjection } from './usersProjection.ts';
 
 export const projections: readonly Projection[] = [
@@ -11,6 +28,24 @@ export const projections: readonly Projection[] = [
   rolesProjection,
   usersProjection,
   sessionsProjection,
+  teamsProjection,
+  apiKeysProjection,
+  trustedIssuersProjection,
+  userIdentitiesProjection,
+  subscriberAccessProjection,
+  policiesProjection,
+  schemaProjection,
+  itemsProjection,
+  revisionsProjection,
+  itemHistoryProjection,
+  itemVersionsProjection,
+  itemPinsProjection,
+  cdcSubscriptionsProjection,
+  pushSubscriptionsProjection,
+  // Async ones are applied by the daemon in this order: the change feed first, as realtime-ish consumers wait on it.
+  changeFeedProjection,
+  searchProjection,
+  fieldAccessLogProjection,
   auditProjection,
 ];
 

@@ -11,6 +11,11 @@ export interface Projection {
   /** Tables the projection owns; a rebuild empties them first, children before parents. */
   readonly tables: readonly string[];
   apply(tx: Queryable, event: StoredEvent): Promise<void>;
+  /**
+   * Optional: applies several events of one site in one go (bulk writes). Must leave exactly the rows
+   * `apply` would leave when called on each event in order.
+   */
+  applyBatch?(tx: Queryable, events: readonly StoredEvent[]): Promise<void>;
 }
 
 export function handles(projection: Projection, type: string): boolean {

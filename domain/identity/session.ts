@@ -3,18 +3,21 @@
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
 
+/** Why a session ended: the user's own logout or revocation, an administrator, a credential change. */
+export type SessionRevokeReason = 'logout' | 'token_reuse' | 'password_changed' | 'password_reset' | 'revoked' | 'expired' | 'user_deleted' | 'user_suspended';
+
 export type SessionEvent =
   | {
       type: 'session.started';
       data: { sessionId: string; userId: string; refreshTokenHash: string; expiresAt: string; userAgent: string | null; ip: string | null; impersonatorId?: string | null };
     }
   | { type: 'session.refreshed'; data: { sessionId: string; previousTokenHash: string; refreshTokenHash: string; expiresAt: string } }
-  | { type: 'session.revoked'; data: { sessionId: string; reason: 'logout' | 'token_reuse' | 'password_changed' | 'revoked' | 'expired' } };
+  | { type: 'session.revoked'; data: { sessionId: string; reason: SessionRevokeReason } };
 
 export type SessionCommand =
   | { type: 'startSession'; sessionId: string; userId: string; refreshTokenHash: string; expiresAt: Date; userAgent?: string | null; ip?: string | null; impersonatorId?: string | null }
   | { type: 'refreshSession'; presentedTokenHash: string; nextTokenHash: string; expiresAt: Date; now: Date }
-  | { type: 'revokeSession'; reason: 'logout' | 'token_reuse' | 'password_changed' | 'revoked' | 'expired' };
+  | { type: 'revokeSession'; reason: SessionRevokeReason };
 
 export interface SessionState {
   status: 'absent' | 'active' | 'revoked';

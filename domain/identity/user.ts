@@ -1,7 +1,24 @@
-// A user of one site: created with a password hash (hashing happens outside, it is I/O-heavy),
-// its password changed (bumping tokenVersion so existing access tokens die at once).
+// A user of one site: created with a password hash (hashing happens outside, it is I/O-heavy), its
+// password changed (bumping tokenVersion so existing access tokens die at once), its email verified,
+// its profile updated, its preferences merged, linked to external identities, impersonated, deleted.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
+
+export type UserStatus = 'active' | 'invited' | 'unverified' | 'suspended' | 'deleted';
+export type PasswordChangeReason = 'change' | 'reset' | 'invite' | 'admin';
+
+/** What an administrator may change on a user (`user.updated` carries only the changed keys). */
+export interface UserChanges {
+  email?: string;
+  firstName?: string | null;
+  lastName?: string | null;
+  avatar?: string | null;
+  roleId?: string | null;
+  status?: 'active' | 'suspended';
+}
+
+/** Preferences are a flat object; `saveAction` is the one key the service knows. */
+export type Preferences = Record<string, unknown>;
 
 export type UserEvent =
   | {
@@ -16,8 +33,14 @@ export type UserEvent =
         status: 'active' | 'invited' | 'unverified' | 'suspended';
       };
     }
-  | { type: 'user.password_changed'; data: { userId: string; passwordHash: string; tokenVersion: number; reason: 'change' | 'reset' | 'invite' } }
-  | { type: 'user.sign_in_failed'; data: { userId: string; reason: 'wrong_password' | 'inactive' } };
+  | { type: 'user.password_changed'; data: { userId: string; passwordHash: string; tokenVersion: number; reason: PasswordChangeReason } }
+  | { type: 'user.sign_in_failed'; data: { userId: string; reason: 'wrong_password' | 'inactive' } }
+  | { type: 'user.email_verified'; data: { userId: string; email: string } }
+  | { type: 'user.updated'; data: { userId: string; changes: UserChanges } }
+  | { type: 'user.deleted'; data: { userId: string } }
+  | { type: 'user.preferences_updated'; data: { userId: string; changes: Preferences } }
+  | { type: 'user.external_identity_linked'; data: { userId: string; issuerId: string; externalId: string } }
+  | { type: 'user.impersonated'; data: { userId: string; impersonatorId: string; sessionId: string } };
 
 export type UserCommand =
   | {
@@ -30,60 +53,125 @@ export type UserCommand =
       roleId: string | null;
       status?: 'active' | 'invited' | 'unverified';
     }
-  | { type: 'changePassword'; passwordHash: string; reason: 'change' | 'reset' | 'invite' }
-  | { type: 'recordFailedSignIn'; reason: 'wrong_password' | 'inactive' };
+  | { type: 'changePassword'; passwordHash: string; reason: PasswordChangeReason }
+  | { type: 'recordFailedSignIn'; reason: 'wrong_password' | 'inactive' }
+  | { type: 'verifyEmail' }
+  | { type: 'updateUser'; changes: UserChanges }
+  | { type: 'deleteUser' }
+  | { type: 'updatePreferences'; changes: Preferences }
+  | { type: 'linkExternalIdentity'; issuerId: string; externalId: string }
+  | { type: 'impersonate'; impersonatorId: string; sessionId: string };
 
 export interface UserState {
   exists: boolean;
   userId: string | null;
   tokenVersion: number;
+  status: UserStatus | null;
+  email: string | null;
+  emailVerified: boolean;
+  /** `<issuerId>\u0000<externalId>` of every linked external identity. */
+  identities: string[];
+}
+
+const identityKey = (issuerId: string, externalId: string) => `${issuerId}\u0000${externalId}`;
+
+function notFound(): AppError {
+  return new AppError('NOT_FOUND', 404, 'User not found');
+}
+
+/** Only keys whose value differs from nothing: an empty change set appends no event. */
+function presentChanges(changes: UserChanges): UserChanges {
+  const result: UserChanges = {};
+  for (const [key, value] of Object.entries(changes) as [keyof UserChanges, unknown][]) {
+    if (value !== undefined) (result as Record<string, unknown>)[key] = key === 'email' ? String(value).trim().toLowerCase() : value;
+  }
+  return result;
 }
 
 export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
-  initialState: () => ({ exists: false, userId: null, tokenVersion: 0 }),
+  initialState: () => ({ exists: false, userId: null, tokenVersion: 0, status: null, email: null, emailVerified: false, identities: [] }),
   evolve(state, event) {
-    switch (event.type) {
-      case 'user.created': {
-        const data = event.data as { userId: string };
-        return { exists: true, userId: data.userId, tokenVersion: 0 };
-      }
-      case 'user.password_changed': {
-        const data = event.data as { tokenVersion: number };
-        return { ...state, tokenVersion: data.tokenVersion };
-      }
+    const typed = event as UserEvent;
+    switch (typed.type) {
+      case 'user.created':
+        return {
+          ...state,
+          exists: true,
+          userId: typed.data.userId,
+          tokenVersion: 0,
+          status: typed.data.status,
+          email: typed.data.email,
+          emailVerified: false,
+        };
+      case 'user.password_changed':
+        return { ...state, tokenVersion: typed.data.tokenVersion, status: state.status === 'invited' ? 'active' : state.status };
+      case 'user.email_verified':
+        return { ...state, emailVerified: true, status: state.status === 'unverified' || state.status === 'invited' ? 'active' : state.status };
+      case 'user.updated':
+        return {
+          ...state,
+          email: typed.data.changes.email ?? state.email,
+          emailVerified: typed.data.changes.email !== undefined && typed.data.changes.email !== state.email ? false : state.emailVerified,
+          status: typed.data.changes.status ?? state.status,
+        };
+      case 'user.deleted':
+        return { ...state, status: 'deleted' };
+      case 'user.external_identity_linked':
+        return { ...state, identities: [...state.identities, identityKey(typed.data.issuerId, typed.data.externalId)] };
       default:
         return state;
     }
   },
   decide(command, state) {
-    switch (command.type) {
-      case 'createUser':
-        if (state.exists) throw new AppError('CONFLICT', 409, 'User already exists');
-        return [
-          {
-            type: 'user.created',
-            data: {
-              userId: command.userId,
-              email: command.email.toLowerCase(),
-              passwordHash: command.passwordHash,
-              firstName: command.firstName ?? null,
-              lastName: command.lastName ?? null,
-              roleId: command.roleId,
-              status: command.status ?? 'active',
-            },
+    if (command.type === 'createUser') {
+      if (state.exists) throw new AppError('CONFLICT', 409, 'User already exists');
+      return [
+        {
+          type: 'user.created',
+          data: {
+            userId: command.userId,
+            email: command.email.trim().toLowerCase(),
+            passwordHash: command.passwordHash,
+            firstName: command.firstName ?? null,
+            lastName: command.lastName ?? null,
+            roleId: command.roleId,
+            status: command.status ?? 'active',
           },
-        ];
+        },
+      ];
+    }
+    if (!state.exists || state.status === 'deleted') throw notFound();
+    const userId = state.userId!;
+    switch (command.type) {
       case 'changePassword':
-        if (!state.exists) throw new AppError('RECORD_NOT_FOUND', 404, 'User not found');
         return [
           {
             type: 'user.password_changed',
-            data: { userId: state.userId!, passwordHash: command.passwordHash, tokenVersion: state.tokenVersion + 1, reason: command.reason },
+            data: { userId, passwordHash: command.passwordHash, tokenVersion: state.tokenVersion + 1, reason: command.reason },
           },
         ];
       case 'recordFailedSignIn':
-        if (!state.exists) throw new AppError('RECORD_NOT_FOUND', 404, 'User not found');
-        return [{ type: 'user.sign_in_failed', data: { userId: state.userId!, reason: command.reason } }];
+        return [{ type: 'user.sign_in_failed', data: { userId, reason: command.reason } }];
+      case 'verifyEmail':
+        if (state.emailVerified) return [];
+        return [{ type: 'user.email_verified', data: { userId, email: state.email! } }];
+      case 'updateUser': {
+        const changes = presentChanges(command.changes);
+        if (Object.keys(changes).length === 0) return [];
+        return [{ type: 'user.updated', data: { userId, changes } }];
+      }
+      case 'deleteUser':
+        return [{ type: 'user.deleted', data: { userId } }];
+      case 'updatePreferences':
+        if (Object.keys(command.changes).length === 0) return [];
+        return [{ type: 'user.preferences_updated', data: { userId, changes: command.changes } }];
+      case 'linkExternalIdentity':
+        if (state.identities.includes(identityKey(command.issuerId, command.externalId))) return [];
+        return [{ type: 'user.external_identity_linked', data: { userId, issuerId: command.issuerId, externalId: command.externalId } }];
+      case 'impersonate':
+        if (state.status !== 'active') throw new AppError('CONFLICT', 409, 'Only an active user can be impersonated');
+        if (command.impersonatorId === userId) throw new AppError('VALIDATION_FAILED', 400, 'You cannot impersonate yourself', { path: ['params', 'id'] });
+        return [{ type: 'user.impersonated', data: { userId, impersonatorId: command.impersonatorId, sessionId: command.sessionId } }];
     }
   },
 };

@@ -31,6 +31,12 @@ export const siteDecider: Decider<SiteState, SiteCommand, SiteEvent> = {
   decide(command, state) {
     switch (command.type) {
       case 'createSite':
+        // The id names streams, headers and subdomains: every way in (HTTP, CLI, bootstrap) gets this rule.
+        if (!SITE_ID_PATTERN.test(command.siteId)) {
+          throw new AppError('VALIDATION_FAILED', 400, 'A site id is 2 to 63 lowercase letters, digits, - and _, starting with a letter or digit', {
+            path: ['id'],
+          });
+        }
         if (state.status !== 'absent') {
           throw new AppError('CONFLICT', 409, `Site ${command.siteId} already exists`, { path: ['id'] });
         }

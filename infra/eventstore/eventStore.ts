@@ -84,7 +84,15 @@ export async function appendToStream(tx: Queryable, request: AppendRequest): Pro
     data: event.data ?? {},
     metadata: request.metadata,
   }));
-  let rows: { global_position: number; stream_position: number; duplicate: boolean }[];
+  let rows: {
+    global_position: number;
+    stream_position: number;
+    duplicate: boolean;
+    tx_id: string;
+    recorded_at: Date;
+    prev_hash: string | null;
+    hash: string;
+  }[];
   try {
     rows = await tx.query(
       sql`SELECT * FROM svc_append(${request.siteId}, ${request.streamId}, ${expected}::bigint, ${JSON.stringify(payload)}::jsonb)`,
@@ -99,10 +107,82 @@ export async function appendToStream(tx: Queryable, request: AppendRequest): Pro
   if (rows.length > 0 && rows.every((row) => row.duplicate)) {
     return { nextVersion: rows.at(-1)!.stream_position, events: [] };
   }
-  const stored = await tx.query<EventRow>(
-    sql`SELECT * FROM events WHERE position = ANY(${rows.map((row) => row.global_position)}::bigint[]) ORDER BY position`,
+  // Wakes readers of the log (projection daemons, change feed) once the transaction commits.
+  tx.notifyAfterCommit('svc_events', request.siteId);
+  // svc_append returns one row per event, in order, with what the database assigned.
+  const events = rows.map((row, index) =>
+    toStoredEvent({
+      position: row.global_position,
+      tx_id: row.tx_id,
+      site_id: request.siteId,
+      stream_id: request.streamId,
+      stream_position: row.stream_position,
+      event_id: payload[index]!.eventId,
+      type: payload[index]!.type,
+      schema_version: payload[index]!.schemaVersion,
+      data: payload[index]!.data as Record<string, unknown>,
+      metadata: request.metadata,
+      recorded_at: row.recorded_at,
+      hash: row.hash,
+      prev_hash: row.prev_hash,
+    }),
   );
-  return { nextVersion: rows.at(-1)?.stream_position ?? 0, events: stored.map(toStoredEvent) };
+  return { nextVersion: rows.at(-1)?.stream_position ?? 0, events };
+}
+
+export interface FirstEventsRequest {
+  siteId: string;
+  /** One event per stream; every stream must be new (a stream that exists is a conflict). */
+  events: { streamId: string; event: NewEvent }[];
+  metadata: EventMetadata;
+}
+
+/**
+ * Starts many new streams with one event each in one statement (bulk creates). Same hash chain and
+ * conflict rule as `appendToStream` with `expectedVersion: 'no_stream'`: a stream that already
+ * exists fails the whole append with a conflict. SQL: svc_append_first_events (migration 0101).
+ */
+export async function appendFirstEvents(tx: Queryable, request: FirstEventsRequest): Promise<StoredEvent[]> {
+  if (request.events.length === 0) return [];
+  const payload = request.events.map(({ streamId, event }) => ({
+    streamId,
+    eventId: event.eventId ?? randomUUID(),
+    type: event.type,
+    schemaVersion: event.schemaVersion ?? 1,
+    data: event.data ?? {},
+  }));
+  let rows: { global_position: number; event_tx_id: string; new_event_id: string; event_recorded_at: Date; event_hash: string }[];
+  try {
+    rows = await tx.query(
+      sql`SELECT * FROM svc_append_first_events(${request.siteId}, ${JSON.stringify(payload)}::jsonb, ${JSON.stringify(request.metadata)}::jsonb)`,
+    );
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === '23505') throw new StreamConflictError('One of these streams already exists; reload and retry');
+    throw error;
+  }
+  const byEventId = new Map(rows.map((row) => [row.new_event_id, row]));
+  return payload
+    .map((event): StoredEvent => {
+      const row = byEventId.get(event.eventId)!;
+      const lifted = upcast(event.type, event.schemaVersion, event.data as Record<string, unknown>);
+      return {
+        position: row.global_position,
+        txId: String(row.event_tx_id),
+        siteId: request.siteId,
+        streamId: event.streamId,
+        streamPosition: 1,
+        eventId: event.eventId,
+        type: event.type,
+        schemaVersion: lifted.version,
+        data: lifted.data,
+        metadata: request.metadata,
+        recordedAt: row.event_recorded_at,
+        hash: row.event_hash,
+        prevHash: null,
+      };
+    })
+    .sort((a, b) => a.position - b.position);
 }
 
 export async function readStream(tx: Queryable, streamId: string, options: { after?: number; until?: Date } = {}): Promise<StoredEvent[]> {
@@ -120,6 +200,19 @@ export async function readStream(tx: Queryable, streamId: string, options: { aft
  */
 export async function readAll(tx: Pick<Queryable, 'query'>, cursor: GlobalCursor, limit: number): Promise<StoredEvent[]> {
   const rows = await tx.query<EventRow>(sql`SELECT * FROM svc_read_all(${cursor.txId}::xid8, ${cursor.position}, ${limit})`);
+  return rows.map(toStoredEvent);
+}
+
+/**
+ * Every committed event after `cursor`, in the log's order, ignoring the reader horizon. Only for a
+ * rebuild of inline read models: it holds their tables locked, so no transaction that writes them can
+ * still commit behind it, and a horizon held back by an unrelated long transaction must not hide
+ * events whose rows already exist.
+ */
+export async function readCommitted(tx: Pick<Queryable, 'query'>, cursor: GlobalCursor, limit: number): Promise<StoredEvent[]> {
+  const rows = await tx.query<EventRow>(sql`
+    SELECT * FROM events WHERE (tx_id, position) > (${cursor.txId}::xid8, ${cursor.position})
+     ORDER BY tx_id, position LIMIT ${limit}`);
   return rows.map(toStoredEvent);
 }
 

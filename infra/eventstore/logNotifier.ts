@@ -4,8 +4,10 @@
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
 
-export type LogChannel = 'svc_events' | 'svc_checkpoints';
-const CHANNELS: LogChannel[] = ['svc_events', 'svc_checkpoints'];
+// svc_schema: a site's content schema changed (payload: the site id); schema caches drop that site.
+// svc_access: something that changes a site's effective permissions committed (payload: the site id).
+export type LogChannel = 'svc_events' | 'svc_checkpoints' | 'svc_schema' | 'svc_access';
+const CHANNELS: LogChannel[] = ['svc_events', 'svc_checkpoints', 'svc_schema', 'svc_access'];
 
 export interface LogNotifier {
   /** Resolves on the next notification of `channel`, or after `timeoutMs`, whichever comes first. */

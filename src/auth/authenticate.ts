@@ -15,6 +15,8 @@ export interface AuthenticationRequest {
 /** Returns a principal when the token is this authenticator's kind, null to pass it on; throws to refuse. */
 export type Authenticator = (request: AuthenticationRequest) => Promise<Principal | null>;
 
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export interface UserAccessRow {
   id: string;
   status: string;
@@ -23,11 +25,19 @@ export interface UserAccessRow {
   admin: boolean | null;
 }
 
-export async function loadUserAccess(context: Pick<AppContext, 'database'>, siteId: string, userId: string): Promise<UserAccessRow | null> {
+export async function loadUserAccess(
+  context: Pick<AppContext, 'database'>,
+  siteId: string,
+  userId: string,
+  sessionId: string | null = null,
+): Promise<(UserAccessRow & { session_revoked: boolean }) | null> {
   const rows = await context.database.withSite(siteId, (tx) =>
-    tx.query<UserAccessRow>(sql`
-      SELECT u.id, u.status, u.token_version, u.role_id, r.admin
-        FROM users u LEFT JOIN roles r ON r.site_id = u.site_id AND r.id = u.role_id
+    tx.query<UserAccessRow & { session_revoked: boolean }>(sql`
+      SELECT u.id, u.status, u.token_version, u.role_id, r.admin,
+             (${sessionId}::uuid IS NOT NULL AND (s.id IS NULL OR s.revoked_at IS NOT NULL)) AS session_revoked
+        FROM users u
+        LEFT JOIN roles r ON r.site_id = u.site_id AND r.id = u.role_id
+        LEFT JOIN sessions s ON s.site_id = u.site_id AND s.id = ${sessionId}::uuid AND s.user_id = u.id
        WHERE u.site_id = ${siteId} AND u.id = ${userId}`),
   );
   return rows[0] ?? null;
@@ -38,8 +48,13 @@ export function internalJwtAuthenticator(context: Pick<AppContext, 'database'>, 
   return async ({ token, siteId }) => {
     const claims = await tokens.verify(token);
     if (siteId === null || claims.siteId !== siteId) throw errors.unauthenticated('This token was issued for another site');
-    const user = await loadUserAccess(context, siteId, claims.userId);
-    if (!user || user.status !== 'active' || user.token_version !== claims.tokenVersion) {
+    if (!UUID_PATTERN.test(claims.userId) || (claims.sessionId !== null && !UUID_PATTERN.test(claims.sessionId))) {
+      throw errors.unauthenticated('Invalid token');
+    }
+    // A revoked session (logout, DELETE /me/sessions/:id) ends its access tokens at once, like a
+    // password change does through tokenVersion.
+    const user = await loadUserAccess(context, siteId, claims.userId, claims.sessionId);
+    if (!user || user.status !== 'active' || user.token_version !== claims.tokenVersion || user.session_revoked) {
       throw errors.unauthenticated('This token is no longer valid');
     }
     return {

@@ -11,10 +11,22 @@ export type Principal =
       /** Where the credential came from: a login token, an API key, an external issuer. */
       via: 'session' | 'apiKey' | 'external';
       realm: 'studio' | 'frontend';
+      /** The API key used (via 'apiKey'). A key bound to a role has the synthetic userId `apikey:<id>`. */
+      apiKeyId?: string;
+      /** The trusted issuer that vouched for the token (via 'external'). */
+      issuerId?: string;
     }
   | { kind: 'instance' };
 
 export type UserPrincipal = Extract<Principal, { kind: 'user' }>;
+
+/** Prefix of the synthetic user id of a principal that comes from an API key bound to a role. */
+export const API_KEY_USER_PREFIX = 'apikey:';
+
+/** Whether the principal is a real user of the site (not a role-bound API key). */
+export function isSiteUser(principal: Principal): principal is UserPrincipal {
+  return principal.kind === 'user' && !principal.userId.startsWith(API_KEY_USER_PREFIX);
+}
 
 export function actorOf(principal: Principal): { kind: 'user' | 'apiKey' | 'system' | 'instance' | 'anonymous'; id: string | null; impersonatorId?: string } {
   switch (principal.kind) {

@@ -164,7 +164,7 @@ export async function runCli(argv: string[]): Promise<void> {
   try {
     await buildCli().parseAsync(argv);
   } catch (error) {
-    process.stderr.write(`svc: ${(error as Error).message}\n`);
+    process.stderr.write(`svc: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   }
 }

@@ -14,6 +14,16 @@ const booleanFlag = z
   .optional()
   .transform((value) => value === 'true' || value === '1');
 
+/** A duration: "7d", "12h", "30m", "45s", "250ms", or a plain number of seconds; parsed to milliseconds. */
+const durationMs = z
+  .union([z.number(), z.string().regex(/^\s*\d+\s*(ms|s|m|h|d)?\s*$/, 'must be a duration such as 7d, 12h, 30m, 45s or 250ms')])
+  .transform((value) => {
+    if (typeof value === 'number') return value * 1000;
+    const [, amount, unit] = /^\s*(\d+)\s*(ms|s|m|h|d)?\s*$/.exec(value)!;
+    return Number(amount) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[(unit ?? 's') as 'ms' | 's' | 'm' | 'h' | 'd'];
+  })
+  .pipe(z.number().int().min(1000, 'must be at least one second'));
+
 const environmentSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -36,6 +46,43 @@ const environmentSchema = z.object({
   SVC_BODY_LIMIT: z.coerce.number().int().min(1024).default(1024 * 1024),
   SVC_DB_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(20),
   SVC_PROJECTION_POLL_MS: z.coerce.number().int().min(50).default(1000),
+  // Identity: mail, emailed links and token lifetimes (seconds).
+  SMTP_URL: optionalString.pipe(z.url({ protocol: /^smtps?$/ }).optional()),
+  SVC_MAIL_FROM: z.string().min(3).default('Svc <no-reply@localhost>'),
+  SVC_PUBLIC_URL: z.url({ protocol: /^https?$/ }).default('http://localhost:8080'),
+  SVC_EMAIL_VERIFICATION_TTL: z.coerce.number().int().min(60).default(48 * 3600),
+  SVC_PASSWORD_RESET_TTL: z.coerce.number().int().min(60).default(3600),
+  SVC_INVITE_TTL: z.coerce.number().int().min(60).default(7 * 86_400),
+  // Trusted issuers: public key sets are cached; an unknown kid refetches after the cooldown.
+  SVC_JWKS_CACHE_SECONDS: z.coerce.number().int().min(0).default(600),
+  SVC_JWKS_COOLDOWN_SECONDS: z.coerce.number().int().min(0).default(30),
+  SVC_JWKS_TIMEOUT_MS: z.coerce.number().int().min(100).default(5000),
+  // Let trusted issuers' key sets live on private or loopback addresses (always allowed in development).
+  SVC_ISSUER_ALLOW_PRIVATE: booleanFlag,
+  // Rate limits: requests per window (0 disables a scope); Redis when REDIS_URL is set.
+  SVC_RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
+  SVC_RATE_LIMIT_AUTH: z.coerce.number().int().min(0).default(30),
+  SVC_RATE_LIMIT_ITEMS_READ: z.coerce.number().int().min(0).default(6000),
+  SVC_RATE_LIMIT_ITEMS_WRITE: z.coerce.number().int().min(0).default(600),
+  SVC_RATE_LIMIT_FILE_UPLOAD: z.coerce.number().int().min(0).default(100),
+  SVC_RATE_LIMIT_AI_CHAT: z.coerce.number().int().min(0).default(60),
+  SVC_RATE_LIMIT_FAIL_CLOSED: booleanFlag,
+  // Change feed, webhooks, realtime and web push (durations in milliseconds unless named otherwise).
+  SVC_CDC_RETENTION: durationMs.default(7 * 86_400_000),
+  SVC_SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
+  SVC_WEBHOOK_ALLOW_PRIVATE: booleanFlag,
+  SVC_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  SVC_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1_000).default(15),
+  SVC_WEBHOOK_BACKOFF_BASE_MS: z.coerce.number().int().min(10).default(2_000),
+  SVC_WEBHOOK_BACKOFF_MAX_MS: z.coerce.number().int().min(10).default(900_000),
+  SVC_WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  SVC_WEBHOOK_SWEEP_MS: z.coerce.number().int().min(100).default(5_000),
+  SVC_REALTIME_MAX_CONNECTIONS_PER_SITE: z.coerce.number().int().min(1).default(50),
+  SVC_REALTIME_HEARTBEAT_MS: z.coerce.number().int().min(50).default(25_000),
+  SVC_REALTIME_MAX_BUFFERED_BYTES: z.coerce.number().int().min(1024).default(1024 * 1024),
+  SVC_VAPID_PUBLIC_KEY: optionalString.pipe(z.string().regex(/^[A-Za-z0-9_-]{80,100}$/, 'must be a base64url P-256 public key').optional()),
+  SVC_VAPID_PRIVATE_KEY: optionalString.pipe(z.string().regex(/^[A-Za-z0-9_-]{40,50}$/, 'must be a base64url P-256 private key').optional()),
+  SVC_VAPID_SUBJECT: z.string().regex(/^(mailto:|https:\/\/)\S+$/, 'must be a mailto: or https: URL').default('mailto:webpush@localhost'),
 });
 
 export type Config = Omit<z.infer<typeof environmentSchema>, 'SVC_SECRET'> & {
@@ -58,6 +105,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     throw new ConfigError(
       'invalid environment variable SVC_BOOTSTRAP_SITE: SVC_BOOTSTRAP_SITE, SVC_BOOTSTRAP_ADMIN_EMAIL and SVC_BOOTSTRAP_ADMIN_PASSWORD go together',
     );
+  }
+  if (Boolean(values.SVC_VAPID_PUBLIC_KEY) !== Boolean(values.SVC_VAPID_PRIVATE_KEY)) {
+    throw new ConfigError('invalid environment variable SVC_VAPID_PUBLIC_KEY: SVC_VAPID_PUBLIC_KEY and SVC_VAPID_PRIVATE_KEY go together');
   }
   const dataDir = resolve(values.SVC_DATA_DIR);
   return { ...values, dataDir, SVC_SECRET: values.SVC_SECRET ?? deploymentSecret(values.NODE_ENV, dataDir) };

@@ -10,6 +10,7 @@ import { projections } from '../../projections/index.ts';
 import type { Config } from '../config/config.ts';
 import type { AppContext } from './context.ts';
 import { createProjectionDaemon } from './projectionDaemon.ts';
+import { startScheduler } from './scheduler.ts';
 
 export const SERVICE_VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
@@ -21,7 +22,10 @@ export function createLogger(config: Config): Logger {
 export async function resolveDatabaseUrl(config: Config, logger: Logger): Promise<{ url: string; stop: () => Promise<void> }> {
   if (config.DATABASE_URL) return { url: config.DATABASE_URL, stop: async () => undefined };
   logger.info({ dataDir: config.dataDir }, 'no DATABASE_URL: starting the embedded PostgreSQL');
-  const embedded = await startEmbeddedPostgres(config.dataDir, { log: (line) => logger.debug({ postgres: line }) });
+  const embedded = await startEmbeddedPostgres(config.dataDir, {
+    log: (line) => logger.debug({ postgres: line }),
+    warn: (line) => logger.warn(line),
+  });
   return { url: embedded.connectionString, stop: embedded.stop };
 }
 
@@ -63,6 +67,10 @@ export async function createContext(config: Config, options: ContextOptions = {}
       }
     },
   };
-  if (options.runProjections !== false) await daemon.start();
+  if (options.runProjections !== false) {
+    await daemon.start();
+    const scheduler = startScheduler(context, { intervalMs: config.SVC_SCHEDULER_INTERVAL_MS });
+    closeHooks.push(() => scheduler.stop());
+  }
   return context;
 }

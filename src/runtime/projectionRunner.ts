@@ -2,7 +2,7 @@
 // global log with a checkpoint written in the same transaction as their rows.
 import { createHash } from 'node:crypto';
 import type { StoredEvent } from '../../domain/shared/events.ts';
-import { cursorOf, LOG_START, readAll, readLogHead, type GlobalCursor } from '../../infra/eventstore/eventStore.ts';
+import { cursorOf, LOG_START, readAll, readCommitted, readLogHead, type GlobalCursor } from '../../infra/eventstore/eventStore.ts';
 import type { Database, Queryable } from '../../infra/postgres/database.ts';
 import { identifier, join, sql } from '../../infra/postgres/sql.ts';
 import { handles, type Projection } from '../../projections/projection.ts';
@@ -11,9 +11,21 @@ const BATCH_SIZE = 500;
 
 /** Runs every inline projection over freshly appended events, in the append's transaction. */
 export async function applyInline(tx: Queryable, projections: readonly Projection[], events: readonly StoredEvent[]): Promise<void> {
+  const inline = projections.filter((projection) => projection.mode === 'inline');
+  if (events.length > 1 && inline.some((projection) => projection.applyBatch)) {
+    // Bulk appends: a projection that can take the events at once gets them in one call (each
+    // projection still sees them in log order).
+    for (const projection of inline) {
+      const handled = events.filter((event) => handles(projection, event.type));
+      if (handled.length === 0) continue;
+      if (projection.applyBatch && handled.length > 1) await projection.applyBatch(tx, handled);
+      else for (const event of handled) await projection.apply(tx, event);
+    }
+    return;
+  }
   for (const event of events) {
-    for (const projection of projections) {
-      if (projection.mode === 'inline' && handles(projection, event.type)) await projection.apply(tx, event);
+    for (const projection of inline) {
+      if (handles(projection, event.type)) await projection.apply(tx, event);
     }
   }
 }
@@ -46,7 +58,7 @@ async function writeCheckpoint(tx: Queryable, name: string, cursor: GlobalCursor
     INSERT INTO projection_checkpoints (name, tx_id, position, updated_at)
     VALUES (${name}, ${cursor.txId}::xid8, ${cursor.position}, now())
     ON CONFLICT (name) DO UPDATE SET tx_id = excluded.tx_id, position = excluded.position, updated_at = now()`);
-  await tx.query(sql`SELECT pg_notify('svc_checkpoints', ${name})`);
+  tx.notifyAfterCommit('svc_checkpoints', name);
 }
 
 /**
@@ -75,11 +87,19 @@ export async function stepAsyncProjection(database: Database, projection: Projec
 export async function rebuildProjection(database: Database, projection: Projection): Promise<{ events: number }> {
   return database.withSystem(async (tx) => {
     await tx.query(sql`SELECT pg_advisory_xact_lock(${advisoryKey(`rebuild:${projection.name}`)})`);
+    if (projection.mode === 'async') {
+      // Take the checkpoint row before the tables, in the daemon's order: a daemon step then waits
+      // for the rebuild (and finds its batch voided) instead of deadlocking with it.
+      await tx.query(sql`INSERT INTO projection_checkpoints (name) VALUES (${projection.name}) ON CONFLICT (name) DO NOTHING`);
+      await readCheckpoint(tx, projection.name, true);
+    }
     await tx.query(sql`TRUNCATE ${join(projection.tables.map((table) => identifier(table)))}`);
+    // Inline rows exist for every committed event; async ones stop at the horizon and the daemon goes on.
+    const read = projection.mode === 'inline' ? readCommitted : readAll;
     let cursor = LOG_START;
     let count = 0;
     for (;;) {
-      const batch = await readAll(tx, cursor, 2_000);
+      const batch = await read(tx, cursor, 2_000);
       if (batch.length === 0) break;
       await applyEvents(tx, projection, batch);
       cursor = cursorOf(batch.at(-1)!);

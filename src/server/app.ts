@@ -4,7 +4,8 @@ import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import fastifyWebsocket from '@fastify/websocket';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { AppError, errors } from '../../domain/shared/appError.ts';
 import { constantTimeEqual } from '../../infra/crypto/secrets.ts';
@@ -12,6 +13,7 @@ import { createAccessTokenIssuer, type AccessTokenIssuer } from '../auth/accessT
 import { createAuthenticationChain, internalJwtAuthenticator, type Authenticator } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
 import { registerModules } from '../modules/index.ts';
+import { createRateLimiting } from '../rateLimit/rateLimitHook.ts';
 import type { AppContext } from '../runtime/context.ts';
 import { handleError } from './errorHandler.ts';
 import './routeConfig.ts';
@@ -35,12 +37,15 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     loggerInstance: context.logger as FastifyBaseLogger,
     bodyLimit: config.SVC_BODY_LIMIT,
     trustProxy: true,
-    disableRequestLogging: config.LOG_LEVEL !== 'debug' && config.LOG_LEVEL !== 'trace',
+    logController: new LogController({ disableRequestLogging: config.LOG_LEVEL !== 'debug' && config.LOG_LEVEL !== 'trace' }),
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
+    // While closing, requests on open connections are still served (with Connection: close) instead of
+    // a bare 503: a load balancer's keep-alive connection may carry one more request.
+    return503OnClosing: false,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -50,6 +55,8 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   );
 
   await app.register(fastifyCookie);
+  // WebSocket routes (`websocket: true`), e.g. /realtime; client frames are small JSON.
+  await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
@@ -72,11 +79,22 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   const deps: ServerDeps = { context, tokens, sites, authenticators: [], healthChecks: {} };
   const internalJwt = internalJwtAuthenticator(context, tokens);
   const authenticate = createAuthenticationChain(() => [...deps.authenticators, internalJwt]);
+  const rateLimiting = createRateLimiting({ config, logger: context.logger });
+  context.onClose(() => rateLimiting.close());
 
   app.decorateRequest('siteId', '');
   app.decorateRequest('principal', null as never);
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
+    if (closing) reply.header('Connection', 'close');
+  });
+  // Graceful close: in-flight requests finish, then their keep-alive connections are closed as soon as
+  // they are idle instead of lingering for the keep-alive timeout, so close() ends promptly.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+    const reaper = setInterval(() => app.server.closeIdleConnections(), 50);
+    app.server.once('close', () => clearInterval(reaper));
   });
   app.addHook('onRequest', async (request) => {
     const version = request.headers['x-svc-api-version'];
@@ -99,6 +117,8 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     if (request.principal.kind === 'anonymous') throw errors.unauthenticated();
     if (access === 'siteAdmin' && !(request.principal.kind === 'user' && request.principal.admin)) throw errors.forbidden();
   });
+  // After authentication, so per-user limits know the principal (routes opt in with config.rateLimit).
+  app.addHook('onRequest', rateLimiting.onRequest);
 
   await app.register(async (api) => registerModules(api, deps), { prefix: '/api/v1' });
   app.get('/api/v1/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () => app.swagger());

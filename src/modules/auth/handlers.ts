@@ -29,7 +29,7 @@ export interface SignedIn {
   user: UserProfile;
 }
 
-interface UserRow {
+export interface UserRow {
   id: string;
   email: string;
   password_hash: string | null;
@@ -74,7 +74,7 @@ export async function login(
 ): Promise<SignedIn> {
   const email = credentials.email.trim().toLowerCase();
   const [user] = await context.database.withSite(siteId, (tx) =>
-    tx.query<UserRow>(sql`SELECT * FROM users WHERE site_id = ${siteId} AND email = ${email}`),
+    tx.query<UserRow>(sql`SELECT * FROM users WHERE site_id = ${siteId} AND email = ${email} AND deleted_at IS NULL`),
   );
   const passwordMatches = await verifyPassword(user?.password_hash ?? null, credentials.password);
   if (!user || !passwordMatches || user.status !== 'active') {
@@ -190,7 +190,7 @@ export async function logout(context: AppContext, siteId: string, presented: str
 
 export async function currentUser(context: AppContext, siteId: string, userId: string): Promise<UserProfile> {
   const [row] = await context.database.withSite(siteId, (tx) =>
-    tx.query<UserRow>(sql`SELECT * FROM users WHERE site_id = ${siteId} AND id = ${userId}`),
+    tx.query<UserRow>(sql`SELECT * FROM users WHERE site_id = ${siteId} AND id = ${userId} AND deleted_at IS NULL`),
   );
   if (!row) throw errors.recordNotFound('User not found');
   return profileOf(row);

@@ -2,9 +2,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
-import { actorOf } from '../../auth/principal.ts';
+import { apiKeyAuthenticator } from '../../auth/apiKeyAuthenticator.ts';
+import { externalJwtAuthenticator } from '../../auth/externalJwtAuthenticator.ts';
+import { actorOf, isSiteUser } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/app.ts';
 import { currentUser, login, logout, refresh, type SignedIn } from './handlers.ts';
+import { identityServices } from './identityServices.ts';
+import { registrationRoutes } from './registrationRoutes.ts';
 
 export const REFRESH_COOKIE = 'svc_refresh';
 
@@ -23,6 +27,9 @@ export async function authRoutes(app: FastifyInstance, deps: ServerDeps): Promis
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { context } = deps;
   const { config } = context;
+  // The bearer-token chain: API key, then trusted external issuers, then the service's own JWT.
+  deps.authenticators.push(apiKeyAuthenticator(context), externalJwtAuthenticator(context, identityServices(context).keySets));
+  await registrationRoutes(app, deps);
 
   function sendSignedIn(reply: FastifyReply, signedIn: SignedIn) {
     reply.setCookie(REFRESH_COOKIE, signedIn.refreshToken, {
@@ -37,7 +44,7 @@ export async function authRoutes(app: FastifyInstance, deps: ServerDeps): Promis
   }
 
   /** The refresh token from the body, or from the cookie when the CSRF brake header is present. */
-  function presentedRefreshToken(request: FastifyRequest, body: { refreshToken?: string } | undefined): string {
+  function presentedRefreshToken(request: FastifyRequest, body: { refreshToken?: string } | null | undefined): string {
     if (body?.refreshToken) return body.refreshToken;
     const cookie = request.cookies[REFRESH_COOKIE];
     if (!cookie) throw new AppError('VALIDATION_FAILED', 400, 'No refresh token: send refreshToken in the body or the cookie', { path: ['body', 'refreshToken'] });
@@ -47,12 +54,13 @@ export async function authRoutes(app: FastifyInstance, deps: ServerDeps): Promis
     return cookie;
   }
 
-  const refreshBody = z.object({ refreshToken: z.string().min(1).max(512).optional() }).optional();
+  // A cookie-sourced call may send no body at all (Fastify then hands the schema null).
+  const refreshBody = z.object({ refreshToken: z.string().min(1).max(512).optional() }).nullish();
 
   api.post(
     '/auth/login',
     {
-      config: { site: 'required', access: 'public' },
+      config: { site: 'required', access: 'public', rateLimit: 'auth' },
       schema: { tags: ['auth'], body: z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(512) }), response: { 200: signedInSchema } },
     },
     async (request, reply) => {
@@ -87,7 +95,7 @@ export async function authRoutes(app: FastifyInstance, deps: ServerDeps): Promis
   });
 
   api.get('/auth/me', { config: { site: 'required', access: 'bearer' }, schema: { tags: ['auth'], response: { 200: z.object({ data: userSchema }) } } }, async (request) => {
-    if (request.principal.kind !== 'user') throw errors.forbidden('Only users have a profile');
+    if (!isSiteUser(request.principal)) throw errors.forbidden('Only users have a profile');
     return { data: await currentUser(context, request.siteId, request.principal.userId) };
   });
 }

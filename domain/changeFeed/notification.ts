@@ -1,0 +1,54 @@
+// A notification for the people of a site (stream <site>/notification/<id>): published once, it
+// reaches every realtime session of the site as a `notification` frame, carried by the same
+// committed-event path as item signals.
+import { AppError } from '../shared/appError.ts';
+import type { Decider } from '../shared/events.ts';
+
+export const NOTIFICATION_SEVERITIES = ['info', 'success', 'warning', 'error'] as const;
+export type NotificationSeverity = (typeof NOTIFICATION_SEVERITIES)[number];
+
+export interface NotificationContent {
+  kind: string;
+  severity: NotificationSeverity;
+  title: string;
+  body: string | null;
+  deepLink: string | null;
+  entityId: string | null;
+}
+
+export type NotificationEvent = { type: 'notification.published'; data: NotificationContent & { notificationId: string } };
+
+export type NotificationCommand = { type: 'publish'; notificationId: string } & NotificationContent;
+
+export const notificationDecider: Decider<{ published: boolean }, NotificationCommand, NotificationEvent> = {
+  initialState: () => ({ published: false }),
+  evolve(_state, event) {
+    return { published: event.type === 'notification.published' };
+  },
+  decide(command, state) {
+    if (state.published) throw new AppError('CONFLICT', 409, 'Notification already published');
+    const { type: _type, ...data } = command;
+    return [{ type: 'notification.published', data }];
+  },
+};
+
+/** The `notification` object of the realtime frame: the content, its id, and when it was published. */
+export function notificationFrameOf(event: { data: Record<string, unknown>; recordedAt: Date }): {
+  type: 'notification';
+  notification: NotificationContent & { id: string; ts: string };
+} {
+  const data = event.data as unknown as NotificationEvent['data'];
+  return {
+    type: 'notification',
+    notification: {
+      id: data.notificationId,
+      kind: data.kind,
+      severity: data.severity,
+      title: data.title,
+      body: data.body ?? null,
+      deepLink: data.deepLink ?? null,
+      entityId: data.entityId ?? null,
+      ts: event.recordedAt.toISOString(),
+    },
+  };
+}

@@ -1,0 +1,60 @@
+// A long-lived API key of one site, bound to a user or to a role. Only its hash is kept; the key
+// itself is shown once, when it is created.
+import { AppError } from '../shared/appError.ts';
+import type { Decider } from '../shared/events.ts';
+
+export type ApiKeyEvent =
+  | {
+      type: 'api_key.created';
+      data: { apiKeyId: string; name: string; keyHash: string; prefix: string; userId: string | null; roleId: string | null };
+    }
+  | { type: 'api_key.revoked'; data: { apiKeyId: string } };
+
+export type ApiKeyCommand =
+  | { type: 'createApiKey'; apiKeyId: string; name: string; keyHash: string; prefix: string; userId: string | null; roleId: string | null }
+  | { type: 'revokeApiKey' };
+
+export interface ApiKeyState {
+  status: 'absent' | 'active' | 'revoked';
+  apiKeyId: string | null;
+}
+
+export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
+  initialState: () => ({ status: 'absent', apiKeyId: null }),
+  evolve(state, event) {
+    const typed = event as ApiKeyEvent;
+    switch (typed.type) {
+      case 'api_key.created':
+        return { status: 'active', apiKeyId: typed.data.apiKeyId };
+      case 'api_key.revoked':
+        return { ...state, status: 'revoked' };
+      default:
+        return state;
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'createApiKey':
+        if (state.status !== 'absent') throw new AppError('CONFLICT', 409, 'API key already exists');
+        if ((command.userId === null) === (command.roleId === null)) {
+          throw new AppError('VALIDATION_FAILED', 400, 'An API key is bound to exactly one of userId or roleId', { path: ['body'] });
+        }
+        return [
+          {
+            type: 'api_key.created',
+            data: {
+              apiKeyId: command.apiKeyId,
+              name: command.name,
+              keyHash: command.keyHash,
+              prefix: command.prefix,
+              userId: command.userId,
+              roleId: command.roleId,
+            },
+          },
+        ];
+      case 'revokeApiKey':
+        if (state.status !== 'active') throw new AppError('NOT_FOUND', 404, 'API key not found');
+        return [{ type: 'api_key.revoked', data: { apiKeyId: state.apiKeyId! } }];
+    }
+  },
+};

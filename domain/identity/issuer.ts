@@ -1,0 +1,95 @@
+// A trusted external identity provider of one site: tokens whose `iss` matches are verified against
+// its public keys, fail-closed, and their role claims mapped to the site's roles (default deny).
+import { AppError } from '../shared/appError.ts';
+import type { Decider } from '../shared/events.ts';
+
+/** Asymmetric signature algorithms only: a shared-secret (HS*) or unsigned (none) token is never trusted. */
+export const ISSUER_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'] as const;
+export type IssuerAlgorithm = (typeof ISSUER_ALGORITHMS)[number];
+export const MAX_CLOCK_SKEW_SECONDS = 300;
+
+export type RoleTarget = { roleId: string } | { systemKey: string };
+
+export interface IssuerConfig {
+  issuer: string;
+  jwksUri: string | null;
+  discoveryUrl: string | null;
+  audience: string;
+  algorithms: IssuerAlgorithm[];
+  /** Claim names (dotted paths allowed) holding the email, the roles, the site and the external id. */
+  claimMapping: { email: string; roles: string; siteId?: string; externalId?: string };
+  /** Role claim value → role of the site. */
+  roleMapping: Record<string, RoleTarget>;
+  defaultRoleId: string | null;
+  jitProvisioning: boolean;
+  clockSkewSeconds: number;
+  enabled: boolean;
+}
+
+export type IssuerEvent =
+  | { type: 'issuer.created'; data: { issuerId: string; config: IssuerConfig } }
+  | { type: 'issuer.updated'; data: { issuerId: string; config: IssuerConfig } }
+  | { type: 'issuer.deleted'; data: { issuerId: string } };
+
+export type IssuerCommand =
+  | { type: 'createIssuer'; issuerId: string; config: IssuerConfig }
+  | { type: 'updateIssuer'; config: IssuerConfig }
+  | { type: 'deleteIssuer' };
+
+export interface IssuerState {
+  status: 'absent' | 'active' | 'deleted';
+  issuerId: string | null;
+  config: IssuerConfig | null;
+}
+
+function invalid(message: string, path: (string | number)[]): AppError {
+  return new AppError('VALIDATION_FAILED', 422, message, { path: ['body', ...path] });
+}
+
+/** The invariants of an issuer, checked on every create and update (the route's schema checks shapes). */
+export function assertValidIssuerConfig(config: IssuerConfig): void {
+  if ((config.jwksUri === null) === (config.discoveryUrl === null)) {
+    throw invalid('Give exactly one of jwksUri or discoveryUrl', config.jwksUri === null ? ['jwksUri'] : ['discoveryUrl']);
+  }
+  if (config.algorithms.length === 0) throw invalid('At least one algorithm is required', ['algorithms']);
+  config.algorithms.forEach((algorithm, index) => {
+    if (!(ISSUER_ALGORITHMS as readonly string[]).includes(algorithm)) {
+      throw invalid(`Algorithm ${String(algorithm)} is not allowed: asymmetric algorithms only (RS*, PS*, ES*)`, ['algorithms', index]);
+    }
+  });
+  if (!Number.isInteger(config.clockSkewSeconds) || config.clockSkewSeconds < 0 || config.clockSkewSeconds > MAX_CLOCK_SKEW_SECONDS) {
+    throw invalid(`clockSkewSeconds must be an integer from 0 to ${MAX_CLOCK_SKEW_SECONDS}`, ['clockSkewSeconds']);
+  }
+}
+
+export const issuerDecider: Decider<IssuerState, IssuerCommand, IssuerEvent> = {
+  initialState: () => ({ status: 'absent', issuerId: null, config: null }),
+  evolve(state, event) {
+    const typed = event as IssuerEvent;
+    switch (typed.type) {
+      case 'issuer.created':
+      case 'issuer.updated':
+        return { status: 'active', issuerId: typed.data.issuerId, config: typed.data.config };
+      case 'issuer.deleted':
+        return { ...state, status: 'deleted' };
+      default:
+        return state;
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'createIssuer':
+        if (state.status !== 'absent') throw new AppError('CONFLICT', 409, 'Issuer already exists');
+        assertValidIssuerConfig(command.config);
+        return [{ type: 'issuer.created', data: { issuerId: command.issuerId, config: command.config } }];
+      case 'updateIssuer':
+        if (state.status !== 'active') throw new AppError('NOT_FOUND', 404, 'Issuer not found');
+        assertValidIssuerConfig(command.config);
+        if (JSON.stringify(command.config) === JSON.stringify(state.config)) return [];
+        return [{ type: 'issuer.updated', data: { issuerId: state.issuerId!, config: command.config } }];
+      case 'deleteIssuer':
+        if (state.status !== 'active') throw new AppError('NOT_FOUND', 404, 'Issuer not found');
+        return [{ type: 'issuer.deleted', data: { issuerId: state.issuerId! } }];
+    }
+  },
+};

@@ -1,0 +1,33 @@
+// The job queue port: keyed jobs, at most one run of a key at a time, retries with a delay.
+// BullMQ when REDIS_URL is set, an in-process worker over Postgres-backed state otherwise.
+
+export interface JobOutcome {
+  /** Run the same key again after this many milliseconds (a retry after a failure, or more work). */
+  retryInMs?: number;
+}
+
+export type JobHandler<Payload> = (payload: Payload) => Promise<JobOutcome | void>;
+
+export interface EnqueueOptions {
+  /** Run no earlier than this many milliseconds from now (default 0). */
+  delayMs?: number;
+  /** Bring a waiting job forward to now even if it was delayed (a user's "dispatch now"). */
+  promote?: boolean;
+}
+
+export interface JobQueue {
+  readonly kind: 'bullmq' | 'postgres';
+  /**
+   * Makes sure `key` runs. A key already waiting is not queued twice (it keeps its payload and the
+   * earlier of the two times, or is promoted); a key enqueued while it runs runs once more after.
+   */
+  enqueue(queue: string, key: string, payload: unknown, options?: EnqueueOptions): Promise<void>;
+  /** Starts workers for `queue` in this process. A handler that throws is retried with a backoff. */
+  process<Payload>(queue: string, handler: JobHandler<Payload>, options: { concurrency: number }): void;
+  close(): Promise<void>;
+}
+
+/** Delay before re-running a job whose handler threw `attempts` times in a row. */
+export function errorRetryDelayMs(attempts: number): number {
+  return Math.min(60_000, 500 * 2 ** Math.min(attempts, 7));
+}

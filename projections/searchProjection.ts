@@ -1,0 +1,133 @@
+// The search index: one document per live item with the text of its string fields, title-like
+// fields weighted above the rest, folded for accents by PostgreSQL (svc_fold_accents). Async: the
+// projection daemon keeps it up to date. Schema events tell it field types (hashes, ids, dates and
+// numbers are not indexed). Soft-deleted items leave the index; soft-deleted collections and items
+// are also filtered at query time against the live read models (src/modules/search/queries.ts).
+import { ITEM_EVENT_TYPES, STRUCTURAL_KEYS, type ItemEventData } from '../domain/content/versions/itemSnapshot.ts';
+import type { Queryable } from '../infra/postgres/database.ts';
+import { sql } from '../infra/postgres/sql.ts';
+import { defineProjection } from './projection.ts';
+
+/** Field types whose values are text a reader would search for; unknown fields count as text. */
+const NOT_SEARCHABLE_TYPES: ReadonlySet<string> = new Set([
+  'boolean', 'integer', 'float', 'decimal', 'bigInteger', 'dateTime', 'date', 'time', 'timestamp',
+  'uuid', 'hash', 'color', 'geometry', 'files',
+]);
+
+/** Fields whose name says they title the item weigh more (weight A) than other text (weight B). */
+const TITLE_LIKE = /(title|name|headline|heading|subject|label)$/i;
+
+const MAX_FIELD_TEXT = 20_000;
+const MAX_DEPTH = 6;
+
+export interface IndexedText {
+  text: string;
+  weight: 'A' | 'B';
+}
+
+export type IndexedTexts = Record<string, IndexedText>;
+
+function collectStrings(value: unknown, depth: number, into: string[]): void {
+  if (typeof value === 'string') {
+    if (value.trim() !== '') into.push(value);
+  } else if (Array.isArray(value) && depth < MAX_DEPTH) {
+    for (const element of value) collectStrings(element, depth + 1, into);
+  } else if (value !== null && typeof value === 'object' && depth < MAX_DEPTH) {
+    for (const key of Object.keys(value).sort()) collectStrings((value as Record<string, unknown>)[key], depth + 1, into);
+  }
+}
+
+/** The searchable text of each content field of a snapshot, given the collection's field types. */
+export function indexedTextsOf(snapshot: Record<string, unknown>, fieldTypes: ReadonlyMap<string, string>): IndexedTexts {
+  const texts: IndexedTexts = {};
+  for (const field of Object.keys(snapshot).sort()) {
+    if (STRUCTURAL_KEYS.has(field)) continue;
+    const type = fieldTypes.get(field);
+    if (type !== undefined && NOT_SEARCHABLE_TYPES.has(type)) continue;
+    const strings: string[] = [];
+    collectStrings(snapshot[field], 0, strings);
+    if (strings.length === 0) continue;
+    texts[field] = { text: strings.join('\n').slice(0, MAX_FIELD_TEXT), weight: TITLE_LIKE.test(field) ? 'A' : 'B' };
+  }
+  return texts;
+}
+
+function joinedText(texts: IndexedTexts, weight: 'A' | 'B'): string {
+  return Object.keys(texts)
+    .sort()
+    .filter((field) => texts[field]!.weight === weight)
+    .map((field) => texts[field]!.text)
+    .join('\n');
+}
+
+async function fieldTypesOf(tx: Queryable, siteId: string, collection: string): Promise<Map<string, string>> {
+  const rows = await tx.query<{ field: string; type: string }>(
+    sql`SELECT field, type FROM search_fields WHERE site_id = ${siteId} AND collection = ${collection}`,
+  );
+  return new Map(rows.map((row) => [row.field, row.type]));
+}
+
+async function writeDocument(
+  tx: Queryable,
+  key: { siteId: string; collection: string; id: string },
+  texts: IndexedTexts,
+  version: number,
+  at: Date,
+): Promise<void> {
+  await tx.query(sql`
+    INSERT INTO search_documents (site_id, collection, id, title_text, body_text, texts, version, indexed_at)
+    VALUES (${key.siteId}, ${key.collection}, ${key.id}, ${joinedText(texts, 'A')}, ${joinedText(texts, 'B')},
+            ${JSON.stringify(texts)}::jsonb, ${version}, ${at})
+    ON CONFLICT (site_id, collection, id) DO UPDATE SET
+      title_text = excluded.title_text, body_text = excluded.body_text, texts = excluded.texts,
+      version = excluded.version, indexed_at = excluded.indexed_at`);
+}
+
+async function removeDocument(tx: Queryable, siteId: string, collection: string, id: string): Promise<void> {
+  await tx.query(sql`DELETE FROM search_documents WHERE site_id = ${siteId} AND collection = ${collection} AND id = ${id}`);
+}
+
+const SCHEMA_EVENT_TYPES = ['field.added', 'field.updated', 'field.removed'] as const;
+
+export const searchProjection = defineProjection({
+  name: 'search',
+  mode: 'async',
+  eventTypes: [...ITEM_EVENT_TYPES, ...SCHEMA_EVENT_TYPES],
+  tables: ['search_documents', 'search_fields'],
+  async apply(tx, event) {
+    const siteId = event.siteId;
+    switch (event.type) {
+      case 'field.added':
+      case 'field.updated': {
+        const { collection, field } = event.data as { collection: string; field: { field: string; type?: string } };
+        if (!field?.field || typeof field.type !== 'string') return;
+        await tx.query(sql`
+          INSERT INTO search_fields (site_id, collection, field, type) VALUES (${siteId}, ${collection}, ${field.field}, ${field.type})
+          ON CONFLICT (site_id, collection, field) DO UPDATE SET type = excluded.type`);
+        return;
+      }
+      case 'field.removed': {
+        const { collection, field } = event.data as { collection: string; field: string };
+        await tx.query(sql`DELETE FROM search_fields WHERE site_id = ${siteId} AND collection = ${collection} AND field = ${field}`);
+        const documents = await tx.query<{ id: string; texts: IndexedTexts; version: number; indexed_at: Date }>(sql`
+          SELECT id, texts, version, indexed_at FROM search_documents
+           WHERE site_id = ${siteId} AND collection = ${collection} AND texts ? ${field}`);
+        for (const document of documents) {
+          const { [field]: _removed, ...texts } = document.texts;
+          await writeDocument(tx, { siteId, collection, id: document.id }, texts, document.version, document.indexed_at);
+        }
+        return;
+      }
+      default: {
+        const data = event.data as unknown as ItemEventData;
+        const live = event.type !== 'item.deleted' && event.type !== 'item.hard_deleted' && !data.snapshot?.deletedAt;
+        if (!live) {
+          await removeDocument(tx, siteId, data.collection, data.itemId);
+          return;
+        }
+        const texts = indexedTextsOf(data.snapshot, await fieldTypesOf(tx, siteId, data.collection));
+        await writeDocument(tx, { siteId, collection: data.collection, id: data.itemId }, texts, event.streamPosition, event.recordedAt);
+      }
+    }
+  },
+});

@@ -1,0 +1,396 @@
+// Item API throughput over HTTP: the service runs as a child process (`svc start`, LOG_LEVEL=warn,
+// rate limits off) on a scratch database of DATABASE_URL's server; autocannon drives it from here.
+// Seeds N articles (the peer benchmark's dataset: /work/shared/bench/peer-directus/dataset.mjs shape)
+// through the real command path (bulk POSTs of 500), then measures: create one, bulk create 500,
+// read one by id, list 25 with a filter on an indexed field + sort, list with author.name, update.
+// Prints EXPLAIN (as the application role, under row-level security) for the list query.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { createDatabase, type Database } from '../../infra/postgres/database.ts';
+import { migrate } from '../../infra/postgres/migrate.ts';
+import type { SqlQuery } from '../../infra/postgres/sql.ts';
+import { listItems } from '../../src/modules/items/queries.ts';
+import { parseListQuery } from '../../src/query/index.ts';
+import type { AppContext } from '../../src/runtime/context.ts';
+
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p90: number; p97_5: number; p99: number; max: number; average: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  duration: number;
+  '2xx': number;
+}
+interface AutocannonRequest {
+  method?: string;
+  path?: string;
+  body?: string;
+  headers?: Record<string, string>;
+  setupRequest?: (request: AutocannonRequest) => AutocannonRequest;
+}
+type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+const INSTANCE_TOKEN = 'bench-instance-token-0123456789';
+const TARGETS = { createPerSecond: 1_500, bulkItemsPerSecond: 10_000, readOnePerSecond: 5_000, listPerSecond: 2_000, listP99Ms: 25 };
+const STATUSES = ['published', 'published', 'published', 'published', 'published', 'draft', 'draft', 'draft', 'archived', 'archived'];
+const TAGS = ['news', 'tech', 'science', 'sports', 'culture', 'politics', 'travel', 'food', 'health', 'business', 'opinion', 'local'];
+const WORDS = (
+  'lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore magna aliqua ' +
+  'ut enim ad minim veniam quis nostrud exercitation ullamco laboris nisi aliquip ex ea commodo consequat duis aute irure in ' +
+  'reprehenderit voluptate velit esse cillum fugiat nulla pariatur excepteur sint occaecat cupidatat non proident sunt culpa qui officia deserunt mollit anim id est laborum'
+).split(' ');
+
+const usage = `usage: npm run bench -- items [--items 100000] [--duration 10] [--connections 10] [--reuse <database>] [--keep]
+  --items        articles to seed (default 100000; 1000000 for the 1M figures)
+  --duration     seconds per measured scenario (default 10, after a 2 s warm-up)
+  --connections  concurrent HTTP connections (default 10)
+  --reuse        an existing scratch database (from --keep) whose site is seeded already
+  --keep         keep the scratch database (prints its name)
+  --scenarios    comma list of create,bulk,read,list,listCount,nested,update (default all)`;
+
+/** mulberry32, as the peer benchmark's dataset.mjs. */
+function mulberry32(seed: number): () => number {
+  return () => {
+    seed |= 0;
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function article(i: number, authorIds: string[]): Record<string, unknown> {
+  const random = mulberry32(0x5eed0000 + i);
+  const words = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');
+  const tagCount = 1 + Math.floor(random() * 3);
+  const tags: string[] = [];
+  for (let k = 0; k < tagCount; k++) {
+    const tag = TAGS[Math.floor(random() * TAGS.length)]!;
+    if (!tags.includes(tag)) tags.push(tag);
+  }
+  return {
+    title: `Article ${i}: ${words(5)}`,
+    body: words(60 + Math.floor(random() * 60)),
+    status: STATUSES[Math.floor(random() * STATUSES.length)],
+    views: Math.floor(random() * 100000),
+    published_at: new Date(Date.UTC(2023, 0, 1) + Math.floor(random() * 2 * 365 * 24 * 3600 * 1000)).toISOString(),
+    tags,
+    author: authorIds[Math.floor(random() * authorIds.length)],
+  };
+}
+
+function positive(text: string | undefined, name: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
+  return value;
+}
+
+export async function run(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      items: { type: 'string', default: '100000' },
+      duration: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '10' },
+      reuse: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      scenarios: { type: 'string', default: 'create,bulk,read,list,listCount,nested,update' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(usage);
+    return;
+  }
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) throw new Error('set DATABASE_URL to a PostgreSQL server (a scratch database is created on it)');
+  const itemCount = positive(values.items, 'items');
+  const duration = positive(values.duration, 'duration');
+  const connections = positive(values.connections, 'connections');
+  const scenarios = new Set(values.scenarios!.split(','));
+
+  const databaseName = values.reuse ?? `svc_bench_items_${Date.now().toString(36)}`;
+  const databaseUrl = new URL(serverUrl);
+  databaseUrl.pathname = `/${databaseName}`;
+  if (!values.reuse) {
+    const admin = new pg.Client({ connectionString: serverUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${databaseName}`);
+    await admin.end();
+  }
+  await migrate(databaseUrl.toString());
+  const owner = new pg.Client({ connectionString: databaseUrl.toString() });
+  await owner.connect();
+
+  const port = 18_000 + Math.floor(Math.random() * 2_000);
+  const child = startService(databaseUrl.toString(), port);
+  const base = `http://127.0.0.1:${port}/api/v1`;
+  const results: Record<string, unknown> = {};
+  try {
+    await waitForHealth(base, child);
+    const siteId = 'bench';
+    const session = await prepareSite(base, siteId, values.reuse !== undefined);
+    const headers = { authorization: `Bearer ${session.token}`, 'x-svc-site': siteId, 'content-type': 'application/json' };
+    const call = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await response.text();
+      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 500)}`);
+      return text ? JSON.parse(text) : null;
+    };
+
+    let authorIds: string[];
+    const existing = await owner.query<{ count: string }>(`SELECT count(*) FROM items WHERE site_id = $1 AND collection = 'articles'`, [siteId]);
+    const seeded = Number(existing.rows[0]?.count ?? 0);
+    if (!values.reuse) {
+      await createSchema(call);
+      const authors = await call('POST', '/items/authors', Array.from({ length: 50 }, (_, i) => ({ name: `Author ${String(i + 1).padStart(2, '0')}` })));
+      authorIds = authors.data.map((author: { id: string }) => author.id);
+    } else {
+      authorIds = (await call('GET', '/items/authors?fields=id&limit=50&sort=name')).data.map((author: { id: string }) => author.id);
+    }
+    if (seeded < itemCount) {
+      console.log(`seeding ${itemCount - seeded} articles through POST /items/articles (bulk arrays of 500)…`);
+      const started = performance.now();
+      for (let next = seeded + 1; next <= itemCount; next += 500) {
+        const batch = [];
+        for (let i = next; i < Math.min(next + 500, itemCount + 1); i++) batch.push(article(i, authorIds));
+        await call('POST', '/items/articles', batch);
+        if ((next - seeded - 1) % 50_000 === 0 && next > seeded + 1) {
+          const seconds = (performance.now() - started) / 1000;
+          console.log(`  ${next - 1 - seeded} seeded, ${Math.round((next - 1 - seeded) / seconds)} items/s`);
+        }
+      }
+      const seconds = (performance.now() - started) / 1000;
+      results.seed = { items: itemCount - seeded, seconds: round(seconds), itemsPerSecond: Math.round((itemCount - seeded) / seconds), concurrency: 1 };
+      console.log(`seeded in ${round(seconds)} s: ${Math.round((itemCount - seeded) / seconds)} items/s (one request at a time)`);
+      await owner.query('VACUUM ANALYZE items');
+      await owner.query('VACUUM ANALYZE events');
+    }
+    const total = Number((await owner.query<{ count: string }>(`SELECT count(*) FROM items WHERE site_id = $1 AND collection = 'articles'`, [siteId])).rows[0]?.count);
+    console.log(`articles in the collection: ${total}`);
+    const ids = (await owner.query<{ id: string }>(`SELECT id FROM items WHERE site_id = $1 AND collection = 'articles' ORDER BY random() LIMIT 2000`, [siteId])).rows.map(
+      (row) => row.id,
+    );
+
+    const listPath = '/items/articles?filter[status][_eq]=published&sort=-published_at&limit=25&meta=none';
+    const measure = async (name: string, options: Record<string, unknown>) => {
+      await autocannon({ url: base.replace('/api/v1', ''), connections, duration: 2, headers, ...options });
+      const result = await autocannon({ url: base.replace('/api/v1', ''), connections, duration, headers, ...options });
+      const summary = summarize(result);
+      results[name] = summary;
+      console.log(`${name.padEnd(10)} ${String(summary.requestsPerSecond).padStart(7)} req/s  p50 ${summary.latencyMs.p50} ms  p99 ${summary.latencyMs.p99} ms  non-2xx ${summary.non2xx}  errors ${summary.errors}`);
+      return summary;
+    };
+    let counter = 0;
+    let cursor = 0;
+    const nextId = () => ids[cursor++ % ids.length]!;
+    if (scenarios.has('read')) await measure('read', { requests: [{ method: 'GET', setupRequest: (r: AutocannonRequest) => ({ ...r, path: `/api/v1/items/articles/${nextId()}` }) }] });
+    if (scenarios.has('list')) await measure('list', { requests: [{ method: 'GET', path: `/api/v1${listPath}` }] });
+    if (scenarios.has('listCount')) {
+      await measure('listCount', { requests: [{ method: 'GET', path: `/api/v1${listPath.replace('&meta=none', '')}` }] });
+    }
+    if (scenarios.has('nested')) await measure('nested', { requests: [{ method: 'GET', path: '/api/v1/items/articles?fields=id,title,author.name&limit=25&meta=none' }] });
+    if (scenarios.has('create')) {
+      await measure('create', {
+        requests: [
+          {
+            method: 'POST',
+            setupRequest: (r: AutocannonRequest) => ({
+              ...r,
+              path: '/api/v1/items/articles',
+              body: JSON.stringify({ title: `Bench item ${++counter}`, body: 'Short body for the create benchmark.', status: 'draft', views: counter, published_at: '2025-01-01T00:00:00.000Z', tags: ['bench'], author: authorIds[0] }),
+            }),
+          },
+        ],
+      });
+    }
+    if (scenarios.has('update')) {
+      await measure('update', {
+        requests: [
+          {
+            method: 'PATCH',
+            setupRequest: (r: AutocannonRequest) => ({ ...r, path: `/api/v1/items/articles/${nextId()}`, body: JSON.stringify({ title: `Updated item ${++counter}`, views: counter }) }),
+          },
+        ],
+      });
+    }
+    if (scenarios.has('bulk')) {
+      const bulkBody = JSON.stringify(Array.from({ length: 500 }, (_, i) => article(itemCount + 1 + i, authorIds)));
+      const summary = await measure('bulk', { connections: 2, requests: [{ method: 'POST', path: '/api/v1/items/articles', body: bulkBody }] });
+      results.bulk = { ...summary, itemsPerSecond: Math.round(summary.requestsPerSecond * 500), itemsPerRequest: 500, connections: 2 };
+      console.log(`bulk       ${Math.round(summary.requestsPerSecond * 500)} items/s (500 items per request, 2 connections)`);
+    }
+    results.explain = await explainList(databaseUrl.toString(), siteId, listPath);
+
+    const report = {
+      benchmark: 'items',
+      at: new Date().toISOString(),
+      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+      postgres: (await owner.query<{ server_version: string }>('SHOW server_version')).rows[0]?.server_version,
+      articles: total,
+      connections,
+      durationSeconds: duration,
+      targets: TARGETS,
+      results,
+    };
+    mkdirSync('bench-results', { recursive: true });
+    const file = join('bench-results', `items-${total}-${Date.now().toString(36)}.json`);
+    writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+    console.log(`results written to ${file}`);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    await owner.end();
+    if (!values.keep && !values.reuse) {
+      const admin = new pg.Client({ connectionString: serverUrl });
+      await admin.connect();
+      await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+      await admin.end();
+    } else {
+      console.log(`kept database ${databaseName} (rerun with --reuse ${databaseName})`);
+    }
+  }
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+function summarize(result: AutocannonResult) {
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    requests: result.requests.total,
+    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p97_5: result.latency.p97_5, p99: result.latency.p99, max: result.latency.max },
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+function startService(databaseUrl: string, port: number): ChildProcess {
+  const child = spawn(process.execPath, ['bin/svc.mjs', 'start'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      SVC_SECRET: 'bench-secret-that-is-long-enough-0123456789',
+      SVC_INSTANCE_TOKEN: INSTANCE_TOKEN,
+      SVC_RATE_LIMIT_ITEMS_READ: '0',
+      SVC_RATE_LIMIT_ITEMS_WRITE: '0',
+      SVC_RATE_LIMIT_AUTH: '0',
+      SVC_BODY_LIMIT: String(8 * 1024 * 1024),
+      REDIS_URL: '',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  return child;
+}
+
+async function waitForHealth(base: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+    try {
+      const response = await fetch(`${base}/utils/version`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error('the service did not start within 60 s');
+}
+
+async function prepareSite(base: string, siteId: string, reuse: boolean): Promise<{ token: string }> {
+  const email = `admin@${siteId}.bench`;
+  const password = 'bench password 0123456789';
+  if (!reuse) {
+    const created = await fetch(`${base}/instance/sites`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${INSTANCE_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: siteId, adminEmail: email, adminPassword: password }),
+    });
+    if (created.status !== 201) throw new Error(`site creation failed: ${created.status} ${await created.text()}`);
+  }
+  const login = await fetch(`${base}/auth/login`, {
+    method: 'POST',
+    headers: { 'x-svc-site': siteId, 'content-type': 'application/json' },
+    body: JSON.stringify({ email, password }),
+  });
+  if (!login.ok) throw new Error(`login failed: ${login.status} ${await login.text()}`);
+  const body = (await login.json()) as { data: { token: string } };
+  return { token: body.data.token };
+}
+
+async function createSchema(call: (method: string, path: string, body?: unknown) => Promise<unknown>): Promise<void> {
+  await call('POST', '/collections', { name: 'authors', fields: [{ field: 'name', type: 'string' }] });
+  await call('POST', '/collections', {
+    name: 'articles',
+    fields: [
+      { field: 'title', type: 'string' },
+      { field: 'body', type: 'text' },
+      { field: 'views', type: 'integer', indexed: true },
+      { field: 'published_at', type: 'dateTime', indexed: true },
+      { field: 'tags', type: 'json' },
+      { field: 'author', type: 'uuid' },
+    ],
+  });
+  await call('POST', '/relations', { kind: 'm2o', collection: 'articles', field: 'author', relatedCollection: 'authors', onDelete: 'set null' });
+}
+
+/**
+ * EXPLAIN ANALYZE of the list query exactly as the service builds it: listItems runs here on a
+ * recording connection (application role, row-level security), then its main SELECT is explained.
+ */
+async function explainList(databaseUrl: string, siteId: string, listPath: string): Promise<string[]> {
+  const database = createDatabase({ connectionString: databaseUrl, poolSize: 2 });
+  const recorded: SqlQuery[] = [];
+  const recording: Database = {
+    ...database,
+    withSite: (site, work) =>
+      database.withSite(site, (tx) =>
+        work({
+          ...tx,
+          query: async <Row extends object>(query: SqlQuery) => {
+            recorded.push(query);
+            return tx.query<Row>(query);
+          },
+        }),
+      ),
+  };
+  const context = { database: recording, projections: [], notifier: { on: () => () => undefined }, onClose: () => undefined } as unknown as AppContext;
+  try {
+    const query = Object.fromEntries(new URLSearchParams(listPath.split('?')[1]));
+    recorded.length = 0;
+    await listItems(context, {
+      siteId,
+      collection: 'articles',
+      query: parseListQuery(query),
+      principal: { kind: 'user', userId: randomUUID(), roleId: null, admin: true, sessionId: null, via: 'session', realm: 'studio' },
+    });
+    const main = recorded.find((statement) => /ORDER BY/.test(statement.text) && /FROM items i/.test(statement.text));
+    if (!main) throw new Error('the list query was not recorded');
+    const lines = await database.withSite(siteId, async (tx) =>
+      (await tx.query<{ 'QUERY PLAN': string }>({ text: `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${main.text}`, values: main.values })).map(
+        (row) => row['QUERY PLAN'],
+      ),
+    );
+    console.log(`EXPLAIN ${listPath} (as svc_app under row-level security):`);
+    console.log(`  ${main.text.replace(/\s+/g, ' ')}`);
+    for (const line of lines) console.log(`  ${line}`);
+    if (lines.some((line) => /Seq Scan/.test(line))) console.log('  WARNING: the plan has a sequential scan');
+    return [main.text.replace(/\s+/g, ' '), ...lines];
+  } finally {
+    await database.close();
+  }
+}

@@ -1,0 +1,142 @@
+// How item routes apply an Access: collection-level refusals (403 PERMISSION_DENIED), rows the
+// principal cannot see (404 RECORD_NOT_FOUND, never 403, so that existence does not leak), fields
+// stripped on read, and fields outside the rule lists refused on write.
+//
+// Writes naming a field the principal may not write are refused with 403 PERMISSION_DENIED and
+// path ['body', field] (['body', index, field] in a bulk create): the body is well-formed, the
+// principal lacks the permission, so it is a permission error rather than VALIDATION_FAILED, and the
+// path says which field to drop.
+import { AppError, errors } from '../../domain/shared/appError.ts';
+import type { Queryable } from '../../infra/postgres/database.ts';
+import { sql } from '../../infra/postgres/sql.ts';
+import { evaluateFilterNode, type FilterNode, type ItemRecord, type SortSpec } from '../query/index.ts';
+import type { Access } from './access.ts';
+
+export type ItemAction = 'create' | 'read' | 'update' | 'delete';
+
+/** The key every visible item keeps: its id is not content, and the caller already names it. */
+const ALWAYS_READABLE = 'id';
+
+export function permissionDenied(message: string, path: (string | number)[] = []): AppError {
+  return new AppError('PERMISSION_DENIED', 403, message, { path });
+}
+
+/** 403 unless some rule allows `action` on the collection at all. */
+export function assertCan(access: Access, action: ItemAction, collection: string): void {
+  if (!access.can(action, collection)) {
+    throw permissionDenied(`You may not ${action} items of "${collection}"`);
+  }
+}
+
+/** 403 unless the principal holds the capability (administrators hold all). */
+export function assertCapability(access: Access, name: string): void {
+  if (!access.hasCapability(name)) throw permissionDenied(`This needs the capability "${name}"`);
+}
+
+/** The item without the fields the principal may not read (`id` stays). */
+export function maskItem<T extends Record<string, unknown>>(access: Access, collection: string, item: T): Partial<T> {
+  if (access.admin) return item;
+  const allowed = access.allowedFields('read', collection);
+  if (allowed.all) return item;
+  const masked: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(item)) {
+    if (key === ALWAYS_READABLE || allowed.has(key)) masked[key] = value;
+  }
+  return masked as Partial<T>;
+}
+
+/** Whether a field may be read (for field selections and nested reads). */
+export function canReadField(access: Access, collection: string, field: string): boolean {
+  return field === ALWAYS_READABLE || access.allowedFields('read', collection).has(field);
+}
+
+/** 403 with path ['body', ...prefix, field] for the first key of `body` outside the write rules of `action`. */
+export function assertWritableFields(
+  access: Access,
+  action: 'create' | 'update',
+  collection: string,
+  body: Record<string, unknown>,
+  prefix: (string | number)[] = [],
+): void {
+  if (access.admin) return;
+  const allowed = access.allowedFields(action, collection);
+  if (allowed.all) return;
+  for (const field of Object.keys(body)) {
+    if (!allowed.has(field)) {
+      throw permissionDenied(`You may not ${action === 'create' ? 'set' : 'change'} the field "${field}" of "${collection}"`, ['body', ...prefix, field]);
+    }
+  }
+}
+
+/** Field names a filter reads on its own collection, and the related collections it reaches into. */
+function filterFields(node: FilterNode, own: Set<string>, related: { collection: string; node: FilterNode }[]): void {
+  switch (node.kind) {
+    case 'and':
+    case 'or':
+      for (const child of node.children) filterFields(child, own, related);
+      return;
+    case 'constant':
+      return;
+    case 'relation':
+      own.add(node.field.field);
+      related.push({ collection: node.collection, node: node.child });
+      return;
+    default:
+      own.add(node.target.field.field);
+  }
+}
+
+/**
+ * A client filter may only test fields the principal may read (else it could learn a hidden value by
+ * asking), on its own collection and on every related collection it reaches into: 403 with path
+ * ['filter', field] otherwise.
+ */
+export function assertReadableFilter(access: Access, collection: string, node: FilterNode, path: (string | number)[] = ['filter']): void {
+  if (access.admin) return;
+  const own = new Set<string>();
+  const related: { collection: string; node: FilterNode }[] = [];
+  filterFields(node, own, related);
+  for (const field of own) {
+    if (!canReadField(access, collection, field)) throw permissionDenied(`You may not filter on the field "${field}" of "${collection}"`, [...path, field]);
+  }
+  for (const reached of related) {
+    if (!access.can('read', reached.collection)) throw permissionDenied(`You may not read items of "${reached.collection}"`, path);
+    assertReadableFilter(access, reached.collection, reached.node, path);
+  }
+}
+
+/** Sorting on a field also reveals its order: 403 with path ['sort'] for a field the principal may not read. */
+export function assertReadableSort(access: Access, collection: string, sort: readonly SortSpec[]): void {
+  if (access.admin) return;
+  for (const spec of sort) {
+    const field = spec.field.split('.')[0]!;
+    if (!canReadField(access, collection, field)) throw permissionDenied(`You may not sort on the field "${field}" of "${collection}"`, ['sort']);
+  }
+}
+
+/**
+ * Whether an item may be reached by `action`: 404 RECORD_NOT_FOUND when it does not exist (or is
+ * deleted) or the principal can neither read it nor `action` it; 403 when it can read it but not
+ * `action` it. Runs one query in the caller's transaction (nothing for administrators).
+ */
+export async function assertRowAccess(tx: Queryable, access: Access, action: ItemAction, collection: string, itemId: string): Promise<void> {
+  if (access.admin) return;
+  if (!access.can(action, collection) && !access.can('read', collection)) throw permissionDenied(`You may not ${action} items of "${collection}"`);
+  const [row] = await tx.query<{ allowed: boolean; visible: boolean }>(sql`
+    SELECT ${access.rowFilterSql(action, collection, 'i')} AS allowed, ${access.rowFilterSql('read', collection, 'i')} AS visible
+      FROM items i
+     WHERE i.site_id = ${access.siteId} AND i.collection = ${collection} AND i.id = ${itemId} AND i.deleted_at IS NULL`);
+  if (!row || (!row.allowed && !row.visible)) throw errors.recordNotFound();
+  if (!row.allowed) throw permissionDenied(`You may not ${action} this item of "${collection}"`);
+}
+
+/**
+ * A new item (as it will be stored: content fields, status, userCreated, ...) must satisfy the
+ * conditions of some create rule: 403 otherwise. Create rules are checked in memory; a relational
+ * condition in a create rule is refused when the rule is saved.
+ */
+export function assertCreatable(access: Access, collection: string, item: ItemRecord, path: (string | number)[] = ['body']): void {
+  if (access.admin) return;
+  const node = access.rowFilter('create', collection);
+  if (!evaluateFilterNode(node, item)) throw permissionDenied(`The item does not meet the conditions under which you may create items of "${collection}"`, path);
+}

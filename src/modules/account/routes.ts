@@ -1,0 +1,84 @@
+// /me/*: the signed-in user's password, sessions and preferences. A role-bound API key has no user
+// behind it and gets 403 here.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errors } from '../../../domain/shared/appError.ts';
+import { actorOf, isSiteUser, type UserPrincipal } from '../../auth/principal.ts';
+import type { ServerDeps } from '../../server/app.ts';
+import { passwordSchema } from '../auth/registrationRoutes.ts';
+import { changePassword, revokeAllSessions, revokeSession, updatePreferences } from './handlers.ts';
+import { listActiveSessions, readPreferences } from './queries.ts';
+
+export const SAVE_ACTIONS = ['stay', 'return', 'create_new'] as const;
+
+export const sessionSchema = z.object({
+  id: z.string(),
+  userAgent: z.string().nullable(),
+  ip: z.string().nullable(),
+  createdAt: z.string(),
+  lastUsedAt: z.string(),
+  expiresAt: z.string(),
+  current: z.boolean(),
+  impersonated: z.boolean(),
+});
+
+const preferencesSchema = z
+  .object({ saveAction: z.enum(SAVE_ACTIONS).nullable().optional() })
+  .catchall(z.json())
+  .refine((value) => Object.keys(value).length <= 100, { message: 'at most 100 preferences' });
+
+const me = { site: 'required' as const, access: 'bearer' as const };
+
+function signedInUser(request: FastifyRequest): UserPrincipal {
+  if (!isSiteUser(request.principal)) throw errors.forbidden('This needs a signed-in user');
+  return request.principal;
+}
+
+export async function accountRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const metadataOf = (request: FastifyRequest) => ({ actor: actorOf(request.principal), requestId: request.id });
+
+  api.post(
+    '/me/change-password',
+    {
+      config: { ...me, rateLimit: 'auth' },
+      schema: { tags: ['account'], body: z.object({ currentPassword: z.string().min(1).max(512), newPassword: passwordSchema }) },
+    },
+    async (request, reply) => {
+      const user = signedInUser(request);
+      await changePassword(context, request.siteId, user.userId, request.body, metadataOf(request));
+      return reply.status(204).send();
+    },
+  );
+
+  api.get('/me/sessions', { config: me, schema: { tags: ['account'], response: { 200: z.object({ data: z.array(sessionSchema) }) } } }, async (request) => {
+    const user = signedInUser(request);
+    return { data: await context.database.withSite(request.siteId, (tx) => listActiveSessions(tx, request.siteId, user.userId, user.sessionId)) };
+  });
+
+  api.delete('/me/sessions/:id', { config: me, schema: { tags: ['account'], params: z.object({ id: z.string() }) } }, async (request, reply) => {
+    const user = signedInUser(request);
+    if (!z.uuid().safeParse(request.params.id).success) throw errors.notFound('Session not found');
+    await revokeSession(context, request.siteId, request.params.id, user.userId, metadataOf(request));
+    return reply.status(204).send();
+  });
+
+  api.delete('/me/sessions', { config: me, schema: { tags: ['account'] } }, async (request, reply) => {
+    const user = signedInUser(request);
+    await revokeAllSessions(context, request.siteId, user.userId, metadataOf(request));
+    return reply.status(204).send();
+  });
+
+  api.get('/me/preferences', { config: me, schema: { tags: ['account'] } }, async (request) => {
+    const user = signedInUser(request);
+    const preferences = await context.database.withSite(request.siteId, (tx) => readPreferences(tx, request.siteId, user.userId));
+    if (!preferences) throw errors.notFound('User not found');
+    return { data: preferences };
+  });
+
+  api.patch('/me/preferences', { config: me, schema: { tags: ['account'], body: preferencesSchema } }, async (request) => {
+    const user = signedInUser(request);
+    return { data: await updatePreferences(context, request.siteId, user.userId, request.body, metadataOf(request)) };
+  });
+}

@@ -1,0 +1,48 @@
+// /api-keys (site admin): create (the key is in this one response only), list, revoke.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { actorOf } from '../../auth/principal.ts';
+import type { ServerDeps } from '../../server/app.ts';
+import { uuidOr404 } from '../users/routes.ts';
+import { createApiKey, revokeApiKey } from './handlers.ts';
+import { listApiKeys } from './queries.ts';
+
+const apiKeySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  userId: z.string().nullable(),
+  roleId: z.string().nullable(),
+  createdBy: z.string().nullable(),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+});
+const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
+
+export async function apiKeysRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const metadataOf = (request: FastifyRequest) => ({ actor: actorOf(request.principal), requestId: request.id });
+
+  api.post(
+    '/api-keys',
+    {
+      config: siteAdmin,
+      schema: {
+        tags: ['api-keys'],
+        body: z.object({ name: z.string().trim().min(1).max(200), userId: z.uuid().nullish(), roleId: z.uuid().nullish() }).strict(),
+        response: { 201: z.object({ data: apiKeySchema.extend({ key: z.string() }) }) },
+      },
+    },
+    async (request, reply) => reply.status(201).send({ data: await createApiKey(context, request.siteId, request.body, metadataOf(request)) }),
+  );
+
+  api.get('/api-keys', { config: siteAdmin, schema: { tags: ['api-keys'], response: { 200: z.object({ data: z.array(apiKeySchema) }) } } }, async (request) => ({
+    data: await context.database.withSite(request.siteId, (tx) => listApiKeys(tx, request.siteId)),
+  }));
+
+  api.delete('/api-keys/:id', { config: siteAdmin, schema: { tags: ['api-keys'], params: z.object({ id: z.string() }) } }, async (request, reply) => {
+    await revokeApiKey(context, request.siteId, uuidOr404(request.params.id, 'API key'), metadataOf(request));
+    return reply.status(204).send();
+  });
+}

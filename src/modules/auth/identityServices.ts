@@ -1,0 +1,74 @@
+// What the identity routes share, built once per running service: the mail port (sending in the
+// background so that a response never reveals by its timing whether an address is known), the links
+// put in emails, and the issuers' key-set cache.
+import { createOutboundHttp } from '../../../infra/http/outboundHttp.ts';
+import { createMailer, type MailMessage, type Mailer } from '../../../infra/mail/mailer.ts';
+import { createIssuerKeySets, type IssuerKeySets } from '../../auth/issuerKeySets.ts';
+import type { AppContext } from '../../runtime/context.ts';
+
+export type EmailLinkKind = 'verify-email' | 'reset-password' | 'accept-invite';
+
+export interface IdentityServices {
+  mailer: Mailer;
+  keySets: IssuerKeySets;
+  /** Queues a mail; a failure is logged, never surfaced to the request that caused it. */
+  sendInBackground(message: MailMessage): void;
+  /** Resolves when every queued mail has been handed to the transport. */
+  flushMail(): Promise<void>;
+  /** `<SVC_PUBLIC_URL>/auth/<kind>?site=<site>&token=<token>`: the page that posts the token back. */
+  emailLink(kind: EmailLinkKind, siteId: string, token: string): string;
+}
+
+const servicesByContext = new WeakMap<AppContext, IdentityServices>();
+
+export function identityServices(context: AppContext): IdentityServices {
+  const existing = servicesByContext.get(context);
+  if (existing) return existing;
+  const { config, logger } = context;
+  const mailer = createMailer({
+    smtpUrl: config.SMTP_URL,
+    from: config.SVC_MAIL_FROM,
+    logger,
+    logBodies: config.NODE_ENV !== 'production',
+  });
+  if (mailer.transport === 'log' && config.NODE_ENV === 'production') {
+    logger.warn('SMTP_URL is not set: emails (verification, password reset, invitations) are not sent');
+  }
+  const pending = new Set<Promise<void>>();
+  const issuerHttp = createOutboundHttp({
+    allowPrivate: config.SVC_ISSUER_ALLOW_PRIVATE || config.NODE_ENV === 'development',
+    userAgent: `svc-issuers/${context.version}`,
+  });
+  const services: IdentityServices = {
+    mailer,
+    keySets: createIssuerKeySets({
+      http: issuerHttp,
+      cacheMaxAgeMs: config.SVC_JWKS_CACHE_SECONDS * 1000,
+      cooldownMs: config.SVC_JWKS_COOLDOWN_SECONDS * 1000,
+      timeoutMs: config.SVC_JWKS_TIMEOUT_MS,
+    }),
+    sendInBackground(message) {
+      const sending = mailer
+        .send(message)
+        .catch((error: unknown) => logger.error({ err: error, subject: message.subject }, 'mail delivery failed'))
+        .finally(() => pending.delete(sending));
+      pending.add(sending);
+    },
+    async flushMail() {
+      await Promise.all([...pending]);
+    },
+    emailLink(kind, siteId, token) {
+      const url = new URL(`auth/${kind}`, config.SVC_PUBLIC_URL.endsWith('/') ? config.SVC_PUBLIC_URL : `${config.SVC_PUBLIC_URL}/`);
+      url.searchParams.set('site', siteId);
+      url.searchParams.set('token', token);
+      return url.toString();
+    },
+  };
+  context.onClose(async () => {
+    await services.flushMail();
+    await mailer.close();
+    issuerHttp.close();
+  });
+  servicesByContext.set(context, services);
+  return services;
+}

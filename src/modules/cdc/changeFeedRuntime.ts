@@ -1,0 +1,50 @@
+// The background parts of the change feed, started with the HTTP server and stopped with the
+// context: the feed watcher (long-poll and reactor wake-ups), the outbound HTTP client, the job
+// queue and the webhook reactor.
+import { createOutboundHttp, type OutboundHttp } from '../../../infra/http/outboundHttp.ts';
+import { createJobQueue } from '../../../infra/queue/createJobQueue.ts';
+import { deploymentNamespace } from '../../../infra/queue/deploymentNamespace.ts';
+import type { JobQueue } from '../../../infra/queue/jobQueue.ts';
+import { startWebhookReactor, type WebhookReactor } from '../../reactors/webhookReactor.ts';
+import type { AppContext } from '../../runtime/context.ts';
+import { createFeedWatcher, type FeedWatcher } from './feedWatcher.ts';
+import { createSecretBox, type SecretBox } from './webhookSecrets.ts';
+
+export interface ChangeFeedRuntime {
+  watcher: FeedWatcher;
+  http: OutboundHttp;
+  secrets: SecretBox;
+  queue: JobQueue;
+  reactor: WebhookReactor;
+}
+
+export function startChangeFeedRuntime(context: AppContext): ChangeFeedRuntime {
+  const { config } = context;
+  const watcher = createFeedWatcher(context.notifier);
+  const http = createOutboundHttp({ allowPrivate: config.SVC_WEBHOOK_ALLOW_PRIVATE, userAgent: `svc-webhooks/${context.version}` });
+  const secrets = createSecretBox(config.SVC_SECRET);
+  const queue = createJobQueue({
+    redisUrl: config.REDIS_URL,
+    namespace: deploymentNamespace(config.DATABASE_URL ?? config.dataDir),
+    database: context.database,
+    logger: context.logger,
+  });
+  const reactor = startWebhookReactor({
+    context,
+    queue,
+    http,
+    secrets,
+    watcher,
+    policy: { baseMs: config.SVC_WEBHOOK_BACKOFF_BASE_MS, maxMs: config.SVC_WEBHOOK_BACKOFF_MAX_MS, maxAttempts: config.SVC_WEBHOOK_MAX_ATTEMPTS },
+    timeoutMs: config.SVC_WEBHOOK_TIMEOUT_MS,
+    sweepMs: config.SVC_WEBHOOK_SWEEP_MS,
+    concurrency: config.SVC_WEBHOOK_CONCURRENCY,
+  });
+  context.onClose(async () => {
+    await reactor.stop();
+    await queue.close();
+    http.close();
+    watcher.close();
+  });
+  return { watcher, http, secrets, queue, reactor };
+}

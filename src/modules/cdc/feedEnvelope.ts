@@ -1,0 +1,105 @@
+// The change-feed envelope as clients and webhook receivers see it, and the filter both use.
+import { encodeCursor } from '../../../domain/changeFeed/cursor.ts';
+import { FEED_OPERATIONS, FEED_TYPES } from '../../../domain/changeFeed/feedEntry.ts';
+import { AppError } from '../../../domain/shared/appError.ts';
+import { sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
+
+export interface FeedRow {
+  site_id: string;
+  seq: number;
+  position: number;
+  event_id: string;
+  type: string;
+  source_type: string;
+  collection: string | null;
+  item_id: string | null;
+  actor_kind: string;
+  actor_id: string | null;
+  request_id: string | null;
+  occurred_at: Date;
+  data: Record<string, unknown> | null;
+  changed_keys: string[];
+}
+
+export interface FeedEnvelope {
+  id: string;
+  type: string;
+  cursor: string;
+  sequence: number;
+  position: number;
+  site: string;
+  occurredAt: string;
+  collection: string | null;
+  itemId: string | null;
+  actor: { kind: string; id: string | null };
+  requestId: string | null;
+  sourceEvent: string;
+  snapshot: Record<string, unknown> | null;
+  changedKeys: string[];
+}
+
+export function toEnvelope(row: FeedRow): FeedEnvelope {
+  return {
+    id: row.event_id,
+    type: row.type,
+    cursor: encodeCursor(row.seq),
+    sequence: row.seq,
+    position: row.position,
+    site: row.site_id,
+    occurredAt: row.occurred_at.toISOString(),
+    collection: row.collection,
+    itemId: row.item_id,
+    actor: { kind: row.actor_kind, id: row.actor_id },
+    requestId: row.request_id,
+    sourceEvent: row.source_type,
+    snapshot: row.data,
+    changedKeys: row.changed_keys,
+  };
+}
+
+/** Which entries a reader wants: null = all. Operations are `create`, or a full type such as `items.create`. */
+export interface FeedFilter {
+  collections: string[] | null;
+  operations: string[] | null;
+}
+
+const COLLECTION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Parses the CSV query parameters; a bad value is a 400 naming the parameter. */
+export function parseFeedFilter(query: { collections?: string; operations?: string }): FeedFilter {
+  return {
+    collections: parseList(query.collections, ['query', 'collections'], (value) => COLLECTION_NAME.test(value), 'a collection name'),
+    operations: parseOperations(query.operations, ['query', 'operations']),
+  };
+}
+
+export function parseOperations(value: string | string[] | undefined, path: (string | number)[]): string[] | null {
+  return parseList(
+    value,
+    path,
+    (operation) => (FEED_OPERATIONS as readonly string[]).includes(operation) || (FEED_TYPES as readonly string[]).includes(operation),
+    `one of ${FEED_OPERATIONS.join(', ')} or a type such as items.create`,
+  );
+}
+
+export function parseCollections(value: string | string[] | undefined, path: (string | number)[]): string[] | null {
+  return parseList(value, path, (name) => COLLECTION_NAME.test(name), 'a collection name');
+}
+
+function parseList(value: string | string[] | undefined, path: (string | number)[], valid: (entry: string) => boolean, expected: string): string[] | null {
+  if (value === undefined) return null;
+  const entries = (Array.isArray(value) ? value : value.split(',')).map((entry) => entry.trim()).filter(Boolean);
+  if (entries.length === 0) return null;
+  const bad = entries.find((entry) => !valid(entry));
+  if (bad !== undefined) throw new AppError('VALIDATION_FAILED', 400, `"${bad}" is not ${expected}`, { path });
+  return [...new Set(entries)];
+}
+
+/** SQL conditions for a filter over cdc_feed (columns unqualified). */
+export function feedFilterSql(filter: FeedFilter): SqlFragment {
+  const collections = filter.collections === null ? sql`true` : sql`collection = ANY(${filter.collections}::text[])`;
+  if (filter.operations === null) return collections;
+  const bare = filter.operations.filter((operation) => !operation.includes('.'));
+  const types = filter.operations.filter((operation) => operation.includes('.'));
+  return sql`${collections} AND (type = ANY(${types}::text[]) OR split_part(type, '.', 2) = ANY(${bare}::text[]))`;
+}

@@ -1,0 +1,235 @@
+// The change feed over HTTP: GET /cdc/events (keyset pages, long-poll) and /cdc/subscriptions.
+// Frontend-realm tokens are refused on every route here.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { decodeCursor, encodeCursor } from '../../../domain/changeFeed/cursor.ts';
+import { AppError, errors } from '../../../domain/shared/appError.ts';
+import type { EventMetadata } from '../../../domain/shared/events.ts';
+import { actorOf } from '../../auth/principal.ts';
+import type { ServerDeps } from '../../server/app.ts';
+import { startChangeFeedRuntime } from './changeFeedRuntime.ts';
+import { parseCollections, parseFeedFilter, parseOperations } from './feedEnvelope.ts';
+import { readFeedPage, type FeedPage } from './feedQueries.ts';
+import {
+  acknowledgeSubscription,
+  createSubscription,
+  deleteSubscription,
+  dispatchSubscription,
+  replaySubscription,
+  updateSubscription,
+  type SubscriptionDeps,
+} from './subscriptionHandlers.ts';
+import { findSubscription, listDeliveries, listSubscriptions } from './subscriptionQueries.ts';
+
+export const MAX_EVENTS_LIMIT = 500;
+export const MAX_WAIT_SECONDS = 25;
+/** A lost notification only delays a long-poll by this much. */
+const LONG_POLL_FALLBACK_MS = 5_000;
+
+const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
+const bearer = { site: 'required' as const, access: 'bearer' as const };
+
+/** `cdc:subscribe`: site administrators have it. Permissions do not grant it to other roles yet. */
+function requireSubscribeCapability(request: FastifyRequest): void {
+  const principal = request.principal;
+  if (principal.kind !== 'user' || !principal.admin) throw errors.forbidden('This needs the cdc:subscribe capability');
+}
+
+const filtersSchema = z
+  .object({
+    collections: z.array(z.string()).max(100).nullable().optional(),
+    operations: z.array(z.string()).max(20).nullable().optional(),
+  })
+  .strict();
+
+const webhookSchema = z
+  .object({
+    url: z.url({ protocol: /^https?$/ }).max(2_000).optional(),
+    secret: z.string().min(16, 'at least 16 characters').max(256).optional(),
+  })
+  .strict();
+
+const idParams = z.object({ id: z.string().min(1).max(100) });
+
+function normalizeFilters(filters: z.infer<typeof filtersSchema> | undefined) {
+  if (!filters) return undefined;
+  return {
+    ...(filters.collections !== undefined ? { collections: parseCollections(filters.collections ?? undefined, ['body', 'filters', 'collections']) } : {}),
+    ...(filters.operations !== undefined ? { operations: parseOperations(filters.operations ?? undefined, ['body', 'filters', 'operations']) } : {}),
+  };
+}
+
+export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const runtime = startChangeFeedRuntime(context);
+  const deps: SubscriptionDeps = { context, http: runtime.http, secrets: runtime.secrets, wake: (siteId) => runtime.reactor.wake(siteId) };
+  const metadataOf = (request: FastifyRequest): EventMetadata => ({ actor: actorOf(request.principal), requestId: request.id });
+
+  app.addHook('onRequest', async (request) => {
+    if (request.principal.kind === 'user' && request.principal.realm === 'frontend') {
+      throw errors.forbidden('Frontend tokens cannot use the change feed');
+    }
+  });
+
+  async function viewOf(siteId: string, id: string) {
+    const view = await context.database.withSite(siteId, (tx) => findSubscription(tx, siteId, id, new Date()));
+    if (!view) throw new AppError('NOT_FOUND', 404, 'Subscription not found');
+    return view;
+  }
+
+  api.get(
+    '/cdc/events',
+    {
+      config: bearer,
+      schema: {
+        tags: ['cdc'],
+        querystring: z.object({
+          cursor: z.string().max(200).optional(),
+          collections: z.string().max(4_000).optional(),
+          operations: z.string().max(400).optional(),
+          limit: z.coerce.number().int().min(1).max(MAX_EVENTS_LIMIT).default(100),
+          wait: z.coerce.number().int().min(0).max(MAX_WAIT_SECONDS).default(0),
+        }),
+      },
+    },
+    async (request, reply) => {
+      requireSubscribeCapability(request);
+      const { siteId } = request;
+      const filter = parseFeedFilter(request.query);
+      const afterSeq = request.query.cursor === undefined ? null : decodeCursor(request.query.cursor, ['query', 'cursor']);
+      const read = () => context.database.withSite(siteId, (tx) => readFeedPage(tx, siteId, { afterSeq, filter, limit: request.query.limit }));
+      let page: FeedPage;
+      if (request.query.wait === 0) {
+        page = await read();
+      } else {
+        const deadline = Date.now() + request.query.wait * 1000;
+        const gone = new AbortController();
+        reply.raw.once('close', () => gone.abort());
+        for (;;) {
+          // Listen before reading, so an entry committed between the read and the wait still wakes us.
+          const grown = runtime.watcher.next(siteId, Math.min(LONG_POLL_FALLBACK_MS, deadline - Date.now()), gone.signal);
+          page = await read();
+          if (page.entries.length > 0 || Date.now() >= deadline || gone.signal.aborted) break;
+          await grown;
+        }
+      }
+      return { data: page.entries, meta: { nextCursor: encodeCursor(page.nextSeq), hasMore: page.hasMore } };
+    },
+  );
+
+  api.get('/cdc/subscriptions', { config: siteAdmin, schema: { tags: ['cdc'] } }, async (request) => {
+    const subscriptions = await context.database.withSite(request.siteId, (tx) => listSubscriptions(tx, request.siteId, new Date()));
+    return { data: subscriptions, meta: { total: subscriptions.length } };
+  });
+
+  api.post(
+    '/cdc/subscriptions',
+    {
+      config: siteAdmin,
+      schema: {
+        tags: ['cdc'],
+        body: z
+          .object({
+            name: z.string().trim().min(1).max(100),
+            kind: z.enum(['pull', 'webhook']),
+            webhook: webhookSchema.optional(),
+            filters: filtersSchema.optional(),
+          })
+          .strict(),
+      },
+    },
+    async (request, reply) => {
+      const id = await createSubscription(deps, request.siteId, { ...request.body, filters: normalizeFilters(request.body.filters) }, metadataOf(request));
+      return reply.status(201).send({ data: await viewOf(request.siteId, id) });
+    },
+  );
+
+  api.get('/cdc/subscriptions/:id', { config: siteAdmin, schema: { tags: ['cdc'], params: idParams } }, async (request) => ({
+    data: await viewOf(request.siteId, request.params.id),
+  }));
+
+  api.patch(
+    '/cdc/subscriptions/:id',
+    {
+      config: siteAdmin,
+      schema: {
+        tags: ['cdc'],
+        params: idParams,
+        body: z
+          .object({
+            name: z.string().trim().min(1).max(100).optional(),
+            webhook: webhookSchema.optional(),
+            filters: filtersSchema.optional(),
+            action: z.enum(['pause', 'resume']).optional(),
+            state: z.enum(['active', 'paused']).optional(),
+          })
+          .strict(),
+      },
+    },
+    async (request) => {
+      await updateSubscription(deps, request.siteId, request.params.id, { ...request.body, filters: normalizeFilters(request.body.filters) }, metadataOf(request));
+      return { data: await viewOf(request.siteId, request.params.id) };
+    },
+  );
+
+  api.delete('/cdc/subscriptions/:id', { config: siteAdmin, schema: { tags: ['cdc'], params: idParams } }, async (request, reply) => {
+    await deleteSubscription(deps, request.siteId, request.params.id, metadataOf(request));
+    return reply.status(204).send();
+  });
+
+  api.post(
+    '/cdc/subscriptions/:id/ack',
+    { config: bearer, schema: { tags: ['cdc'], params: idParams, body: z.object({ cursor: z.string().min(1).max(200) }).strict() } },
+    async (request) => {
+      requireSubscribeCapability(request);
+      await acknowledgeSubscription(deps, request.siteId, request.params.id, request.body.cursor, metadataOf(request));
+      return { data: await viewOf(request.siteId, request.params.id) };
+    },
+  );
+
+  api.post(
+    '/cdc/subscriptions/:id/replay',
+    {
+      config: siteAdmin,
+      schema: {
+        tags: ['cdc'],
+        params: idParams,
+        body: z.object({ cursor: z.string().min(1).max(200).optional(), occurred_after: z.iso.datetime({ offset: true }).optional() }).strict(),
+      },
+    },
+    async (request) => {
+      const { cursor, occurred_after: occurredAfter } = request.body;
+      if ((cursor === undefined) === (occurredAfter === undefined)) {
+        throw new AppError('VALIDATION_FAILED', 400, 'Send either cursor or occurred_after', { path: ['body'] });
+      }
+      const target = cursor !== undefined ? { cursor } : { occurredAfter: new Date(occurredAfter!) };
+      await replaySubscription(deps, request.siteId, request.params.id, target, metadataOf(request));
+      return { data: await viewOf(request.siteId, request.params.id) };
+    },
+  );
+
+  api.post('/cdc/subscriptions/:id/dispatch', { config: siteAdmin, schema: { tags: ['cdc'], params: idParams } }, async (request, reply) => {
+    await dispatchSubscription(deps, request.siteId, request.params.id, metadataOf(request));
+    return reply.status(202).send({ data: await viewOf(request.siteId, request.params.id) });
+  });
+
+  api.get(
+    '/cdc/subscriptions/:id/deliveries',
+    {
+      config: siteAdmin,
+      schema: {
+        tags: ['cdc'],
+        params: idParams,
+        querystring: z.object({ limit: z.coerce.number().int().min(1).max(200).default(25), page: z.coerce.number().int().min(1).default(1) }),
+      },
+    },
+    async (request) => {
+      const { siteId } = request;
+      await viewOf(siteId, request.params.id);
+      const { limit, page } = request.query;
+      const result = await context.database.withSite(siteId, (tx) => listDeliveries(tx, siteId, request.params.id, { limit, page }));
+      return { data: result.deliveries, meta: { total: result.total, page, pageSize: limit } };
+    },
+  );
+}

@@ -1,0 +1,249 @@
+// Commands on change-feed subscriptions. Name uniqueness and the per-site limit span streams, so
+// they are checked under a per-site lock in the transaction that appends.
+import { randomUUID } from 'node:crypto';
+import { cursorExpired, decodeCursor } from '../../../domain/changeFeed/cursor.ts';
+import {
+  subscriptionDecider,
+  type SubscriptionChanges,
+  type SubscriptionCommand,
+  type SubscriptionKind,
+} from '../../../domain/changeFeed/subscription.ts';
+import { AppError } from '../../../domain/shared/appError.ts';
+import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
+import { OutboundRequestError, type OutboundHttp } from '../../../infra/http/outboundHttp.ts';
+import type { Queryable } from '../../../infra/postgres/database.ts';
+import { sql } from '../../../infra/postgres/sql.ts';
+import { handleCommandIn, inSiteTransaction } from '../../runtime/commandBus.ts';
+import type { AppContext } from '../../runtime/context.ts';
+import { advisoryKey } from '../../runtime/projectionRunner.ts';
+import { readFeedHead } from './feedQueries.ts';
+import type { SecretBox } from './webhookSecrets.ts';
+
+/** The spec's limit; one more is refused with 403. */
+export const MAX_SUBSCRIPTIONS_PER_SITE = 50;
+
+export interface SubscriptionDeps {
+  context: AppContext;
+  http: OutboundHttp;
+  secrets: SecretBox;
+  /** Called after a change that may give the delivery reactor work (create, resume, replay, dispatch). */
+  wake(siteId: string): void;
+}
+
+export interface WebhookInput {
+  url?: string;
+  secret?: string;
+}
+
+export interface CreateSubscriptionInput {
+  name: string;
+  kind: SubscriptionKind;
+  webhook?: WebhookInput;
+  filters?: { collections?: string[] | null; operations?: string[] | null };
+}
+
+export interface UpdateSubscriptionInput {
+  name?: string;
+  webhook?: WebhookInput;
+  filters?: { collections?: string[] | null; operations?: string[] | null };
+  action?: 'pause' | 'resume';
+  state?: 'active' | 'paused';
+}
+
+function subscriptionStream(siteId: string, id: string): string {
+  return streamId(siteId, 'cdc-subscription', id);
+}
+
+async function checkWebhookUrl(http: OutboundHttp, url: string): Promise<void> {
+  try {
+    await http.checkUrl(url);
+  } catch (error) {
+    if (error instanceof OutboundRequestError) {
+      throw new AppError('VALIDATION_FAILED', 400, `Webhook URL refused: ${error.message}`, { path: ['body', 'webhook', 'url'] });
+    }
+    throw error;
+  }
+}
+
+async function lockSiteSubscriptions(tx: Queryable, siteId: string): Promise<void> {
+  await tx.query(sql`SELECT pg_advisory_xact_lock(${advisoryKey(`cdc-subscriptions:${siteId}`)})`);
+}
+
+async function assertNameFree(tx: Queryable, siteId: string, name: string, exceptId: string | null): Promise<void> {
+  const rows = await tx.query(sql`
+    SELECT 1 FROM cdc_subscriptions WHERE site_id = ${siteId} AND name = ${name} AND (${exceptId}::uuid IS NULL OR id <> ${exceptId}::uuid)`);
+  if (rows.length > 0) throw new AppError('CONFLICT', 409, `A subscription named "${name}" already exists`, { path: ['body', 'name'] });
+}
+
+export async function createSubscription(deps: SubscriptionDeps, siteId: string, input: CreateSubscriptionInput, metadata: EventMetadata): Promise<string> {
+  const { context } = deps;
+  let url: string | null = null;
+  let secretCiphertext: string | null = null;
+  if (input.kind === 'webhook') {
+    if (!input.webhook?.url) throw new AppError('VALIDATION_FAILED', 400, 'A webhook subscription needs webhook.url', { path: ['body', 'webhook', 'url'] });
+    if (!input.webhook.secret) {
+      throw new AppError('VALIDATION_FAILED', 400, 'A webhook subscription needs webhook.secret to sign its deliveries', { path: ['body', 'webhook', 'secret'] });
+    }
+    await checkWebhookUrl(deps.http, input.webhook.url);
+    url = input.webhook.url;
+    secretCiphertext = deps.secrets.seal(input.webhook.secret);
+  } else if (input.webhook !== undefined) {
+    throw new AppError('VALIDATION_FAILED', 400, 'Only webhook subscriptions take a webhook', { path: ['body', 'webhook'] });
+  }
+  const subscriptionId = randomUUID();
+  await inSiteTransaction(context, siteId, async (tx) => {
+    await lockSiteSubscriptions(tx, siteId);
+    const [count] = await tx.query<{ total: number }>(sql`SELECT count(*)::int AS total FROM cdc_subscriptions WHERE site_id = ${siteId}`);
+    if ((count?.total ?? 0) >= MAX_SUBSCRIPTIONS_PER_SITE) {
+      throw new AppError('PERMISSION_DENIED', 403, `A site has at most ${MAX_SUBSCRIPTIONS_PER_SITE} change-feed subscriptions`, {
+        extensions: { limit: MAX_SUBSCRIPTIONS_PER_SITE },
+      });
+    }
+    await assertNameFree(tx, siteId, input.name, null);
+    // A new subscription starts at the feed's current end: it receives what happens from now on.
+    const head = await readFeedHead(tx, siteId);
+    await handleCommandIn(tx, context.projections, {
+      siteId,
+      streamId: subscriptionStream(siteId, subscriptionId),
+      decider: subscriptionDecider,
+      command: {
+        type: 'create',
+        subscriptionId,
+        name: input.name,
+        kind: input.kind,
+        url,
+        secretCiphertext,
+        collections: input.filters?.collections ?? null,
+        operations: input.filters?.operations ?? null,
+        cursorSeq: head.lastSeq,
+      },
+      metadata,
+    });
+  });
+  deps.wake(siteId);
+  return subscriptionId;
+}
+
+export async function updateSubscription(
+  deps: SubscriptionDeps,
+  siteId: string,
+  subscriptionId: string,
+  input: UpdateSubscriptionInput,
+  metadata: EventMetadata,
+): Promise<void> {
+  const { context } = deps;
+  if (input.action && input.state && (input.action === 'pause') !== (input.state === 'paused')) {
+    throw new AppError('VALIDATION_FAILED', 400, 'action and state disagree; send one of them', { path: ['body', 'state'] });
+  }
+  const move = input.action ?? (input.state === 'paused' ? 'pause' : input.state === 'active' ? 'resume' : null);
+  const changes: SubscriptionChanges = {};
+  if (input.name !== undefined) changes.name = input.name;
+  if (input.filters?.collections !== undefined) changes.collections = input.filters.collections;
+  if (input.filters?.operations !== undefined) changes.operations = input.filters.operations;
+  if (input.webhook?.url !== undefined) {
+    await checkWebhookUrl(deps.http, input.webhook.url);
+    changes.url = input.webhook.url;
+  }
+  if (input.webhook?.secret !== undefined) changes.secretCiphertext = deps.secrets.seal(input.webhook.secret);
+
+  await inSiteTransaction(context, siteId, async (tx) => {
+    await lockSiteSubscriptions(tx, siteId);
+    const stream = subscriptionStream(siteId, subscriptionId);
+    const run = (command: SubscriptionCommand | ((state: Parameters<typeof subscriptionDecider.decide>[1]) => SubscriptionCommand)) =>
+      handleCommandIn(tx, context.projections, { siteId, streamId: stream, decider: subscriptionDecider, command, metadata });
+    if (Object.keys(changes).length > 0) {
+      if (changes.name !== undefined) await assertNameFree(tx, siteId, changes.name, subscriptionId);
+      await run((state) => {
+        if (state.exists && !state.deleted && state.kind !== 'webhook' && input.webhook !== undefined) {
+          throw new AppError('VALIDATION_FAILED', 400, 'Only webhook subscriptions take a webhook', { path: ['body', 'webhook'] });
+        }
+        return { type: 'update', changes };
+      });
+    }
+    if (move) await run({ type: move });
+    if (Object.keys(changes).length === 0 && !move) await run({ type: 'update', changes: {} });
+  });
+  if (move === 'resume') deps.wake(siteId);
+}
+
+export async function deleteSubscription(deps: SubscriptionDeps, siteId: string, subscriptionId: string, metadata: EventMetadata): Promise<void> {
+  await inSiteTransaction(deps.context, siteId, async (tx) => {
+    await handleCommandIn(tx, deps.context.projections, {
+      siteId,
+      streamId: subscriptionStream(siteId, subscriptionId),
+      decider: subscriptionDecider,
+      command: { type: 'delete' },
+      metadata,
+    });
+    // The reactor's own rows go with it; the attempts are history of a subscription that is gone.
+    await tx.query(sql`DELETE FROM cdc_webhook_state WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid`);
+    await tx.query(sql`DELETE FROM cdc_deliveries WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid`);
+  });
+}
+
+export async function acknowledgeSubscription(
+  deps: SubscriptionDeps,
+  siteId: string,
+  subscriptionId: string,
+  cursor: string,
+  metadata: EventMetadata,
+): Promise<void> {
+  const sequence = decodeCursor(cursor, ['body', 'cursor']);
+  await inSiteTransaction(deps.context, siteId, async (tx) => {
+    const head = await readFeedHead(tx, siteId);
+    if (sequence > head.lastSeq) throw new AppError('VALIDATION_FAILED', 400, 'The cursor is ahead of the feed', { path: ['body', 'cursor'] });
+    await handleCommandIn(tx, deps.context.projections, {
+      siteId,
+      streamId: subscriptionStream(siteId, subscriptionId),
+      decider: subscriptionDecider,
+      command: { type: 'acknowledge', cursorSeq: sequence },
+      metadata,
+    });
+  });
+}
+
+/** Rewinds (or moves) a subscription to a cursor, or to the last entry that occurred at or before a time. */
+export async function replaySubscription(
+  deps: SubscriptionDeps,
+  siteId: string,
+  subscriptionId: string,
+  target: { cursor: string } | { occurredAfter: Date },
+  metadata: EventMetadata,
+): Promise<void> {
+  await inSiteTransaction(deps.context, siteId, async (tx) => {
+    const head = await readFeedHead(tx, siteId);
+    let sequence: number;
+    if ('cursor' in target) {
+      sequence = decodeCursor(target.cursor, ['body', 'cursor']);
+      if (sequence < head.prunedThrough) throw cursorExpired(head.prunedThrough);
+      if (sequence > head.lastSeq) throw new AppError('VALIDATION_FAILED', 400, 'The cursor is ahead of the feed', { path: ['body', 'cursor'] });
+    } else {
+      const [row] = await tx.query<{ seq: number | null }>(sql`
+        SELECT max(seq) AS seq FROM cdc_feed WHERE site_id = ${siteId} AND occurred_at <= ${target.occurredAfter}`);
+      // Nothing retained at or before that time: if entries were pruned, some after it may be gone.
+      if (row?.seq == null && head.prunedThrough > 0) throw cursorExpired(head.prunedThrough);
+      sequence = row?.seq ?? head.prunedThrough;
+    }
+    await handleCommandIn(tx, deps.context.projections, {
+      siteId,
+      streamId: subscriptionStream(siteId, subscriptionId),
+      decider: subscriptionDecider,
+      command: { type: 'replay', cursorSeq: sequence },
+      metadata,
+    });
+  });
+  deps.wake(siteId);
+}
+
+export async function dispatchSubscription(deps: SubscriptionDeps, siteId: string, subscriptionId: string, metadata: EventMetadata): Promise<void> {
+  await inSiteTransaction(deps.context, siteId, (tx) =>
+    handleCommandIn(tx, deps.context.projections, {
+      siteId,
+      streamId: subscriptionStream(siteId, subscriptionId),
+      decider: subscriptionDecider,
+      command: { type: 'dispatch' },
+      metadata,
+    }),
+  );
+  deps.wake(siteId);
+}

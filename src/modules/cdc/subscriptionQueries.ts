@@ -1,0 +1,170 @@
+// Reading subscriptions (with their lag and delivery state) and their delivery attempts.
+import { encodeCursor } from '../../../domain/changeFeed/cursor.ts';
+import type { Queryable } from '../../../infra/postgres/database.ts';
+import { sql } from '../../../infra/postgres/sql.ts';
+
+export interface SubscriptionRow {
+  site_id: string;
+  id: string;
+  name: string;
+  kind: 'pull' | 'webhook';
+  state: 'active' | 'paused' | 'dead' | 'stale';
+  state_reason: string | null;
+  url: string | null;
+  secret_ciphertext: string | null;
+  collections: string[] | null;
+  operations: string[] | null;
+  cursor_seq: number;
+  replay_generation: number;
+  dispatch_requested_at: Date | null;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface SubscriptionListRow extends SubscriptionRow {
+  effective_seq: number;
+  head_seq: number;
+  next_occurred_at: Date | null;
+  consecutive_failures: number | null;
+  next_attempt_at: Date | null;
+  last_attempt_at: Date | null;
+  last_success_at: Date | null;
+  last_error: string | null;
+}
+
+export interface SubscriptionView {
+  id: string;
+  name: string;
+  kind: 'pull' | 'webhook';
+  state: 'active' | 'paused' | 'dead' | 'stale';
+  stateReason: string | null;
+  webhook: { url: string; hasSecret: boolean } | null;
+  filters: { collections: string[] | null; operations: string[] | null };
+  /** Everything up to this cursor is acknowledged (pull) or delivered (webhook). */
+  cursor: string;
+  lag: { events: number; seconds: number };
+  delivery: {
+    consecutiveFailures: number;
+    nextAttemptAt: string | null;
+    lastAttemptAt: string | null;
+    lastSuccessAt: string | null;
+    lastError: string | null;
+  } | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+function toView(row: SubscriptionListRow, now: Date): SubscriptionView {
+  return {
+    id: row.id,
+    name: row.name,
+    kind: row.kind,
+    state: row.state,
+    stateReason: row.state_reason,
+    webhook: row.kind === 'webhook' && row.url ? { url: row.url, hasSecret: row.secret_ciphertext !== null } : null,
+    filters: { collections: row.collections, operations: row.operations },
+    cursor: encodeCursor(row.effective_seq),
+    lag: {
+      events: Math.max(0, row.head_seq - row.effective_seq),
+      seconds: row.next_occurred_at ? Math.max(0, Math.round((now.getTime() - row.next_occurred_at.getTime()) / 1000)) : 0,
+    },
+    delivery:
+      row.kind === 'webhook'
+        ? {
+            consecutiveFailures: row.consecutive_failures ?? 0,
+            nextAttemptAt: row.next_attempt_at?.toISOString() ?? null,
+            lastAttemptAt: row.last_attempt_at?.toISOString() ?? null,
+            lastSuccessAt: row.last_success_at?.toISOString() ?? null,
+            lastError: row.last_error,
+          }
+        : null,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+async function selectSubscriptions(tx: Queryable, siteId: string, id: string | null): Promise<SubscriptionListRow[]> {
+  return tx.query<SubscriptionListRow>(sql`
+    WITH subscriptions AS (
+      SELECT s.*, w.consecutive_failures, w.next_attempt_at, w.last_attempt_at, w.last_success_at, w.last_error,
+             coalesce(f.last_seq, 0) AS head_seq,
+             CASE WHEN s.kind = 'webhook' AND w.generation = s.replay_generation THEN w.delivered_seq ELSE s.cursor_seq END AS effective_seq
+        FROM cdc_subscriptions s
+        LEFT JOIN cdc_webhook_state w ON w.site_id = s.site_id AND w.subscription_id = s.id
+        LEFT JOIN cdc_feed_sites f ON f.site_id = s.site_id
+       WHERE s.site_id = ${siteId} AND (${id}::uuid IS NULL OR s.id = ${id}::uuid))
+    SELECT subscriptions.*, next_entry.occurred_at AS next_occurred_at
+      FROM subscriptions
+      LEFT JOIN LATERAL (
+        SELECT occurred_at FROM cdc_feed e WHERE e.site_id = subscriptions.site_id AND e.seq > subscriptions.effective_seq
+         ORDER BY e.seq LIMIT 1) next_entry ON true
+     ORDER BY subscriptions.created_at, subscriptions.id`);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function listSubscriptions(tx: Queryable, siteId: string, now: Date): Promise<SubscriptionView[]> {
+  return (await selectSubscriptions(tx, siteId, null)).map((row) => toView(row, now));
+}
+
+export async function findSubscription(tx: Queryable, siteId: string, id: string, now: Date): Promise<SubscriptionView | null> {
+  if (!UUID.test(id)) return null;
+  const [row] = await selectSubscriptions(tx, siteId, id);
+  return row ? toView(row, now) : null;
+}
+
+export async function findSubscriptionRow(tx: Pick<Queryable, 'query'>, siteId: string, id: string): Promise<SubscriptionRow | null> {
+  if (!UUID.test(id)) return null;
+  const [row] = await tx.query<SubscriptionRow>(sql`SELECT * FROM cdc_subscriptions WHERE site_id = ${siteId} AND id = ${id}::uuid`);
+  return row ?? null;
+}
+
+export interface DeliveryView {
+  id: number;
+  deliveryId: string;
+  sequence: number;
+  cursor: string;
+  eventId: string;
+  eventType: string;
+  attempt: number;
+  outcome: 'succeeded' | 'failed';
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  attemptedAt: string;
+}
+
+export async function listDeliveries(
+  tx: Queryable,
+  siteId: string,
+  subscriptionId: string,
+  page: { limit: number; page: number },
+): Promise<{ deliveries: DeliveryView[]; total: number }> {
+  const rows = await tx.query<{
+    id: number; delivery_id: string; seq: number; event_id: string; event_type: string; attempt: number; outcome: 'succeeded' | 'failed';
+    status_code: number | null; error: string | null; duration_ms: number; attempted_at: Date;
+  }>(sql`
+    SELECT * FROM cdc_deliveries WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid
+     ORDER BY id DESC LIMIT ${page.limit} OFFSET ${(page.page - 1) * page.limit}`);
+  const [count] = await tx.query<{ total: number }>(
+    sql`SELECT count(*)::int AS total FROM cdc_deliveries WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid`,
+  );
+  return {
+    total: count?.total ?? 0,
+    deliveries: rows.map((row) => ({
+      id: row.id,
+      deliveryId: row.delivery_id,
+      sequence: row.seq,
+      cursor: encodeCursor(row.seq),
+      eventId: row.event_id,
+      eventType: row.event_type,
+      attempt: row.attempt,
+      outcome: row.outcome,
+      statusCode: row.status_code,
+      error: row.error,
+      durationMs: row.duration_ms,
+      attemptedAt: row.attempted_at.toISOString(),
+    })),
+  };
+}

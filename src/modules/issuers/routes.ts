@@ -1,0 +1,74 @@
+// /admin/auth/issuers (site admin): trusted external identity providers. Input errors on these
+// routes are 422 VALIDATION_FAILED (the spec's rule for issuers), not 400.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { IssuerConfig } from '../../../domain/identity/issuer.ts';
+import { AppError, errors } from '../../../domain/shared/appError.ts';
+import { actorOf } from '../../auth/principal.ts';
+import { handleError, toAppError } from '../../server/errorHandler.ts';
+import type { ServerDeps } from '../../server/app.ts';
+import { uuidOr404 } from '../users/routes.ts';
+import { createIssuer, deleteIssuer, updateIssuer } from './handlers.ts';
+import { findIssuer, listIssuers } from './queries.ts';
+import { createIssuerBody, issuerSchema, updateIssuerBody } from './schemas.ts';
+
+const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
+const idParams = z.object({ id: z.string() });
+
+/** Schema errors of the body become 422; everything else is handled as usual. */
+function unprocessableOnInvalidBody(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const appError = toAppError(error);
+  if (appError?.code === 'VALIDATION_FAILED' && appError.status === 400 && appError.path[0] === 'body') {
+    return handleError(new AppError('VALIDATION_FAILED', 422, appError.message, { path: appError.path }), request, reply);
+  }
+  return handleError(error, request, reply);
+}
+
+export async function issuersRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const metadataOf = (request: FastifyRequest) => ({ actor: actorOf(request.principal), requestId: request.id });
+
+  api.get(
+    '/admin/auth/issuers',
+    { config: siteAdmin, schema: { tags: ['issuers'], response: { 200: z.object({ data: z.array(issuerSchema) }) } } },
+    async (request) => ({ data: await context.database.withSite(request.siteId, (tx) => listIssuers(tx, request.siteId)) }),
+  );
+
+  api.post(
+    '/admin/auth/issuers',
+    {
+      config: siteAdmin,
+      errorHandler: unprocessableOnInvalidBody,
+      schema: { tags: ['issuers'], body: createIssuerBody, response: { 201: z.object({ data: issuerSchema }) } },
+    },
+    async (request, reply) => {
+      const issuer = await createIssuer(context, request.siteId, request.body as IssuerConfig, metadataOf(request));
+      return reply.status(201).send({ data: issuer });
+    },
+  );
+
+  api.get('/admin/auth/issuers/:id', { config: siteAdmin, schema: { tags: ['issuers'], params: idParams } }, async (request) => {
+    const id = uuidOr404(request.params.id, 'Issuer');
+    const issuer = await context.database.withSite(request.siteId, (tx) => findIssuer(tx, request.siteId, id));
+    if (!issuer) throw errors.notFound('Issuer not found');
+    return { data: issuer };
+  });
+
+  api.patch(
+    '/admin/auth/issuers/:id',
+    {
+      config: siteAdmin,
+      errorHandler: unprocessableOnInvalidBody,
+      schema: { tags: ['issuers'], params: idParams, body: updateIssuerBody, response: { 200: z.object({ data: issuerSchema }) } },
+    },
+    async (request) => ({
+      data: await updateIssuer(context, request.siteId, uuidOr404(request.params.id, 'Issuer'), request.body as Partial<IssuerConfig>, metadataOf(request)),
+    }),
+  );
+
+  api.delete('/admin/auth/issuers/:id', { config: siteAdmin, schema: { tags: ['issuers'], params: idParams } }, async (request, reply) => {
+    await deleteIssuer(context, request.siteId, uuidOr404(request.params.id, 'Issuer'), metadataOf(request));
+    return reply.status(204).send();
+  });
+}

@@ -1,0 +1,65 @@
+// Items that point at an item through a relation (its dependents): counted per reference with a
+// sample, for GET …/dependents, the restrict check of a delete, and resolve-dependents.
+import type { ItemReference, OnDelete } from '../../../domain/content/schemaModel.ts';
+import type { Queryable } from '../../../infra/postgres/database.ts';
+import { sql } from '../../../infra/postgres/sql.ts';
+import { fieldTextExpression } from '../../query/index.ts';
+import type { CollectionSchema } from '../schema/siteSchema.ts';
+
+export const DEPENDENT_SAMPLE_SIZE = 5;
+
+export interface DependentEntry {
+  relation: string;
+  collection: string;
+  field: string;
+  onDelete: OnDelete;
+  count: number;
+  /** Ids of the first dependents (by id). */
+  sample: string[];
+}
+
+export interface DependentsReport {
+  /** A `restrict` relation still has items pointing at the item: deleting it is refused. */
+  blocking: boolean;
+  dependents: DependentEntry[];
+}
+
+function pointingAt(siteId: string, reference: ItemReference, itemId: string) {
+  const kind = reference.collectionField
+    ? sql` AND ${fieldTextExpression('r', reference.collectionField)} = ${reference.targetCollection}::text`
+    : sql``;
+  return sql`r.site_id = ${siteId} AND r.collection = ${reference.collection} AND r.deleted_at IS NULL
+    AND ${fieldTextExpression('r', reference.field)} = ${itemId}::text${kind}`;
+}
+
+/** Every reference to the collection, with how many live items point at `itemId` through it. */
+export async function dependentsOf(
+  tx: Queryable,
+  siteId: string,
+  collection: CollectionSchema,
+  itemId: string,
+  references: readonly ItemReference[] = collection.references,
+): Promise<DependentsReport> {
+  const dependents: DependentEntry[] = [];
+  for (const reference of references) {
+    const rows = await tx.query<{ id: string; total: number }>(sql`
+      SELECT r.id, count(*) OVER ()::int AS total FROM items r
+       WHERE ${pointingAt(siteId, reference, itemId)}
+       ORDER BY r.id LIMIT ${DEPENDENT_SAMPLE_SIZE}`);
+    dependents.push({
+      relation: reference.relationId,
+      collection: reference.collection,
+      field: reference.field,
+      onDelete: reference.onDelete,
+      count: rows[0]?.total ?? 0,
+      sample: rows.map((row) => row.id),
+    });
+  }
+  return { blocking: dependents.some((entry) => entry.onDelete === 'restrict' && entry.count > 0), dependents };
+}
+
+/** Ids of every live item pointing at `itemId` through `reference`, locked for the caller's change. */
+export async function dependentIds(tx: Queryable, siteId: string, reference: ItemReference, itemId: string): Promise<string[]> {
+  const rows = await tx.query<{ id: string }>(sql`SELECT r.id FROM items r WHERE ${pointingAt(siteId, reference, itemId)} ORDER BY r.id FOR UPDATE`);
+  return rows.map((row) => row.id);
+}

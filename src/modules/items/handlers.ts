@@ -1,0 +1,474 @@
+// Item commands: create (one or many, all or nothing), update (PATCH merges, PUT replaces, or the
+// draft), delete (soft, refused while a restrict relation points at the item), restore, hard delete,
+// and resolving dependents. Each write is item events with the acting principal in metadata,
+// appended with the expected stream version: a concurrent write is retried from a fresh read, or
+// answered 412 when the client sent If-Match.
+import { randomUUID } from 'node:crypto';
+import { checkItemInput } from '../../../domain/content/itemInput.ts';
+import {
+  initialItemState,
+  itemDecider,
+  type ItemBody,
+  type ItemChanges,
+  type ItemCommand,
+  type ItemSnapshot,
+  type ItemState,
+} from '../../../domain/content/itemDecider.ts';
+import { AppError } from '../../../domain/shared/appError.ts';
+import { streamId, type EventMetadata, type StoredEvent } from '../../../domain/shared/events.ts';
+import { hashPassword } from '../../../infra/crypto/passwords.ts';
+import { appendFirstEvents, appendToStream, StreamConflictError, toStoredEvent, type EventRow } from '../../../infra/eventstore/eventStore.ts';
+import type { Queryable } from '../../../infra/postgres/database.ts';
+import { sql } from '../../../infra/postgres/sql.ts';
+import { inSiteTransaction } from '../../runtime/commandBus.ts';
+import type { AppContext } from '../../runtime/context.ts';
+import { applyInline } from '../../runtime/projectionRunner.ts';
+import { loadCollectionSchema, loadSiteSchema } from '../schema/schemaCache.ts';
+import type { CollectionSchema, SiteSchema } from '../schema/siteSchema.ts';
+import { dependentIds, dependentsOf, type DependentsReport } from './dependents.ts';
+
+export { loadCollectionSchema };
+
+/** The item of a singleton collection always has this id, so a second one is a conflict. */
+export const SINGLETON_ITEM_ID = 'singleton';
+
+export function itemStreamId(siteId: string, collection: string, itemId: string): string {
+  return streamId(siteId, 'item', collection, itemId);
+}
+
+/** A UUIDv7: random, but ordered by creation time (new rows land at the end of the primary key). */
+export function newItemId(): string {
+  const time = Date.now().toString(16).padStart(12, '0');
+  const random = randomUUID();
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15)}`;
+}
+
+export interface ItemWriteResult {
+  snapshot: ItemSnapshot;
+  /** The item's version (its stream version) after the write. */
+  version: number;
+  draft: ItemBody | null;
+}
+
+export type ItemsWriteContext = Pick<AppContext, 'database' | 'projections' | 'notifier' | 'onClose'>;
+
+function collectionOf(schema: SiteSchema, name: string): CollectionSchema {
+  const collection = schema.collections.get(name);
+  if (!collection) throw new AppError('NOT_FOUND', 404, `Collection "${name}" not found`);
+  return collection;
+}
+
+function preconditionFailed(itemId: string, expected: number, actual: number | null): AppError {
+  return new AppError('PRECONDITION_FAILED', 412, `Item "${itemId}" is at version ${actual ?? 'unknown'}, not ${expected}`, {
+    path: ['headers', 'if-match'],
+    extensions: actual === null ? { expectedVersion: expected } : { expectedVersion: expected, currentVersion: actual },
+  });
+}
+
+/** Moves a decider's `['body', field]` error under a bulk index: `['body', 3, field]`. */
+function underPath(error: unknown, basePath: (string | number)[]): unknown {
+  if (!(error instanceof AppError) || error.path[0] !== 'body' || basePath.length <= 1) return error;
+  return new AppError(error.code, error.status, error.message, { path: [...basePath, ...error.path.slice(1)], extensions: error.extensions });
+}
+
+/**
+ * The item's state: every item event carries the whole item, so the last event of the stream is
+ * enough (see itemDecider).
+ */
+export async function loadItemState(tx: Queryable, stream: string): Promise<{ state: ItemState; version: number }> {
+  const rows = await tx.query<EventRow>(sql`SELECT * FROM events WHERE stream_id = ${stream} ORDER BY stream_position DESC LIMIT 1`);
+  const row = rows[0];
+  if (!row) return { state: initialItemState(), version: 0 };
+  const event = toStoredEvent(row);
+  return { state: itemDecider.evolve(initialItemState(), event), version: event.streamPosition };
+}
+
+interface ItemCommandRequest {
+  siteId: string;
+  collection: string;
+  itemId: string;
+  command: ItemCommand;
+  metadata: EventMetadata;
+  expectedVersion?: number;
+}
+
+/** Load, decide, append with the expected version, project inline: in the caller's transaction. */
+export async function runItemCommand(
+  context: Pick<AppContext, 'projections'>,
+  tx: Queryable,
+  request: ItemCommandRequest,
+): Promise<ItemWriteResult & { events: StoredEvent[] }> {
+  const stream = itemStreamId(request.siteId, request.collection, request.itemId);
+  const { state, version } = await loadItemState(tx, stream);
+  const live = state.lifecycle === 'live' || state.lifecycle === 'deleted';
+  if (live && request.expectedVersion !== undefined && request.expectedVersion !== version) {
+    throw preconditionFailed(request.itemId, request.expectedVersion, version);
+  }
+  const events = itemDecider.decide(request.command, state);
+  if (events.length === 0) return { snapshot: state.snapshot!, version, draft: state.draft, events: [] };
+  let appended;
+  try {
+    appended = await appendToStream(tx, {
+      siteId: request.siteId,
+      streamId: stream,
+      expectedVersion: version === 0 ? 'no_stream' : version,
+      events,
+      metadata: request.metadata,
+    });
+  } catch (error) {
+    if (error instanceof StreamConflictError && request.expectedVersion !== undefined) {
+      throw preconditionFailed(request.itemId, request.expectedVersion, null);
+    }
+    throw error;
+  }
+  await applyInline(tx, context.projections, appended.events);
+  const after = appended.events.reduce((current, event) => itemDecider.evolve(current, event), state);
+  return { snapshot: after.snapshot!, version: appended.nextVersion, draft: after.draft, events: appended.events };
+}
+
+interface PrepareOptions {
+  mode: 'create' | 'patch' | 'replace';
+  locale: string | null;
+  itemId?: string;
+  basePath: (string | number)[];
+}
+
+/** Checks a body against the collection and hashes its hash fields (outside any transaction: hashing is slow). */
+async function prepareChanges(schema: SiteSchema, collection: CollectionSchema, body: unknown, options: PrepareOptions) {
+  const checked = checkItemInput(
+    body,
+    {
+      fields: collection.fields,
+      aliasFields: collection.aliasFields,
+      mode: options.mode,
+      locale: options.locale,
+      defaultLanguage: schema.defaultLanguage,
+      ...(options.itemId !== undefined ? { itemId: options.itemId } : {}),
+    },
+    options.basePath,
+  );
+  const values = { ...checked.values };
+  await Promise.all(
+    Object.entries(checked.hashes).map(async ([field, clear]) => {
+      values[field] = await hashPassword(clear);
+    }),
+  );
+  const changes: ItemChanges = { values, keepHashes: checked.keepHashes, translations: checked.translations };
+  return { id: checked.id, changes };
+}
+
+export interface CreateItemsInput {
+  siteId: string;
+  collection: string;
+  items: Record<string, unknown>[];
+  metadata: EventMetadata;
+  /** X-Svc-Locale: translatable fields take this language's value. */
+  locale?: string | null;
+  /** Error paths carry the item's index (`['body', 3, 'title']`); default: when there is more than one item. */
+  bulk?: boolean;
+}
+
+/** Creates items all or nothing, in one transaction and one append. */
+export async function createItemsWithVersions(context: ItemsWriteContext, input: CreateItemsInput): Promise<ItemWriteResult[]> {
+  const schema = await loadSiteSchema(context, input.siteId);
+  const collection = collectionOf(schema, input.collection);
+  const bulk = input.bulk ?? input.items.length !== 1;
+  const now = new Date().toISOString();
+  const actorId = input.metadata.actor.id;
+  const seen = new Map<string, number>();
+  const planned: { id: string; provided: boolean; basePath: (string | number)[]; snapshot: ItemSnapshot; event: ReturnType<typeof itemDecider.decide>[number] }[] = [];
+  for (const [index, body] of input.items.entries()) {
+    const basePath = bulk ? ['body', index] : ['body'];
+    const { id: givenId, changes } = await prepareChanges(schema, collection, body, { mode: 'create', locale: input.locale ?? null, basePath });
+    if (collection.meta.singleton && givenId !== null && givenId !== SINGLETON_ITEM_ID) {
+      throw new AppError('VALIDATION_FAILED', 400, `The item of the singleton "${collection.name}" has the id "${SINGLETON_ITEM_ID}"`, {
+        path: [...basePath, 'id'],
+      });
+    }
+    const id = givenId ?? (collection.meta.singleton ? SINGLETON_ITEM_ID : newItemId());
+    if (seen.has(id)) throw new AppError('VALIDATION_FAILED', 400, `Item id "${id}" appears twice in the body`, { path: [...basePath, 'id'] });
+    seen.set(id, index);
+    let events;
+    try {
+      events = itemDecider.decide(
+        { type: 'createItem', collection: collection.name, itemId: id, changes, actorId, now, required: collection.requiredFields },
+        initialItemState(),
+      );
+    } catch (error) {
+      throw underPath(error, basePath);
+    }
+    const event = events[0]!;
+    planned.push({ id, provided: givenId !== null || collection.meta.singleton, basePath, snapshot: event.data.snapshot, event });
+  }
+  if (planned.length === 0) return [];
+  await inSiteTransaction(context, input.siteId, async (tx) => {
+    const provided = planned.filter((item) => item.provided);
+    if (provided.length > 0) {
+      const streams = provided.map((item) => itemStreamId(input.siteId, collection.name, item.id));
+      const existing = await tx.query<{ stream_id: string }>(
+        sql`SELECT stream_id FROM events WHERE stream_id = ANY(${streams}::text[]) AND stream_position = 1`,
+      );
+      const taken = provided.find((item) => existing.some((row) => row.stream_id === itemStreamId(input.siteId, collection.name, item.id)));
+      if (taken) {
+        throw new AppError('CONFLICT', 409, `An item "${taken.id}" of "${collection.name}" exists or existed`, { path: [...taken.basePath, 'id'] });
+      }
+    }
+    const events = await appendFirstEvents(tx, {
+      siteId: input.siteId,
+      events: planned.map((item) => ({ streamId: itemStreamId(input.siteId, collection.name, item.id), event: item.event })),
+      metadata: input.metadata,
+    });
+    await applyInline(tx, context.projections, events);
+  });
+  return planned.map((item) => ({ snapshot: item.snapshot, version: 1, draft: null }));
+}
+
+/** Contract: creates items (all or nothing) and returns their snapshots. */
+export async function createItems(context: ItemsWriteContext, input: CreateItemsInput): Promise<ItemSnapshot[]> {
+  return (await createItemsWithVersions(context, input)).map((result) => result.snapshot);
+}
+
+export interface UpdateItemInput {
+  siteId: string;
+  collection: string;
+  itemId: string;
+  changes: Record<string, unknown>;
+  mode: 'patch' | 'replace';
+  /** If-Match: the version the client saw; a mismatch is 412 PRECONDITION_FAILED instead of a retry. */
+  expectedVersion?: number;
+  metadata: EventMetadata;
+  eventType?: 'item.updated' | 'item.reverted' | 'item.promoted';
+  cause?: Record<string, unknown>;
+  /** X-Svc-Draft: change the item's draft, not the item. */
+  draft?: boolean;
+  locale?: string | null;
+}
+
+/** Changes an item (or its draft) and returns it with its new version. */
+export async function changeItem(context: ItemsWriteContext, input: UpdateItemInput): Promise<ItemWriteResult> {
+  const schema = await loadSiteSchema(context, input.siteId);
+  const collection = collectionOf(schema, input.collection);
+  const { changes } = await prepareChanges(schema, collection, input.changes, {
+    mode: input.mode,
+    locale: input.locale ?? null,
+    itemId: input.itemId,
+    basePath: ['body'],
+  });
+  const command: ItemCommand = {
+    type: 'updateItem',
+    collection: collection.name,
+    itemId: input.itemId,
+    changes,
+    mode: input.mode,
+    target: input.draft ? 'draft' : 'main',
+    required: collection.requiredFields,
+    eventType: input.eventType ?? 'item.updated',
+    actorId: input.metadata.actor.id,
+    now: new Date().toISOString(),
+    ...(input.cause ? { cause: input.cause } : {}),
+  };
+  const result = await inSiteTransaction(context, input.siteId, (tx) =>
+    runItemCommand(context, tx, {
+      siteId: input.siteId,
+      collection: collection.name,
+      itemId: input.itemId,
+      command,
+      metadata: input.metadata,
+      ...(input.expectedVersion !== undefined ? { expectedVersion: input.expectedVersion } : {}),
+    }),
+  );
+  return { snapshot: result.snapshot, version: result.version, draft: result.draft };
+}
+
+/** Contract: changes an item and returns its snapshot. */
+export async function updateItem(context: ItemsWriteContext, input: UpdateItemInput): Promise<ItemSnapshot> {
+  return (await changeItem(context, input)).snapshot;
+}
+
+function dependentRecordsExist(collection: CollectionSchema, itemId: string, report: DependentsReport): AppError {
+  return new AppError('DEPENDENT_RECORDS_EXIST', 409, `Items still point at "${itemId}" of "${collection.name}" through a restrict relation`, {
+    extensions: { dependents: report.dependents.filter((entry) => entry.count > 0) },
+  });
+}
+
+interface DeleteRequest {
+  siteId: string;
+  collection: CollectionSchema;
+  itemId: string;
+  metadata: EventMetadata;
+  expectedVersion?: number;
+  hard?: boolean;
+  cause?: Record<string, unknown>;
+}
+
+/** The normal delete path inside a transaction: 404 when gone, 409 while a restrict relation points at it. */
+async function deleteIn(context: Pick<AppContext, 'projections'>, tx: Queryable, request: DeleteRequest): Promise<ItemWriteResult> {
+  const { collection, itemId } = request;
+  const { state } = await loadItemState(tx, itemStreamId(request.siteId, collection.name, itemId));
+  const deletable = request.hard ? state.lifecycle === 'live' || state.lifecycle === 'deleted' : state.lifecycle === 'live';
+  if (!deletable) throw new AppError('RECORD_NOT_FOUND', 404, `Item "${itemId}" of "${collection.name}" not found`);
+  const restricting = collection.references.filter((reference) => reference.onDelete === 'restrict');
+  if (restricting.length > 0) {
+    const report = await dependentsOf(tx, request.siteId, collection, itemId, restricting);
+    if (report.blocking) throw dependentRecordsExist(collection, itemId, report);
+  }
+  const acting = { collection: collection.name, itemId, actorId: request.metadata.actor.id, now: new Date().toISOString() };
+  const command: ItemCommand = request.hard
+    ? { type: 'hardDeleteItem', ...acting, ...(request.cause ? { cause: request.cause } : {}) }
+    : { type: 'deleteItem', ...acting };
+  return runItemCommand(context, tx, {
+    siteId: request.siteId,
+    collection: collection.name,
+    itemId,
+    command,
+    metadata: request.metadata,
+    ...(request.expectedVersion !== undefined ? { expectedVersion: request.expectedVersion } : {}),
+  });
+}
+
+export interface DeleteItemInput {
+  siteId: string;
+  collection: string;
+  itemId: string;
+  metadata: EventMetadata;
+  expectedVersion?: number;
+}
+
+/** Contract: soft-deletes an item (409 DEPENDENT_RECORDS_EXIST while a restrict relation points at it). */
+export async function deleteItem(context: ItemsWriteContext, input: DeleteItemInput): Promise<void> {
+  const collection = await loadCollectionSchema(context, input.siteId, input.collection);
+  await inSiteTransaction(context, input.siteId, (tx) =>
+    deleteIn(context, tx, {
+      siteId: input.siteId,
+      collection,
+      itemId: input.itemId,
+      metadata: input.metadata,
+      ...(input.expectedVersion !== undefined ? { expectedVersion: input.expectedVersion } : {}),
+    }),
+  );
+}
+
+/** Brings a soft-deleted item back (item.restored). */
+export async function restoreItem(context: ItemsWriteContext, input: DeleteItemInput): Promise<ItemWriteResult> {
+  const collection = await loadCollectionSchema(context, input.siteId, input.collection);
+  return inSiteTransaction(context, input.siteId, (tx) =>
+    runItemCommand(context, tx, {
+      siteId: input.siteId,
+      collection: collection.name,
+      itemId: input.itemId,
+      command: { type: 'restoreItem', collection: collection.name, itemId: input.itemId, actorId: input.metadata.actor.id, now: new Date().toISOString() },
+      metadata: input.metadata,
+      ...(input.expectedVersion !== undefined ? { expectedVersion: input.expectedVersion } : {}),
+    }),
+  );
+}
+
+export async function getDependents(context: ItemsWriteContext, siteId: string, collectionName: string, itemId: string): Promise<DependentsReport> {
+  const collection = await loadCollectionSchema(context, siteId, collectionName);
+  return context.database.withSite(siteId, async (tx) => {
+    const [row] = await tx.query(
+      sql`SELECT 1 FROM items WHERE site_id = ${siteId} AND collection = ${collection.name} AND id = ${itemId} AND deleted_at IS NULL`,
+    );
+    if (!row) throw new AppError('RECORD_NOT_FOUND', 404, `Item "${itemId}" of "${collection.name}" not found`);
+    return dependentsOf(tx, siteId, collection, itemId);
+  });
+}
+
+export interface ResolveDependentsInput {
+  siteId: string;
+  collection: string;
+  itemId: string;
+  action: 'set_null' | 'delete' | 'reassign';
+  relation: string;
+  newTargetId?: string;
+  hard?: boolean;
+  metadata: EventMetadata;
+}
+
+export interface ResolveDependentsResult extends DependentsReport {
+  action: ResolveDependentsInput['action'];
+  relation: string;
+  /** Dependents changed or deleted. */
+  affected: number;
+}
+
+/**
+ * Resolves the items that point at an item through one relation, in one transaction: set their
+ * field to null, delete them (the normal delete path, or hard), or point them at another item.
+ */
+export async function resolveDependents(context: ItemsWriteContext, input: ResolveDependentsInput): Promise<ResolveDependentsResult> {
+  const schema = await loadSiteSchema(context, input.siteId);
+  const collection = collectionOf(schema, input.collection);
+  const references = collection.references.filter((reference) => reference.relationId === input.relation);
+  if (references.length === 0) {
+    throw new AppError('VALIDATION_FAILED', 400, `Relation "${input.relation}" does not point at "${collection.name}"`, { path: ['body', 'relation'] });
+  }
+  if (input.action === 'set_null') {
+    for (const reference of references) {
+      if (schema.collections.get(reference.collection)?.fields.get(reference.field)?.required) {
+        throw new AppError('FIELD_REQUIRED', 409, `"${reference.collection}.${reference.field}" is required; it cannot be set to null`, {
+          path: ['body', 'action'],
+          extensions: { collection: reference.collection, field: reference.field },
+        });
+      }
+    }
+  }
+  if (input.action === 'reassign' && !input.newTargetId) {
+    throw new AppError('VALIDATION_FAILED', 400, 'reassign needs newTargetId', { path: ['body', 'newTargetId'] });
+  }
+  const now = new Date().toISOString();
+  const actorId = input.metadata.actor.id;
+  return inSiteTransaction(context, input.siteId, async (tx) => {
+    const [self] = await tx.query(
+      sql`SELECT 1 FROM items WHERE site_id = ${input.siteId} AND collection = ${collection.name} AND id = ${input.itemId} AND deleted_at IS NULL`,
+    );
+    if (!self) throw new AppError('RECORD_NOT_FOUND', 404, `Item "${input.itemId}" of "${collection.name}" not found`);
+    if (input.action === 'reassign') {
+      const [target] = await tx.query(sql`
+        SELECT 1 FROM items WHERE site_id = ${input.siteId} AND collection = ${collection.name} AND id = ${input.newTargetId!} AND deleted_at IS NULL`);
+      if (!target || input.newTargetId === input.itemId) {
+        throw new AppError('INVALID_TARGET', 422, `"${input.newTargetId}" is not another live item of "${collection.name}"`, { path: ['body', 'newTargetId'] });
+      }
+    }
+    let affected = 0;
+    for (const reference of references) {
+      const dependentCollection = collectionOf(schema, reference.collection);
+      for (const id of await dependentIds(tx, input.siteId, reference, input.itemId)) {
+        if (input.action === 'delete') {
+          await deleteIn(context, tx, {
+            siteId: input.siteId,
+            collection: dependentCollection,
+            itemId: id,
+            metadata: input.metadata,
+            ...(input.hard ? { hard: true, cause: { resolvedDependentsOf: { collection: collection.name, itemId: input.itemId } } } : {}),
+          });
+        } else {
+          const values: Record<string, unknown> = { [reference.field]: input.action === 'reassign' ? input.newTargetId! : null };
+          if (input.action === 'set_null' && reference.collectionField) values[reference.collectionField] = null;
+          await runItemCommand(context, tx, {
+            siteId: input.siteId,
+            collection: reference.collection,
+            itemId: id,
+            metadata: input.metadata,
+            command: {
+              type: 'updateItem',
+              collection: reference.collection,
+              itemId: id,
+              changes: { values, keepHashes: [], translations: {} },
+              mode: 'patch',
+              target: 'main',
+              required: dependentCollection.requiredFields,
+              eventType: 'item.updated',
+              cause: { resolvedDependentsOf: { collection: collection.name, itemId: input.itemId, action: input.action } },
+              actorId,
+              now,
+            },
+          });
+        }
+        affected += 1;
+      }
+    }
+    const report = await dependentsOf(tx, input.siteId, collection, input.itemId);
+    return { action: input.action, relation: input.relation, affected, ...report };
+  });
+}

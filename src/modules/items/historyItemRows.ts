@@ -1,0 +1,56 @@
+// How history records read through the API: like the content module's items (hash fields masked,
+// structural keys beside content fields), using its shaping functions.
+import type { CollectionSchema } from '../schema/siteSchema.ts';
+import { readValue, shapeRow, type ItemRow, type ReadOptions } from './itemRecords.ts';
+
+/** A stored `items` / `item_history` row as selected with `SELECT *` (timestamps as Date). */
+export interface StoredItemRow {
+  site_id: string;
+  collection: string;
+  id: string;
+  status: string | null;
+  sort: number | null;
+  created_at: Date | null;
+  updated_at: Date | null;
+  user_created: string | null;
+  user_updated: string | null;
+  deleted_at: Date | null;
+  version: number;
+  data: Record<string, unknown>;
+}
+
+const STRUCTURAL_FIELDS = ['id', 'status', 'sort', 'createdAt', 'updatedAt', 'userCreated', 'userUpdated'];
+
+export function readOptionsFor(defaultLanguage: string): ReadOptions {
+  return { locale: null, defaultLanguage, visibleFields: null };
+}
+
+/** Every field of an item row, read as GET /items/:collection/:id shows it. */
+export function presentItemRow(collection: CollectionSchema, row: StoredItemRow, options: ReadOptions): Record<string, unknown> {
+  const itemRow: ItemRow = {
+    id: row.id,
+    status: row.status,
+    sort: row.sort,
+    created_at: row.created_at?.toISOString() ?? null,
+    updated_at: row.updated_at?.toISOString() ?? null,
+    user_created: row.user_created,
+    user_updated: row.user_updated,
+    version: row.version,
+    data: row.data,
+  };
+  const contentFields = [...collection.fields.keys()].filter((name) => !STRUCTURAL_FIELDS.includes(name) && !collection.aliasFields.has(name));
+  return shapeRow(itemRow, [...STRUCTURAL_FIELDS, ...contentFields], collection, options);
+}
+
+/**
+ * A stored record of an item (a snapshot, a delta, a draft, a version's data) with hash fields
+ * masked; keys are kept as stored, so fields since removed from the collection still show.
+ */
+export function maskStored(collection: CollectionSchema | undefined, record: Record<string, unknown> | null, options: ReadOptions): Record<string, unknown> | null {
+  if (record === null || !collection) return record;
+  const masked: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(record)) {
+    masked[key] = collection.hashFields.has(key) && value !== null && value !== undefined ? readValue(collection, key, value, { ...options, locale: null }) : value;
+  }
+  return masked;
+}

@@ -1,0 +1,75 @@
+// What every item read shares: the table it reads (`items`, or a table with the same columns such
+// as the history's temporal table), the columns it selects, the conditions every row must meet, and
+// the per-request state (schema, language, sensitive fields returned).
+import type { SensitiveRead } from '../../../domain/content/sensitiveReads.ts';
+import type { Queryable } from '../../../infra/postgres/database.ts';
+import { join, raw, sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
+import type { DynamicValueContext } from '../../query/dynamicValues.ts';
+import type { CollectionSchema, SiteSchema } from '../schema/siteSchema.ts';
+import type { ItemRow, ReadOptions } from './itemRecords.ts';
+
+export interface ItemSource {
+  /** A table with the columns of `items` (schema-qualified names allowed). */
+  table: string;
+  /** A condition every row read from the table must also meet, e.g. "valid at this instant". */
+  condition?: (alias: string) => SqlFragment;
+}
+
+export const LIVE_ITEMS: ItemSource = { table: 'items' };
+
+const TABLE_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
+const ALIAS_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** jsonb_build_object takes at most 100 arguments: beyond this many keys the whole blob is read. */
+const MAX_PICKED_KEYS = 40;
+
+export interface ReadContext {
+  tx: Queryable;
+  siteId: string;
+  schema: SiteSchema;
+  source: ItemSource;
+  options: ReadOptions;
+  dynamic: DynamicValueContext;
+  /** pii/phi fields returned by this request, logged once at the end. */
+  sensitive: SensitiveRead[];
+}
+
+export function tableOf(source: ItemSource): SqlFragment {
+  if (!TABLE_PATTERN.test(source.table)) throw new Error(`Invalid item table: ${source.table}`);
+  return raw(source.table);
+}
+
+function aliasOf(alias: string): SqlFragment {
+  if (!ALIAS_PATTERN.test(alias)) throw new Error(`Invalid alias: ${alias}`);
+  return raw(alias);
+}
+
+/** Rows of `collection` the reader may see at all: this site, not deleted, and the source's condition. */
+export function baseCondition(context: ReadContext, collection: string, alias: string): SqlFragment {
+  const a = aliasOf(alias);
+  const extra = context.source.condition ? sql` AND ${context.source.condition(alias)}` : sql``;
+  return sql`${a}.site_id = ${context.siteId} AND ${a}.collection = ${collection} AND ${a}.deleted_at IS NULL${extra}`;
+}
+
+function isoText(alias: SqlFragment, column: string): SqlFragment {
+  return sql`to_char(${alias}.${raw(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS ${raw(column)}`;
+}
+
+/**
+ * The columns of an ItemRow. `contentKeys` null reads the whole `data`; a list reads only those keys
+ * (a page of 25 titles does not ship 25 bodies).
+ */
+export function itemColumns(alias: string, collection: CollectionSchema, contentKeys: readonly string[] | null): SqlFragment {
+  const a = aliasOf(alias);
+  let data: SqlFragment;
+  if (contentKeys === null || contentKeys.length > MAX_PICKED_KEYS || contentKeys.length >= collection.fields.size) {
+    data = sql`${a}.data`;
+  } else if (contentKeys.length === 0) {
+    data = sql`'{}'::jsonb`;
+  } else {
+    data = sql`jsonb_build_object(${join(contentKeys.map((key) => sql`${key}::text, ${a}.data -> ${key}::text`))})`;
+  }
+  return sql`${a}.id, ${a}.status, ${a}.sort, ${isoText(a, 'created_at')}, ${isoText(a, 'updated_at')},
+    ${a}.user_created, ${a}.user_updated, ${a}.version, ${data} AS data`;
+}
+
+export type { ItemRow };

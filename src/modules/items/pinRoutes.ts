@@ -1,0 +1,73 @@
+// Pins of an item: list, read, create (pin a field to a revision), release.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AppError } from '../../../domain/shared/appError.ts';
+import { actorOf } from '../../auth/principal.ts';
+import type { ServerDeps } from '../../server/app.ts';
+import { loadCollectionSchema, loadSiteSchema } from '../schema/schemaCache.ts';
+import { maskStored, readOptionsFor } from './historyItemRows.ts';
+import { pinRevision, releasePins } from './historyHandlers.ts';
+import { historyReadRoute, historyWriteRoute, itemParams } from './historyParams.ts';
+import { listPins, requireLiveItem, type ItemPin } from './historyQueries.ts';
+
+const pinField = z.string().regex(/^(\*|[A-Za-z0-9_]{1,64})$/, 'a field name or *');
+const pinParams = itemParams.extend({ field: pinField });
+
+export async function pinRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  /** Pins as the API shows them: hash fields of the pinned item masked. */
+  const present = async (siteId: string, pins: ItemPin[]) => {
+    const schema = await loadSiteSchema(context, siteId);
+    const options = readOptionsFor(schema.defaultLanguage);
+    return pins.map((pin) => ({ ...pin, pinned: maskStored(schema.collections.get(pin.target.collection), pin.pinned, options) }));
+  };
+
+  api.get('/items/:collection/:id/pins', { config: historyReadRoute, schema: { tags: ['items'], params: itemParams } }, async (request) => {
+    const { collection, id } = request.params;
+    await loadCollectionSchema(context, request.siteId, collection);
+    const pins = await context.database.withSite(request.siteId, async (tx) => {
+      await requireLiveItem(tx, request.siteId, collection, id);
+      return listPins(tx, { siteId: request.siteId, collection, itemId: id });
+    });
+    return { data: await present(request.siteId, pins), meta: { total: pins.length } };
+  });
+
+  api.get('/items/:collection/:id/pins/:field', { config: historyReadRoute, schema: { tags: ['items'], params: pinParams } }, async (request) => {
+    const { collection, id, field } = request.params;
+    await loadCollectionSchema(context, request.siteId, collection);
+    const [pin] = await context.database.withSite(request.siteId, (tx) => listPins(tx, { siteId: request.siteId, collection, itemId: id }, field));
+    if (!pin) throw new AppError('NOT_FOUND', 404, `The field "${field}" of this item is not pinned`);
+    const [data] = await present(request.siteId, [pin]);
+    return { data };
+  });
+
+  api.post(
+    '/items/:collection/:id/pins',
+    {
+      config: historyWriteRoute,
+      schema: { tags: ['items'], params: itemParams, body: z.object({ field: pinField, revisionId: z.string().min(1).max(64) }) },
+    },
+    async (request, reply) => {
+      const { collection, id } = request.params;
+      const pin = await pinRevision(context, { siteId: request.siteId, collection, itemId: id }, request.body, {
+        actor: actorOf(request.principal),
+        requestId: request.id,
+      });
+      const [data] = await present(request.siteId, [pin]);
+      return reply.status(201).send({ data });
+    },
+  );
+
+  api.delete('/items/:collection/:id/pins', { config: historyWriteRoute, schema: { tags: ['items'], params: itemParams } }, async (request, reply) => {
+    const { collection, id } = request.params;
+    await releasePins(context, { siteId: request.siteId, collection, itemId: id }, null, { actor: actorOf(request.principal), requestId: request.id });
+    return reply.status(204).send();
+  });
+
+  api.delete('/items/:collection/:id/pins/:field', { config: historyWriteRoute, schema: { tags: ['items'], params: pinParams } }, async (request, reply) => {
+    const { collection, id, field } = request.params;
+    await releasePins(context, { siteId: request.siteId, collection, itemId: id }, field, { actor: actorOf(request.principal), requestId: request.id });
+    return reply.status(204).send();
+  });
+}

@@ -1,0 +1,202 @@
+// Reads of items: lists (filter, sort, page, fields with nested relations, deep, aggregates) and
+// single items. Every read goes through readItems, so permissions can add a row filter and a field
+// mask in one place (`restrictions`), and the history can run the same code over its temporal table
+// (`source`). Reads read only read models.
+import { AppError } from '../../../domain/shared/appError.ts';
+import type { EventMetadata } from '../../../domain/shared/events.ts';
+import { raw, sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
+import { actorOf, type Principal } from '../../auth/principal.ts';
+import {
+  compileAggregate,
+  compileFilter,
+  compileSort,
+  parseFieldSelection,
+  shapeAggregateRow,
+  type DeepQuery,
+  type FilterTree,
+  type ListQuery,
+} from '../../query/index.ts';
+import type { AppContext } from '../../runtime/context.ts';
+import { loadSiteSchema } from '../schema/schemaCache.ts';
+import type { CollectionSchema, SiteSchema } from '../schema/siteSchema.ts';
+import type { ItemRow } from './itemRecords.ts';
+import { baseCondition, itemColumns, LIVE_ITEMS, tableOf, type ItemSource, type ReadContext } from './itemSource.ts';
+import { contentKeysOf, shapeLevel } from './relationLoader.ts';
+import { logSensitiveReads } from './sensitiveReads.ts';
+
+/** What permissions add to a read: rows must also match `filter`; only `fields` are shown. */
+export interface ReadRestrictions {
+  filter?: FilterTree | null;
+  fields?: ReadonlySet<string> | null;
+}
+
+export interface ReadItemsInput {
+  siteId: string;
+  collection: string;
+  principal: Principal;
+  /** X-Svc-Locale. */
+  locale?: string | null;
+  /** X-Svc-Draft: items show their draft where they have one. */
+  draft?: boolean;
+  source?: ItemSource;
+  restrictions?: ReadRestrictions;
+  /** For the sensitive-read log entry. */
+  requestId?: string;
+  now?: Date;
+}
+
+export interface ListItemsInput extends ReadItemsInput {
+  query: ListQuery;
+}
+
+export interface ListItemsResult {
+  /** Items; the single item (or null) of a singleton collection; aggregate rows. */
+  data: unknown;
+  meta?: { total?: number; limit: number; offset: number };
+}
+
+export interface GetItemInput extends ReadItemsInput {
+  id: string;
+  /** `fields` and `deep` of the querystring (other list parameters are ignored). */
+  query?: Pick<ListQuery, 'fields' | 'deep'>;
+}
+
+function collectionOf(schema: SiteSchema, name: string): CollectionSchema {
+  const collection = schema.collections.get(name);
+  if (!collection) throw new AppError('NOT_FOUND', 404, `Collection "${name}" not found`);
+  return collection;
+}
+
+/** `deep[rel][fields]=a,b` selects `rel.a,rel.b`. */
+export function withDeepFields(fields: string[] | null, deep: Record<string, DeepQuery>, prefix = ''): string[] | null {
+  let result = fields;
+  for (const [relation, query] of Object.entries(deep)) {
+    const path = `${prefix}${relation}`;
+    if (query.fields) result = [...(result ?? ['*']).filter((field) => field !== path), ...query.fields.map((field) => `${path}.${field}`)];
+    result = withDeepFields(result, query.deep, `${path}.`);
+  }
+  return result;
+}
+
+function dynamicOf(principal: Principal, now: Date) {
+  return principal.kind === 'user' ? { now, userId: principal.userId, roleId: principal.roleId } : { now, userId: null, roleId: null };
+}
+
+interface Prepared {
+  context: ReadContext;
+  collection: CollectionSchema;
+  where: SqlFragment;
+}
+
+/** Runs `work` in one site transaction with the request's read context, then logs sensitive reads. */
+async function withReadContext<T>(
+  app: AppContext,
+  input: ReadItemsInput,
+  filter: FilterTree | null,
+  work: (prepared: Prepared) => Promise<T>,
+): Promise<T> {
+  const schema = await loadSiteSchema(app, input.siteId);
+  const collection = collectionOf(schema, input.collection);
+  const source = input.source ?? LIVE_ITEMS;
+  const dynamic = dynamicOf(input.principal, input.now ?? new Date());
+  const compileContext = { alias: 'i', fields: collection.queryFields, resolveFields: schema.resolveFields, table: source.table, ...dynamic };
+  const conditions: SqlFragment[] = [];
+  if (filter) conditions.push(compileFilter(filter, compileContext));
+  if (input.restrictions?.filter) conditions.push(compileFilter(input.restrictions.filter, { ...compileContext, path: ['permissions', 'filter'] }));
+  const result = await app.database.withSite(input.siteId, async (tx) => {
+    const context: ReadContext = {
+      tx,
+      siteId: input.siteId,
+      schema,
+      source,
+      dynamic,
+      sensitive: [],
+      options: { locale: input.locale ?? null, defaultLanguage: schema.defaultLanguage, visibleFields: input.restrictions?.fields ?? null },
+    };
+    const base = baseCondition(context, collection.name, 'i');
+    const where = conditions.reduce((all, condition) => sql`${all} AND ${condition}`, base);
+    const value = await work({ context, collection, where });
+    return { value, sensitive: context.sensitive };
+  });
+  if (result.sensitive.length > 0) {
+    const metadata: EventMetadata = { actor: actorOf(input.principal), ...(input.requestId ? { requestId: input.requestId } : {}) };
+    await logSensitiveReads(app, input.siteId, result.sensitive, metadata);
+  }
+  return result.value;
+}
+
+/** Puts each item's draft over it (X-Svc-Draft reads). */
+async function overlayDrafts(context: ReadContext, collection: string, rows: ItemRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  const drafts = await context.tx.query<{ id: string; data: Record<string, unknown>; status: string | null; sort: number | null }>(sql`
+    SELECT id, data, status, sort FROM item_drafts
+     WHERE site_id = ${context.siteId} AND collection = ${collection} AND id = ANY(${rows.map((row) => row.id)}::text[])`);
+  const byId = new Map(drafts.map((draft) => [draft.id, draft]));
+  for (const row of rows) {
+    const draft = byId.get(row.id);
+    if (!draft) continue;
+    row.data = draft.data;
+    row.status = draft.status;
+    row.sort = draft.sort;
+  }
+}
+
+/** A page of items, or aggregates, per the list parameters. */
+export async function listItems(app: AppContext, input: ListItemsInput): Promise<ListItemsResult> {
+  const { query } = input;
+  if (query.aggregate || query.groupBy.length > 0) return aggregateItems(app, input);
+  return withReadContext(app, input, query.filter, async ({ context, collection, where }) => {
+    const selection = parseFieldSelection(withDeepFields(query.fields, query.deep), collection.name, context.schema.resolveFields);
+    const orderBy = compileSort(query.sort, collection.queryFields, 'i');
+    const singleton = collection.meta.singleton;
+    const limit = singleton ? 1 : query.limit;
+    const offset = singleton ? 0 : query.offset;
+    const rows = await context.tx.query<ItemRow>(sql`
+      SELECT ${itemColumns('i', collection, contentKeysOf(selection, collection))} FROM ${tableOf(context.source)} i
+       WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`);
+    if (input.draft) await overlayDrafts(context, collection.name, rows);
+    const items = await shapeLevel(context, collection, rows, selection, query.deep, []);
+    if (singleton) return { data: items[0] ?? null };
+    if (query.meta === 'none') return { data: items, meta: { limit, offset } };
+    const [count] = await context.tx.query<{ total: number }>(sql`SELECT count(*)::int AS total FROM ${tableOf(context.source)} i WHERE ${where}`);
+    return { data: items, meta: { total: count?.total ?? 0, limit, offset } };
+  });
+}
+
+async function aggregateItems(app: AppContext, input: ListItemsInput): Promise<ListItemsResult> {
+  const { query } = input;
+  return withReadContext(app, input, query.filter, async ({ context, collection, where }) => {
+    const visible = input.restrictions?.fields;
+    if (visible) {
+      for (const name of [...query.groupBy, ...Object.values(query.aggregate ?? {}).flat()]) {
+        if (name !== '*' && name !== 'id' && !visible.has(name)) throw new AppError('PERMISSION_DENIED', 403, `You may not read "${name}"`);
+      }
+    }
+    const compiled = compileAggregate(query.aggregate, query.groupBy, collection.queryFields, 'i');
+    const grouped = compiled.groupBy !== null;
+    const ordinals = raw(query.groupBy.map((_, index) => String(index + 1)).join(', '));
+    const rows = await context.tx.query<Record<string, unknown>>(
+      grouped
+        ? sql`SELECT ${compiled.select} FROM ${tableOf(context.source)} i WHERE ${where}
+               GROUP BY ${compiled.groupBy!} ORDER BY ${ordinals} LIMIT ${query.limit} OFFSET ${query.offset}`
+        : sql`SELECT ${compiled.select} FROM ${tableOf(context.source)} i WHERE ${where}`,
+    );
+    return { data: rows.map((row) => shapeAggregateRow(row, compiled.columns)) };
+  });
+}
+
+/** One item with the selected fields, and its version (for ETag); 404 RECORD_NOT_FOUND when missing or not visible. */
+export async function getItem(app: AppContext, input: GetItemInput): Promise<{ item: Record<string, unknown>; version: number }> {
+  return withReadContext(app, input, null, async ({ context, collection, where }) => {
+    const query = input.query ?? { fields: null, deep: {} };
+    const selection = parseFieldSelection(withDeepFields(query.fields, query.deep), collection.name, context.schema.resolveFields);
+    const rows = await context.tx.query<ItemRow>(sql`
+      SELECT ${itemColumns('i', collection, contentKeysOf(selection, collection))} FROM ${tableOf(context.source)} i
+       WHERE ${where} AND i.id = ${input.id}`);
+    const row = rows[0];
+    if (!row) throw new AppError('RECORD_NOT_FOUND', 404, `Item "${input.id}" of "${collection.name}" not found`);
+    if (input.draft) await overlayDrafts(context, collection.name, rows);
+    const [item] = await shapeLevel(context, collection, rows, selection, query.deep, []);
+    return { item: item!, version: row.version };
+  });
+}

@@ -1,0 +1,59 @@
+// GET /items/:collection/:id/revisions and POST /items/:collection/:id/revert.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AppError } from '../../../domain/shared/appError.ts';
+import { actorOf } from '../../auth/principal.ts';
+import type { ServerDeps } from '../../server/app.ts';
+import { loadCollectionSchema, loadSiteSchema } from '../schema/schemaCache.ts';
+import { maskStored, readOptionsFor } from './historyItemRows.ts';
+import { revertItem } from './historyHandlers.ts';
+import { historyReadRoute, historyWriteRoute, itemParams, pageQuery } from './historyParams.ts';
+import { findLiveItem, listRevisions } from './historyQueries.ts';
+import { shapeSnapshot } from './itemRecords.ts';
+
+export async function revisionRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  api.get(
+    '/items/:collection/:id/revisions',
+    { config: historyReadRoute, schema: { tags: ['items'], params: itemParams, querystring: pageQuery } },
+    async (request) => {
+      const { collection: name, id } = request.params;
+      const { limit, page } = request.query;
+      const collection = await loadCollectionSchema(context, request.siteId, name);
+      const options = readOptionsFor((await loadSiteSchema(context, request.siteId)).defaultLanguage);
+      const result = await context.database.withSite(request.siteId, async (tx) => {
+        const listed = await listRevisions(tx, { siteId: request.siteId, collection: name, itemId: id }, { limit, page });
+        if (listed.total === 0 && !(await findLiveItem(tx, request.siteId, name, id))) {
+          throw new AppError('RECORD_NOT_FOUND', 404, `Item "${id}" of "${name}" not found`);
+        }
+        return listed;
+      });
+      const data = result.revisions.map((revision) => ({
+        ...revision,
+        data: maskStored(collection, revision.data, options),
+        delta: maskStored(collection, revision.delta, options),
+        draft: maskStored(collection, revision.draft, options),
+      }));
+      return { data, meta: { total: result.total, page, limit } };
+    },
+  );
+
+  api.post(
+    '/items/:collection/:id/revert',
+    {
+      config: historyWriteRoute,
+      schema: { tags: ['items'], params: itemParams, body: z.object({ revisionId: z.string().min(1).max(64) }) },
+    },
+    async (request) => {
+      const { collection, id } = request.params;
+      const reverted = await revertItem(context, { siteId: request.siteId, collection, itemId: id }, request.body.revisionId, {
+        actor: actorOf(request.principal),
+        requestId: request.id,
+      });
+      const options = readOptionsFor((await loadSiteSchema(context, request.siteId)).defaultLanguage);
+      return { data: shapeSnapshot(reverted.snapshot, reverted.collection, options) };
+    },
+  );
+}

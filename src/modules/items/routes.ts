@@ -1,0 +1,233 @@
+// /items/:collection — generic CRUD over a collection's items: list (filter, sort, fields, deep,
+// aggregates), bulk create, PATCH/PUT with If-Match and ETag, soft delete with the dependents check,
+// and resolve-dependents. Headers: X-Svc-Locale (translations), X-Svc-Draft (the item's draft).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { ItemBody, ItemSnapshot } from '../../../domain/content/itemDecider.ts';
+import { ITEM_ID_PATTERN, LANGUAGE_PATTERN } from '../../../domain/content/itemInput.ts';
+import { AppError } from '../../../domain/shared/appError.ts';
+import type { EventMetadata } from '../../../domain/shared/events.ts';
+import { actorOf } from '../../auth/principal.ts';
+import { parseListQuery } from '../../query/index.ts';
+import type { ServerDeps } from '../../server/app.ts';
+import { loadSiteSchema } from '../schema/schemaCache.ts';
+import { changeItem, createItemsWithVersions, deleteItem, getDependents, resolveDependents, type ItemWriteResult } from './handlers.ts';
+import { shapeSnapshot } from './itemRecords.ts';
+import { getItemAsOf, listItemsAsOf, parseAsOf } from './historyAsOf.ts';
+import { getItem, listItems } from './queries.ts';
+
+/** At most this many items in one bulk create. */
+export const MAX_BULK_ITEMS = 2_000;
+
+const readRoute = { site: 'required' as const, access: 'bearer' as const, rateLimit: 'itemsRead' as const };
+const writeRoute = { site: 'required' as const, access: 'bearer' as const, rateLimit: 'itemsWrite' as const };
+const collectionParams = z.object({ collection: z.string() });
+const itemParams = z.object({ collection: z.string(), id: z.string() });
+
+function metadataOf(request: FastifyRequest): EventMetadata {
+  return { actor: actorOf(request.principal), requestId: request.id };
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** X-Svc-Locale, checked. */
+function localeOf(request: FastifyRequest): string | null {
+  const locale = header(request, 'x-svc-locale')?.trim();
+  if (!locale) return null;
+  if (!LANGUAGE_PATTERN.test(locale)) {
+    throw new AppError('VALIDATION_FAILED', 400, 'X-Svc-Locale must be a language code such as en or pt-BR', { path: ['headers', 'x-svc-locale'] });
+  }
+  return locale;
+}
+
+function draftOf(request: FastifyRequest): boolean {
+  const value = header(request, 'x-svc-draft')?.trim().toLowerCase();
+  return value === 'true' || value === '1';
+}
+
+/** If-Match: `3`, `"3"` or `W/"3"`; `*` means any version. */
+export function expectedVersionOf(request: FastifyRequest): number | undefined {
+  const value = header(request, 'if-match')?.trim();
+  if (value === undefined || value === '' || value === '*') return undefined;
+  const match = /^(?:W\/)?"?(\d{1,9})"?$/.exec(value);
+  if (!match) throw new AppError('VALIDATION_FAILED', 400, 'If-Match must be an item version such as "3"', { path: ['headers', 'if-match'] });
+  return Number(match[1]);
+}
+
+function checkItemId(id: string): void {
+  if (!ITEM_ID_PATTERN.test(id)) throw new AppError('RECORD_NOT_FOUND', 404, `Item "${id}" not found`);
+}
+
+function sendWithETag(reply: FastifyReply, status: number, version: number, data: unknown) {
+  return reply.status(status).header('ETag', `"${version}"`).send({ data });
+}
+
+export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  /** A written item as reads show it (hashes masked, the request's language); a draft write shows the draft. */
+  async function shapeWritten(request: FastifyRequest, collection: string, result: ItemWriteResult, draft: boolean) {
+    const schema = await loadSiteSchema(context, request.siteId);
+    const collectionSchema = schema.collections.get(collection);
+    if (!collectionSchema) throw new AppError('NOT_FOUND', 404, `Collection "${collection}" not found`);
+    const snapshot: ItemSnapshot = draft && result.draft ? draftSnapshot(result.snapshot, result.draft) : result.snapshot;
+    return shapeSnapshot(snapshot, collectionSchema, { locale: localeOf(request), defaultLanguage: schema.defaultLanguage, visibleFields: null });
+  }
+
+  api.get('/items/:collection', { config: readRoute, schema: { tags: ['items'], params: collectionParams } }, async (request) => {
+    const input = {
+      siteId: request.siteId,
+      collection: request.params.collection,
+      query: parseListQuery(request.query as Record<string, unknown>),
+      principal: request.principal,
+      locale: localeOf(request),
+      draft: draftOf(request),
+      requestId: request.id,
+    };
+    // Time travel (history module, docs/history.md): the same list over the items as they stood at asOf.
+    const { asOf } = request.query as Record<string, unknown>;
+    const result = asOf !== undefined ? await listItemsAsOf(context, input, parseAsOf(asOf)) : await listItems(context, input);
+    return result.meta ? { data: result.data, meta: result.meta } : { data: result.data };
+  });
+
+  api.post(
+    '/items/:collection',
+    {
+      config: writeRoute,
+      schema: {
+        tags: ['items'],
+        params: collectionParams,
+        body: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown()).min(1).max(MAX_BULK_ITEMS)]),
+      },
+    },
+    async (request, reply) => {
+      const bulk = Array.isArray(request.body);
+      const results = await createItemsWithVersions(context, {
+        siteId: request.siteId,
+        collection: request.params.collection,
+        items: (bulk ? request.body : [request.body]) as Record<string, unknown>[],
+        metadata: metadataOf(request),
+        locale: localeOf(request),
+        bulk,
+      });
+      const items = await Promise.all(results.map((result) => shapeWritten(request, request.params.collection, result, false)));
+      if (bulk) return reply.status(201).send({ data: items });
+      return sendWithETag(reply, 201, results[0]!.version, items[0]);
+    },
+  );
+
+  api.get('/items/:collection/:id', { config: readRoute, schema: { tags: ['items'], params: itemParams } }, async (request, reply) => {
+    checkItemId(request.params.id);
+    const query = parseListQuery(request.query as Record<string, unknown>);
+    const input = {
+      siteId: request.siteId,
+      collection: request.params.collection,
+      id: request.params.id,
+      query: { fields: query.fields, deep: query.deep },
+      principal: request.principal,
+      locale: localeOf(request),
+      draft: draftOf(request),
+      requestId: request.id,
+    };
+    // Time travel (history module, docs/history.md): the item as it stood at asOf.
+    const { asOf } = request.query as Record<string, unknown>;
+    const { item, version } = asOf !== undefined ? await getItemAsOf(context, input, parseAsOf(asOf)) : await getItem(context, input);
+    return sendWithETag(reply, 200, version, item);
+  });
+
+  for (const method of ['patch', 'put'] as const) {
+    api[method](
+      '/items/:collection/:id',
+      { config: writeRoute, schema: { tags: ['items'], params: itemParams, body: z.record(z.string(), z.unknown()) } },
+      async (request, reply) => {
+        checkItemId(request.params.id);
+        const expectedVersion = expectedVersionOf(request);
+        const draft = draftOf(request);
+        const result = await changeItem(context, {
+          siteId: request.siteId,
+          collection: request.params.collection,
+          itemId: request.params.id,
+          changes: request.body,
+          mode: method === 'patch' ? 'patch' : 'replace',
+          metadata: metadataOf(request),
+          draft,
+          locale: localeOf(request),
+          ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+        });
+        return sendWithETag(reply, 200, result.version, await shapeWritten(request, request.params.collection, result, draft));
+      },
+    );
+  }
+
+  api.delete('/items/:collection/:id', { config: writeRoute, schema: { tags: ['items'], params: itemParams } }, async (request, reply) => {
+    checkItemId(request.params.id);
+    const expectedVersion = expectedVersionOf(request);
+    await deleteItem(context, {
+      siteId: request.siteId,
+      collection: request.params.collection,
+      itemId: request.params.id,
+      metadata: metadataOf(request),
+      ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+    });
+    return reply.status(204).send();
+  });
+
+  api.get('/items/:collection/:id/dependents', { config: readRoute, schema: { tags: ['items'], params: itemParams } }, async (request) => {
+    checkItemId(request.params.id);
+    return { data: await getDependents(context, request.siteId, request.params.collection, request.params.id) };
+  });
+
+  api.post(
+    '/items/:collection/:id/resolve-dependents',
+    {
+      config: writeRoute,
+      schema: {
+        tags: ['items'],
+        params: itemParams,
+        body: z
+          .object({
+            action: z.enum(['set_null', 'delete', 'reassign']),
+            relation: z.string().min(1).max(64),
+            newTargetId: z.string().min(1).max(128).optional(),
+            hard: z.boolean().optional(),
+          })
+          .strict(),
+      },
+    },
+    async (request) => {
+      checkItemId(request.params.id);
+      const { action, relation, newTargetId, hard } = request.body;
+      return {
+        data: await resolveDependents(context, {
+          siteId: request.siteId,
+          collection: request.params.collection,
+          itemId: request.params.id,
+          action,
+          relation,
+          metadata: metadataOf(request),
+          ...(newTargetId !== undefined ? { newTargetId } : {}),
+          ...(hard !== undefined ? { hard } : {}),
+        }),
+      };
+    },
+  );
+}
+
+/** The draft read as an item: the item's structural keys with the draft's status, sort and content. */
+function draftSnapshot(snapshot: ItemSnapshot, draft: ItemBody): ItemSnapshot {
+  return {
+    id: snapshot.id,
+    createdAt: snapshot.createdAt,
+    updatedAt: snapshot.updatedAt,
+    userCreated: snapshot.userCreated,
+    userUpdated: snapshot.userUpdated,
+    deletedAt: snapshot.deletedAt,
+    ...draft,
+    status: (draft.status as string | null) ?? null,
+    sort: (draft.sort as number | null) ?? null,
+  };
+}

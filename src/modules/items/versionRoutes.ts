@@ -1,0 +1,130 @@
+// Named versions (drafts) of an item: list, create, read, edit, delete, compare with main, promote.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { sameValue } from '../../../domain/content/versions/versionDecider.ts';
+import { actorOf } from '../../auth/principal.ts';
+import type { ServerDeps } from '../../server/app.ts';
+import { loadCollectionSchema, loadSiteSchema } from '../schema/schemaCache.ts';
+import type { CollectionSchema } from '../schema/siteSchema.ts';
+import { maskStored, presentItemRow, readOptionsFor } from './historyItemRows.ts';
+import { createVersion, deleteVersion, promoteVersion, updateVersion } from './historyHandlers.ts';
+import { historyReadRoute, historyWriteRoute, itemParams, versionKey, versionParams } from './historyParams.ts';
+import { listVersions, requireLiveItem, requireVersion, type ItemVersion } from './historyQueries.ts';
+import { shapeSnapshot } from './itemRecords.ts';
+
+const versionName = z.string().trim().min(1).max(200);
+
+export async function versionRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const optionsOf = async (siteId: string) => readOptionsFor((await loadSiteSchema(context, siteId)).defaultLanguage);
+  /** A version as the API shows it: hash fields of its data masked. */
+  const present = async (siteId: string, collection: CollectionSchema, version: ItemVersion) => ({
+    ...version,
+    data: maskStored(collection, version.data, await optionsOf(siteId)),
+  });
+  const metadataOf = (request: { principal: Parameters<typeof actorOf>[0]; id: string }) => ({
+    actor: actorOf(request.principal),
+    requestId: request.id,
+  });
+
+  api.get('/items/:collection/:id/versions', { config: historyReadRoute, schema: { tags: ['items'], params: itemParams } }, async (request) => {
+    const { collection: name, id } = request.params;
+    const collection = await loadCollectionSchema(context, request.siteId, name);
+    const key = { siteId: request.siteId, collection: name, itemId: id };
+    const versions = await context.database.withSite(request.siteId, async (tx) => {
+      await requireLiveItem(tx, request.siteId, name, id);
+      return listVersions(tx, key);
+    });
+    const data = await Promise.all(versions.map((version) => present(request.siteId, collection, version)));
+    return { data, meta: { total: data.length } };
+  });
+
+  api.post(
+    '/items/:collection/:id/versions',
+    {
+      config: historyWriteRoute,
+      schema: { tags: ['items'], params: itemParams, body: z.object({ key: versionKey, name: versionName }) },
+    },
+    async (request, reply) => {
+      const { collection, id } = request.params;
+      const key = { siteId: request.siteId, collection, itemId: id };
+      await createVersion(context, key, request.body, metadataOf(request));
+      const version = await context.database.withSite(request.siteId, (tx) => requireVersion(tx, key, request.body.key));
+      const schema = await loadCollectionSchema(context, request.siteId, collection);
+      return reply.status(201).send({ data: await present(request.siteId, schema, version) });
+    },
+  );
+
+  api.get('/items/:collection/:id/versions/:key', { config: historyReadRoute, schema: { tags: ['items'], params: versionParams } }, async (request) => {
+    const { collection: name, id, key: versionKeyParam } = request.params;
+    const collection = await loadCollectionSchema(context, request.siteId, name);
+    const key = { siteId: request.siteId, collection: name, itemId: id };
+    const version = await context.database.withSite(request.siteId, (tx) => requireVersion(tx, key, versionKeyParam));
+    return { data: await present(request.siteId, collection, version) };
+  });
+
+  api.patch(
+    '/items/:collection/:id/versions/:key',
+    {
+      config: historyWriteRoute,
+      schema: {
+        tags: ['items'],
+        params: versionParams,
+        body: z
+          .object({ name: versionName.optional(), data: z.record(z.string(), z.unknown()).optional() })
+          .refine((body) => body.name !== undefined || body.data !== undefined, { message: 'Give data or name' }),
+      },
+    },
+    async (request) => {
+      const { collection, id, key: versionKeyParam } = request.params;
+      const key = { siteId: request.siteId, collection, itemId: id };
+      await updateVersion(context, key, versionKeyParam, request.body, metadataOf(request));
+      const version = await context.database.withSite(request.siteId, (tx) => requireVersion(tx, key, versionKeyParam));
+      return { data: await present(request.siteId, await loadCollectionSchema(context, request.siteId, collection), version) };
+    },
+  );
+
+  api.delete('/items/:collection/:id/versions/:key', { config: historyWriteRoute, schema: { tags: ['items'], params: versionParams } }, async (request, reply) => {
+    const { collection, id, key: versionKeyParam } = request.params;
+    await deleteVersion(context, { siteId: request.siteId, collection, itemId: id }, versionKeyParam, metadataOf(request));
+    return reply.status(204).send();
+  });
+
+  api.get(
+    '/items/:collection/:id/versions/:key/compare',
+    { config: historyReadRoute, schema: { tags: ['items'], params: versionParams } },
+    async (request) => {
+      const { collection: name, id, key: versionKeyParam } = request.params;
+      const collection = await loadCollectionSchema(context, request.siteId, name);
+      const options = await optionsOf(request.siteId);
+      const key = { siteId: request.siteId, collection: name, itemId: id };
+      const { main, version } = await context.database.withSite(request.siteId, async (tx) => ({
+        version: await requireVersion(tx, key, versionKeyParam),
+        main: await requireLiveItem(tx, request.siteId, name, id),
+      }));
+      const changes: Record<string, unknown> = {};
+      for (const field of [...new Set([...Object.keys(version.data), ...Object.keys(main.data)])].sort()) {
+        if (!sameValue(version.data[field], main.data[field])) changes[field] = version.data[field] ?? null;
+      }
+      return {
+        data: {
+          main: presentItemRow(collection, main, options),
+          version: { ...maskStored(collection, version.data, options), id, key: version.key, name: version.name, mainChanged: version.mainChanged },
+          changes: maskStored(collection, changes, options),
+        },
+      };
+    },
+  );
+
+  api.post(
+    '/items/:collection/:id/versions/:key/promote',
+    { config: historyWriteRoute, schema: { tags: ['items'], params: versionParams } },
+    async (request) => {
+      const { collection, id, key: versionKeyParam } = request.params;
+      const promotion = await promoteVersion(context, { siteId: request.siteId, collection, itemId: id }, versionKeyParam, metadataOf(request));
+      const data = shapeSnapshot(promotion.snapshot, promotion.collection, await optionsOf(request.siteId));
+      return { data, meta: { mainDiverged: promotion.mainDiverged, revisionId: promotion.revisionId } };
+    },
+  );
+}

@@ -1,0 +1,66 @@
+// Realtime over HTTP: tickets (studio and end user) and the WebSocket at /realtime?ticket=.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AppError, errors } from '../../../domain/shared/appError.ts';
+import type { UserPrincipal } from '../../auth/principal.ts';
+import type { ServerDeps } from '../../server/app.ts';
+import { newConnectionId } from './realtimeHub.ts';
+import { startRealtimeService } from './realtimeService.ts';
+import { issueTicket, redeemTicket, type RealtimeTicket, type TicketKind } from './tickets.ts';
+
+interface Admission {
+  ticket: RealtimeTicket;
+  connectionId: string;
+}
+
+export async function realtimeRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const realtime = await startRealtimeService(context);
+  const admissions = new WeakMap<FastifyRequest, Admission>();
+
+  function userOf(request: FastifyRequest): UserPrincipal {
+    if (request.principal.kind !== 'user') throw errors.forbidden('Realtime tickets are for signed-in users');
+    return request.principal;
+  }
+
+  async function ticketFor(request: FastifyRequest, kind: TicketKind) {
+    const principal = userOf(request);
+    if (kind === 'studio' && principal.realm === 'frontend') throw errors.forbidden('Frontend tokens get audience tickets, not studio tickets');
+    const issued = await issueTicket(context, request.siteId, principal, kind, new Date());
+    return { data: { ticket: issued.ticket, expiresAt: issued.expiresAt.toISOString(), collections: issued.collections } };
+  }
+
+  const ticketRoute = { config: { site: 'required' as const, access: 'bearer' as const }, schema: { tags: ['realtime'] } };
+  api.post('/realtime/ticket', ticketRoute, async (request) => ticketFor(request, 'studio'));
+  api.post('/realtime/audience-ticket', ticketRoute, async (request) => ticketFor(request, 'audience'));
+
+  api.get(
+    '/realtime',
+    {
+      websocket: true,
+      config: { site: 'none', access: 'public' },
+      schema: { querystring: z.object({ ticket: z.string().min(1).max(200) }) },
+      // Before the upgrade: a refused ticket or a full site is an HTTP answer, not an opened socket.
+      preHandler: async (request) => {
+        if (!request.ws) throw new AppError('VALIDATION_FAILED', 400, 'This endpoint speaks WebSocket only', { path: ['headers', 'upgrade'] });
+        const ticket = await redeemTicket(context, request.query.ticket, new Date());
+        const connectionId = newConnectionId();
+        if (!(await realtime.limiter.acquire(ticket.siteId, connectionId))) {
+          throw new AppError('RATE_LIMITED', 429, `This site has its maximum of ${context.config.SVC_REALTIME_MAX_CONNECTIONS_PER_SITE} realtime connections`, {
+            headers: { 'retry-after': '5' },
+          });
+        }
+        // The slot is freed when the connection goes, however it goes (even a failed upgrade).
+        request.raw.socket.once('close', () => {
+          realtime.limiter.release(ticket.siteId, connectionId).catch(() => undefined);
+        });
+        admissions.set(request, { ticket, connectionId });
+      },
+    },
+    (socket, request) => {
+      const admission = admissions.get(request)!;
+      realtime.hub.attach(socket, admission.ticket, admission.connectionId);
+    },
+  );
+}

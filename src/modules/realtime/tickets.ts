@@ -1,0 +1,67 @@
+// Realtime tickets: one minute, single use, stored only as a hash. The ticket text starts with its
+// site ("<site>.<random>") because a browser's WebSocket cannot send the X-Svc-Site header; using it
+// is one UPDATE ... WHERE used_at IS NULL, so two connections can never share it.
+// Tickets are credentials, not business history: they live in their own table, not in the log.
+import { AppError } from '../../../domain/shared/appError.ts';
+import { SITE_ID_PATTERN } from '../../../domain/sites/site.ts';
+import { randomToken, tokenHash } from '../../../infra/crypto/secrets.ts';
+import { sql } from '../../../infra/postgres/sql.ts';
+import type { UserPrincipal } from '../../auth/principal.ts';
+import type { AppContext } from '../../runtime/context.ts';
+
+export const TICKET_LIFETIME_MS = 60_000;
+
+export type TicketKind = 'studio' | 'audience';
+
+export interface RealtimeTicket {
+  siteId: string;
+  kind: TicketKind;
+  userId: string | null;
+  /** Collections whose item signals the holder may subscribe to; ['*'] = every collection. */
+  collections: string[];
+}
+
+/**
+ * The collections a principal may read, embedded in its ticket. Administrators read every
+ * collection of the site, present and future ('*'). Role permissions are not built yet, so other
+ * principals get none (they still receive the site's notifications).
+ */
+export function readableCollections(principal: UserPrincipal): string[] {
+  return principal.admin ? ['*'] : [];
+}
+
+export async function issueTicket(
+  context: Pick<AppContext, 'database'>,
+  siteId: string,
+  principal: UserPrincipal,
+  kind: TicketKind,
+  now: Date,
+): Promise<{ ticket: string; expiresAt: Date; collections: string[] }> {
+  const ticket = `${siteId}.${randomToken(32)}`;
+  const expiresAt = new Date(now.getTime() + TICKET_LIFETIME_MS);
+  const collections = readableCollections(principal);
+  await context.database.withSite(siteId, (tx) =>
+    tx.query(sql`
+      INSERT INTO realtime_tickets (site_id, ticket_hash, kind, user_id, collections, created_at, expires_at)
+      VALUES (${siteId}, ${tokenHash(ticket)}, ${kind}, ${principal.userId}, ${JSON.stringify(collections)}::jsonb, ${now}, ${expiresAt})`),
+  );
+  return { ticket, expiresAt, collections };
+}
+
+function invalidTicket(): AppError {
+  return new AppError('UNAUTHENTICATED', 401, 'The realtime ticket is unknown, expired or already used', { path: ['query', 'ticket'] });
+}
+
+/** Uses a ticket up; throws 401 when it is unknown, expired or used. */
+export async function redeemTicket(context: Pick<AppContext, 'database'>, ticket: string, now: Date): Promise<RealtimeTicket> {
+  const siteId = ticket.slice(0, Math.max(0, ticket.indexOf('.')));
+  if (!SITE_ID_PATTERN.test(siteId)) throw invalidTicket();
+  const [row] = await context.database.withSite(siteId, (tx) =>
+    tx.query<{ kind: TicketKind; user_id: string | null; collections: string[] }>(sql`
+      UPDATE realtime_tickets SET used_at = ${now}
+       WHERE site_id = ${siteId} AND ticket_hash = ${tokenHash(ticket)} AND used_at IS NULL AND expires_at > ${now}
+      RETURNING kind, user_id, collections`),
+  );
+  if (!row) throw invalidTicket();
+  return { siteId, kind: row.kind, userId: row.user_id, collections: row.collections };
+}

@@ -1,0 +1,73 @@
+// /roles (site admin): role CRUD. Listing also creates the site's public role on first need, so
+// that administrators can attach policies to it (what requests without credentials may do).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errors } from '../../../domain/shared/appError.ts';
+import type { EventMetadata } from '../../../domain/shared/events.ts';
+import { actorOf } from '../../auth/principal.ts';
+import { inSiteTransaction } from '../../runtime/commandBus.ts';
+import type { ServerDeps } from '../../server/app.ts';
+import { uuidOr404 } from '../users/routes.ts';
+import { createRole, deleteRole, ensurePublicRole, updateRole } from './handlers.ts';
+import { findRole, listRoles } from './queries.ts';
+
+export const roleSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  admin: z.boolean(),
+  parentId: z.string().nullable(),
+  systemKey: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+const roleFields = z.object({
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(2000).nullable(),
+  admin: z.boolean(),
+  parentId: z.uuid().nullable(),
+});
+const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
+const idParams = z.object({ id: z.string() });
+
+export async function rolesRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const metadataOf = (request: FastifyRequest): EventMetadata => ({ actor: actorOf(request.principal), requestId: request.id });
+
+  api.get('/roles', { config: siteAdmin, schema: { tags: ['roles'], response: { 200: z.object({ data: z.array(roleSchema), meta: z.object({ total: z.number() }) }) } } }, async (request) => {
+    const roles = await inSiteTransaction(context, request.siteId, async (tx) => {
+      await ensurePublicRole(tx, context.projections, request.siteId, metadataOf(request));
+      return listRoles(tx, request.siteId);
+    });
+    return { data: roles, meta: { total: roles.length } };
+  });
+
+  api.post(
+    '/roles',
+    { config: siteAdmin, schema: { tags: ['roles'], body: roleFields.partial({ description: true, admin: true, parentId: true }).strict(), response: { 201: z.object({ data: roleSchema }) } } },
+    async (request, reply) => reply.status(201).send({ data: await createRole(context, request.siteId, request.body, metadataOf(request)) }),
+  );
+
+  api.get('/roles/:id', { config: siteAdmin, schema: { tags: ['roles'], params: idParams, response: { 200: z.object({ data: roleSchema }) } } }, async (request) => {
+    const id = uuidOr404(request.params.id, 'Role');
+    const role = await context.database.withSite(request.siteId, (tx) => findRole(tx, request.siteId, id));
+    if (!role) throw errors.notFound('Role not found');
+    return { data: role };
+  });
+
+  api.patch(
+    '/roles/:id',
+    { config: siteAdmin, schema: { tags: ['roles'], params: idParams, body: roleFields.partial().strict(), response: { 200: z.object({ data: roleSchema }) } } },
+    async (request) => {
+      const id = uuidOr404(request.params.id, 'Role');
+      return { data: await updateRole(context, request.siteId, id, request.body, metadataOf(request)) };
+    },
+  );
+
+  api.delete('/roles/:id', { config: siteAdmin, schema: { tags: ['roles'], params: idParams } }, async (request, reply) => {
+    const id = uuidOr404(request.params.id, 'Role');
+    await deleteRole(context, request.siteId, id, metadataOf(request));
+    return reply.status(204).send();
+  });
+}

@@ -1,0 +1,340 @@
+// Schema commands: collections, fields and relations, and applying a whole collection schema. Each
+// runs in one site transaction (rules that span aggregates read the schema read models in it), and
+// drops this instance's cached schema of the site; other instances hear the svc_schema NOTIFY.
+import { randomUUID } from 'node:crypto';
+import {
+  collectionDecider,
+  diffCollectionSchema,
+  type CollectionSchemaDiff,
+  type CollectionState,
+} from '../../../domain/content/collectionDecider.ts';
+import { checkRelationAgainstSchema, patchRelation, relationDecider, type SchemaView } from '../../../domain/content/relationDecider.ts';
+import { diffRelations, resolveBundleRelations, type RelationDiff } from '../../../domain/content/schemaDiff.ts';
+import {
+  patchContentField,
+  toCollectionMeta,
+  toContentField,
+  toRelationDefinition,
+  type CollectionCreateInput,
+  type CollectionMetaInput,
+  type CollectionSchemaInput,
+  type FieldInput,
+  type FieldPatchInput,
+  type RelationInput,
+  type RelationPatchInput,
+} from '../../../domain/content/schemaInput.ts';
+import { aliasFieldsOf, REFERENCE_FIELD_TYPES, storedFieldsOf, type RelationDefinition } from '../../../domain/content/schemaModel.ts';
+import { AppError } from '../../../domain/shared/appError.ts';
+import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
+import type { Queryable } from '../../../infra/postgres/database.ts';
+import { sql } from '../../../infra/postgres/sql.ts';
+import { handleCommandIn, inSiteTransaction } from '../../runtime/commandBus.ts';
+import type { AppContext } from '../../runtime/context.ts';
+import { getCollection, getField, getRelation, type CollectionView, type FieldView, type RelationView } from './queries.ts';
+import { invalidateSiteSchema } from './schemaCache.ts';
+import { readSiteSchema, type SiteSchema } from './siteSchema.ts';
+
+export function collectionStreamId(siteId: string, collection: string): string {
+  return streamId(siteId, 'collection', collection);
+}
+
+export function relationStreamId(siteId: string, relationId: string): string {
+  return streamId(siteId, 'relation', relationId);
+}
+
+/** One site transaction (retried on a concurrent change), then this instance forgets the site's schema. */
+async function schemaTransaction<T>(context: AppContext, siteId: string, work: (tx: Queryable) => Promise<T>): Promise<T> {
+  try {
+    return await inSiteTransaction(context, siteId, work);
+  } finally {
+    invalidateSiteSchema(context, siteId);
+  }
+}
+
+function schemaViewOf(schema: SiteSchema): SchemaView {
+  return { fieldsOf: (collection) => schema.collections.get(collection)?.fields, relations: schema.relations };
+}
+
+async function runCollectionCommand(
+  context: AppContext,
+  tx: Queryable,
+  siteId: string,
+  collection: string,
+  command: Parameters<typeof collectionDecider.decide>[0],
+  metadata: EventMetadata,
+) {
+  return handleCommandIn(tx, context.projections, {
+    siteId,
+    streamId: collectionStreamId(siteId, collection),
+    decider: collectionDecider,
+    command,
+    metadata,
+  });
+}
+
+async function runRelationCommand(
+  context: AppContext,
+  tx: Queryable,
+  siteId: string,
+  relationId: string,
+  command: Parameters<typeof relationDecider.decide>[0],
+  metadata: EventMetadata,
+) {
+  return handleCommandIn(tx, context.projections, {
+    siteId,
+    streamId: relationStreamId(siteId, relationId),
+    decider: relationDecider,
+    command,
+    metadata,
+  });
+}
+
+export async function createCollection(context: AppContext, siteId: string, input: CollectionCreateInput, metadata: EventMetadata): Promise<CollectionView> {
+  return schemaTransaction(context, siteId, async (tx) => {
+    await runCollectionCommand(
+      context,
+      tx,
+      siteId,
+      input.name,
+      { type: 'createCollection', collection: input.name, meta: toCollectionMeta(input), fields: (input.fields ?? []).map(toContentField) },
+      metadata,
+    );
+    return getCollection(tx, siteId, input.name);
+  });
+}
+
+export async function updateCollection(
+  context: AppContext,
+  siteId: string,
+  name: string,
+  meta: CollectionMetaInput,
+  metadata: EventMetadata,
+): Promise<CollectionView> {
+  return schemaTransaction(context, siteId, async (tx) => {
+    await runCollectionCommand(context, tx, siteId, name, { type: 'updateCollection', collection: name, meta }, metadata);
+    return getCollection(tx, siteId, name);
+  });
+}
+
+/** Soft delete: the collection's relations go with it; its items and history stay in the log. */
+export async function deleteCollection(context: AppContext, siteId: string, name: string, metadata: EventMetadata): Promise<void> {
+  await schemaTransaction(context, siteId, async (tx) => {
+    const schema = await readSiteSchema(tx, siteId);
+    const collection = schema.collections.get(name);
+    if (!collection) throw new AppError('NOT_FOUND', 404, `Collection "${name}" not found`);
+    for (const relation of collection.relations) {
+      await runRelationCommand(context, tx, siteId, relation.id, { type: 'deleteRelation', relationId: relation.id }, metadata);
+    }
+    await runCollectionCommand(context, tx, siteId, name, { type: 'deleteCollection', collection: name }, metadata);
+  });
+}
+
+function relationUsing(schema: SiteSchema, collection: string, field: string): RelationDefinition | undefined {
+  return schema.relations.find((relation) =>
+    [...storedFieldsOf(relation), ...aliasFieldsOf(relation)].some((used) => used.collection === collection && used.field === field),
+  );
+}
+
+export async function addField(context: AppContext, siteId: string, collection: string, input: FieldInput, metadata: EventMetadata): Promise<FieldView> {
+  return schemaTransaction(context, siteId, async (tx) => {
+    const schema = await readSiteSchema(tx, siteId);
+    if (schema.collections.get(collection)?.aliasFields.has(input.field)) {
+      throw new AppError('CONFLICT', 409, `"${input.field}" is the alias of a relation on "${collection}"`, { path: ['body', 'field'] });
+    }
+    await runCollectionCommand(context, tx, siteId, collection, { type: 'addField', collection, field: toContentField(input) }, metadata);
+    return getField(tx, siteId, collection, input.field);
+  });
+}
+
+/** True when a live item of the collection has a non-null value in the field. */
+async function fieldHasValues(tx: Queryable, siteId: string, collection: string, field: string): Promise<boolean> {
+  const rows = await tx.query(sql`
+    SELECT 1 FROM items WHERE site_id = ${siteId} AND collection = ${collection} AND deleted_at IS NULL
+       AND data ? ${field} AND data -> ${field} <> 'null'::jsonb LIMIT 1`);
+  return rows.length > 0;
+}
+
+export async function updateField(
+  context: AppContext,
+  siteId: string,
+  collection: string,
+  field: string,
+  patch: FieldPatchInput,
+  metadata: EventMetadata,
+): Promise<FieldView> {
+  return schemaTransaction(context, siteId, async (tx) => {
+    const schema = await readSiteSchema(tx, siteId);
+    const current = schema.collections.get(collection)?.fields.get(field);
+    if (current) {
+      const next = patchContentField(current, patch);
+      const relation = relationUsing(schema, collection, field);
+      if (relation && storedFieldsOf(relation).some((stored) => stored.collection === collection && stored.field === field)) {
+        if (!REFERENCE_FIELD_TYPES.has(next.type) || next.options.translatable === true) {
+          throw new AppError('VALIDATION_FAILED', 400, `"${field}" holds ids for relation "${relation.id}": it must stay a uuid or string field`, {
+            path: ['body', 'type'],
+          });
+        }
+      }
+      const reshaped = next.type !== current.type || (next.options.translatable === true) !== (current.options.translatable === true);
+      if (reshaped && (await fieldHasValues(tx, siteId, collection, field))) {
+        throw new AppError('CONFLICT', 409, `Items of "${collection}" have values in "${field}"; its type or translatable option cannot change`, {
+          path: ['body', next.type !== current.type ? 'type' : 'options'],
+        });
+      }
+    }
+    await runCollectionCommand(context, tx, siteId, collection, { type: 'updateField', collection, field, patch }, metadata);
+    return getField(tx, siteId, collection, field);
+  });
+}
+
+export async function removeField(context: AppContext, siteId: string, collection: string, field: string, metadata: EventMetadata): Promise<void> {
+  await schemaTransaction(context, siteId, async (tx) => {
+    const schema = await readSiteSchema(tx, siteId);
+    const relation = relationUsing(schema, collection, field);
+    if (relation) throw new AppError('CONFLICT', 409, `Field "${field}" is used by relation "${relation.id}"; delete the relation first`);
+    await runCollectionCommand(context, tx, siteId, collection, { type: 'removeField', collection, field }, metadata);
+  });
+}
+
+export async function createRelation(context: AppContext, siteId: string, input: RelationInput, metadata: EventMetadata): Promise<RelationView> {
+  const relation = toRelationDefinition(input, input.id ?? randomUUID());
+  return schemaTransaction(context, siteId, async (tx) => {
+    checkRelationAgainstSchema(relation, schemaViewOf(await readSiteSchema(tx, siteId)));
+    await runRelationCommand(context, tx, siteId, relation.id, { type: 'createRelation', relation }, metadata);
+    return getRelation(tx, siteId, relation.id);
+  });
+}
+
+export async function updateRelation(
+  context: AppContext,
+  siteId: string,
+  relationId: string,
+  patch: RelationPatchInput,
+  metadata: EventMetadata,
+): Promise<RelationView> {
+  return schemaTransaction(context, siteId, async (tx) => {
+    const current = await getRelation(tx, siteId, relationId);
+    const { createdAt: _created, updatedAt: _updated, ...definition } = current;
+    checkRelationAgainstSchema(patchRelation(definition, patch), schemaViewOf(await readSiteSchema(tx, siteId)));
+    await runRelationCommand(context, tx, siteId, relationId, { type: 'updateRelation', relationId, patch }, metadata);
+    return getRelation(tx, siteId, relationId);
+  });
+}
+
+export async function deleteRelation(context: AppContext, siteId: string, relationId: string, metadata: EventMetadata): Promise<void> {
+  await schemaTransaction(context, siteId, async (tx) => {
+    await runRelationCommand(context, tx, siteId, relationId, { type: 'deleteRelation', relationId }, metadata);
+  });
+}
+
+// ---------- whole-collection schemas ----------
+
+export interface CollectionDiffView extends CollectionSchemaDiff {
+  collection: string;
+  relations: RelationDiff;
+}
+
+export interface ApplyResult {
+  collection: string;
+  /** Events the apply appended (0: the schema was already exactly this). */
+  events: number;
+  diff: CollectionDiffView;
+}
+
+/** The state of a collection as the decider sees it, from the live site schema (absent when not live). */
+function collectionStateOf(schema: SiteSchema, name: string): CollectionState {
+  const collection = schema.collections.get(name);
+  if (!collection) return collectionDecider.initialState();
+  return { lifecycle: 'active', meta: collection.meta, fields: collection.fields };
+}
+
+function declaredOn(schema: SiteSchema, name: string): RelationDefinition[] {
+  return schema.relations.filter((relation) => relation.collection === name);
+}
+
+function bundleChecks(name: string, bundle: CollectionSchemaInput, path: (string | number)[]): void {
+  if (bundle.collection !== undefined && bundle.collection !== name) {
+    throw new AppError('VALIDATION_FAILED', 400, `The bundle is for "${bundle.collection}", not "${name}"`, { path: [...path, 'collection'] });
+  }
+  bundle.relations?.forEach((relation, index) => {
+    if (relation.collection !== name) {
+      throw new AppError('VALIDATION_FAILED', 400, `A bundle of "${name}" declares only relations of "${name}"`, {
+        path: [...path, 'relations', index, 'collection'],
+      });
+    }
+  });
+}
+
+function diffOf(schema: SiteSchema, name: string, bundle: CollectionSchemaInput, relations: RelationDefinition[]): CollectionDiffView {
+  const fields = bundle.fields.map(toContentField);
+  const diff = diffCollectionSchema(collectionStateOf(schema, name), { meta: bundle.meta ?? null, fields });
+  const relationDiff = diffRelations(declaredOn(schema, name), relations);
+  const relationsChanged = relationDiff.added.length + relationDiff.updated.length + relationDiff.removed.length > 0;
+  return { collection: name, ...diff, status: diff.status === 'unchanged' && relationsChanged ? 'update' : diff.status, relations: relationDiff };
+}
+
+/**
+ * Brings a collection to exactly the bundle: its meta (when given), its fields, and the relations
+ * declared on it. Diff-aware: only differences become events, so applying twice appends nothing.
+ */
+export async function applyCollectionSchema(
+  context: AppContext,
+  siteId: string,
+  name: string,
+  bundle: CollectionSchemaInput,
+  metadata: EventMetadata,
+): Promise<ApplyResult> {
+  bundleChecks(name, bundle, ['body']);
+  return schemaTransaction(context, siteId, async (tx) => {
+    const before = await readSiteSchema(tx, siteId);
+    const relations = resolveBundleRelations(bundle.relations ?? [], declaredOn(before, name), randomUUID);
+    const diff = diffOf(before, name, bundle, relations);
+    let events = 0;
+    for (const relationId of diff.relations.removed) {
+      events += (await runRelationCommand(context, tx, siteId, relationId, { type: 'deleteRelation', relationId }, metadata)).events.length;
+    }
+    const afterRemovals = await readSiteSchema(tx, siteId);
+    for (const field of diff.fields.removed) {
+      const relation = relationUsing(afterRemovals, name, field);
+      if (relation) throw new AppError('CONFLICT', 409, `Field "${field}" is used by relation "${relation.id}" of another collection`);
+    }
+    const applied = await runCollectionCommand(
+      context,
+      tx,
+      siteId,
+      name,
+      { type: 'applySchema', collection: name, meta: bundle.meta ?? null, fields: bundle.fields.map(toContentField) },
+      metadata,
+    );
+    events += applied.events.length;
+    for (const [index, relation] of relations.entries()) {
+      if (!diff.relations.added.includes(relation) && !diff.relations.updated.some((change) => change.id === relation.id)) continue;
+      try {
+        checkRelationAgainstSchema(relation, schemaViewOf(await readSiteSchema(tx, siteId)));
+      } catch (error) {
+        if (error instanceof AppError) throw new AppError(error.code, error.status, error.message, { path: ['body', 'relations', index, ...error.path.slice(1)] });
+        throw error;
+      }
+      events += (await runRelationCommand(context, tx, siteId, relation.id, { type: 'replaceRelation', relation }, metadata)).events.length;
+    }
+    return { collection: name, events, diff };
+  });
+}
+
+/** What applying each bundle would change, without changing anything. */
+export async function diffCollectionSchemas(
+  context: AppContext,
+  siteId: string,
+  bundles: readonly CollectionSchemaInput[],
+): Promise<CollectionDiffView[]> {
+  bundles.forEach((bundle, index) => {
+    if (!bundle.collection) throw new AppError('VALIDATION_FAILED', 400, 'Each bundle names its collection', { path: ['body', 'collections', index, 'collection'] });
+    bundleChecks(bundle.collection, bundle, ['body', 'collections', index]);
+  });
+  const schema = await context.database.withSite(siteId, (tx) => readSiteSchema(tx, siteId));
+  return bundles.map((bundle) => {
+    const name = bundle.collection!;
+    const relations = resolveBundleRelations(bundle.relations ?? [], declaredOn(schema, name), () => '(new)');
+    return diffOf(schema, name, bundle, relations);
+  });
+}

@@ -1,0 +1,79 @@
+// Full-text search over the search read model: accent-insensitive prefix matching of every query
+// word, ranked by ts_rank (title-like fields weigh more), never a soft-deleted item, an item of a
+// soft-deleted collection, or another site's item.
+import type { Queryable } from '../../../infra/postgres/database.ts';
+import { sql } from '../../../infra/postgres/sql.ts';
+import type { IndexedTexts } from '../../../projections/searchProjection.ts';
+import { presentItemRow, readOptionsFor, type StoredItemRow } from '../items/historyItemRows.ts';
+import type { SiteSchema } from '../schema/siteSchema.ts';
+import { highlight, queryWords } from './highlights.ts';
+
+export interface SearchHit {
+  collection: string;
+  id: string;
+  score: number;
+  /** field → snippet with the matches in <mark>. */
+  highlights: Record<string, string>;
+  item: Record<string, unknown>;
+}
+
+export interface SearchRequest {
+  q: string;
+  collection: string | null;
+  limit: number;
+  page: number;
+}
+
+const MAX_WORDS = 32;
+
+export async function searchItems(tx: Queryable, schema: SiteSchema, request: SearchRequest): Promise<{ hits: SearchHit[]; total: number }> {
+  const siteId = schema.siteId;
+  const words = queryWords(request.q).slice(0, MAX_WORDS);
+  if (words.length === 0) return { hits: [], total: 0 };
+  // Each word becomes a quoted, folded prefix lexeme: 'tieng':* & 'viet':*
+  const query = sql`to_tsquery('simple'::regconfig,
+      array_to_string(ARRAY(SELECT quote_literal(svc_fold_accents(word)) || ':*' FROM unnest(${words}::text[]) AS word), ' & '))`;
+  const matching = sql`
+    FROM search_documents d
+    JOIN items i ON i.site_id = d.site_id AND i.collection = d.collection AND i.id = d.id AND i.deleted_at IS NULL
+    JOIN collections c ON c.site_id = d.site_id AND c.name = d.collection AND c.deleted_at IS NULL
+   WHERE d.site_id = ${siteId}
+     AND (${request.collection}::text IS NULL OR d.collection = ${request.collection}::text)
+     AND d.document @@ (SELECT query FROM q)`;
+  const offset = (request.page - 1) * request.limit;
+  const rows = await tx.query<StoredItemRow & { score: number; texts: IndexedTexts }>(sql`
+    WITH q AS (SELECT ${query} AS query)
+    SELECT i.*, d.texts, ts_rank(d.document, (SELECT query FROM q))::float8 AS score
+    ${matching}
+    ORDER BY score DESC, d.collection, d.id
+    LIMIT ${request.limit} OFFSET ${offset}`);
+  const [count] = await tx.query<{ total: number }>(sql`
+    WITH q AS (SELECT ${query} AS query)
+    SELECT count(*)::int AS total ${matching}`);
+  const options = readOptionsFor(schema.defaultLanguage);
+  const hits: SearchHit[] = [];
+  for (const row of rows) {
+    const collection = schema.collections.get(row.collection);
+    // The schema is this instance's cache: a collection it does not know yet is skipped, not guessed at.
+    if (!collection) continue;
+    hits.push({
+      collection: row.collection,
+      id: row.id,
+      score: row.score,
+      highlights: highlightsOf(row.texts, words, collection.hashFields),
+      item: presentItemRow(collection, row, options),
+    });
+  }
+  return { total: count?.total ?? 0, hits };
+}
+
+function highlightsOf(texts: IndexedTexts, words: readonly string[], hashFields: ReadonlySet<string>): Record<string, string> {
+  const highlights: Record<string, string> = {};
+  const fields = Object.keys(texts).sort((a, b) => (texts[a]!.weight === texts[b]!.weight ? a.localeCompare(b) : texts[a]!.weight === 'A' ? -1 : 1));
+  for (const field of fields) {
+    if (hashFields.has(field)) continue;
+    const snippet = highlight(texts[field]!.text, words);
+    if (snippet !== null) highlights[field] = snippet;
+  }
+  return highlights;
+}

@@ -1,0 +1,38 @@
+// GET /search: full-text search across a site's items, one collection or all of them.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { COLLECTION_NAME_PATTERN } from '../../../domain/content/schemaModel.ts';
+import { AppError } from '../../../domain/shared/appError.ts';
+import type { ServerDeps } from '../../server/app.ts';
+import { loadCollectionSchema, loadSiteSchema } from '../schema/schemaCache.ts';
+import { queryWords } from './highlights.ts';
+import { searchItems } from './queries.ts';
+
+const querystring = z.object({
+  q: z.string().trim().min(1, 'q must not be empty').max(500),
+  collection: z.string().regex(COLLECTION_NAME_PATTERN, 'not a collection name').optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  page: z.coerce.number().int().min(1).default(1),
+});
+
+export async function searchRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  api.get(
+    '/search',
+    { config: { site: 'required', access: 'bearer', rateLimit: 'itemsRead' }, schema: { tags: ['search'], querystring } },
+    async (request) => {
+      const { q, collection, limit, page } = request.query;
+      if (queryWords(q).length === 0) {
+        throw new AppError('VALIDATION_FAILED', 400, 'q has no word to search for', { path: ['query', 'q'] });
+      }
+      if (collection !== undefined) await loadCollectionSchema(context, request.siteId, collection);
+      const schema = await loadSiteSchema(context, request.siteId);
+      const result = await context.database.withSite(request.siteId, (tx) =>
+        searchItems(tx, schema, { q, collection: collection ?? null, limit, page }),
+      );
+      return { data: result.hits, meta: { total: result.total, page, limit } };
+    },
+  );
+}

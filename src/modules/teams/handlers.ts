@@ -1,0 +1,78 @@
+// Team commands: create, update (name, description, members), delete.
+import { randomUUID } from 'node:crypto';
+import { teamDecider, type TeamChanges } from '../../../domain/identity/team.ts';
+import { AppError, errors } from '../../../domain/shared/appError.ts';
+import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
+import type { Queryable } from '../../../infra/postgres/database.ts';
+import { handleCommandIn, inSiteTransaction } from '../../runtime/commandBus.ts';
+import type { AppContext } from '../../runtime/context.ts';
+import { isUniqueViolation } from '../auth/registration.ts';
+import { findTeam, teamNameTaken, unknownUsers, type TeamView } from './queries.ts';
+
+const nameTaken = () => new AppError('CONFLICT', 409, 'A team with this name already exists', { path: ['body', 'name'] });
+
+async function assertValid(tx: Queryable, siteId: string, teamId: string | null, changes: TeamChanges): Promise<void> {
+  if (changes.name !== undefined && (await teamNameTaken(tx, siteId, changes.name, teamId))) throw nameTaken();
+  const unknown = await unknownUsers(tx, siteId, changes.members ?? []);
+  if (unknown.length > 0) throw new AppError('VALIDATION_FAILED', 400, 'No user with this id', { path: ['body', 'members', unknown[0]!] });
+}
+
+async function uniqueName<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isUniqueViolation(error, 'teams_name')) throw nameTaken();
+    throw error;
+  }
+}
+
+export async function createTeam(
+  context: AppContext,
+  siteId: string,
+  input: { name: string; description?: string | null; members?: string[] },
+  metadata: EventMetadata,
+): Promise<TeamView> {
+  const teamId = randomUUID();
+  return uniqueName(() =>
+    inSiteTransaction(context, siteId, async (tx) => {
+      await assertValid(tx, siteId, null, input);
+      await handleCommandIn(tx, context.projections, {
+        siteId,
+        streamId: streamId(siteId, 'team', teamId),
+        decider: teamDecider,
+        command: { type: 'createTeam', teamId, ...input },
+        metadata,
+      });
+      return (await findTeam(tx, siteId, teamId))!;
+    }),
+  );
+}
+
+export async function updateTeam(context: AppContext, siteId: string, teamId: string, changes: TeamChanges, metadata: EventMetadata): Promise<TeamView> {
+  return uniqueName(() =>
+    inSiteTransaction(context, siteId, async (tx) => {
+      if (!(await findTeam(tx, siteId, teamId))) throw errors.notFound('Team not found');
+      await assertValid(tx, siteId, teamId, changes);
+      await handleCommandIn(tx, context.projections, {
+        siteId,
+        streamId: streamId(siteId, 'team', teamId),
+        decider: teamDecider,
+        command: { type: 'updateTeam', changes },
+        metadata,
+      });
+      return (await findTeam(tx, siteId, teamId))!;
+    }),
+  );
+}
+
+export async function deleteTeam(context: AppContext, siteId: string, teamId: string, metadata: EventMetadata): Promise<void> {
+  await inSiteTransaction(context, siteId, async (tx) => {
+    await handleCommandIn(tx, context.projections, {
+      siteId,
+      streamId: streamId(siteId, 'team', teamId),
+      decider: teamDecider,
+      command: { type: 'deleteTeam' },
+      metadata,
+    });
+  });
+}

@@ -1,0 +1,76 @@
+// /teams (site admin): team CRUD with members.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errors } from '../../../domain/shared/appError.ts';
+import { actorOf } from '../../auth/principal.ts';
+import type { ServerDeps } from '../../server/app.ts';
+import { uuidOr404 } from '../users/routes.ts';
+import { createTeam, deleteTeam, updateTeam } from './handlers.ts';
+import { findTeam, listTeams } from './queries.ts';
+
+const teamSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  members: z.array(z.string()),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+const teamFields = z.object({
+  name: z.string().trim().min(1).max(200),
+  description: z.string().max(2000).nullable(),
+  members: z.array(z.uuid()).max(10_000),
+});
+const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
+const idParams = z.object({ id: z.string() });
+
+export async function teamsRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const metadataOf = (request: FastifyRequest) => ({ actor: actorOf(request.principal), requestId: request.id });
+
+  api.get(
+    '/teams',
+    {
+      config: siteAdmin,
+      schema: {
+        tags: ['teams'],
+        querystring: z.object({ limit: z.coerce.number().int().min(1).max(200).default(25), page: z.coerce.number().int().min(1).default(1) }),
+      },
+    },
+    async (request) => {
+      const { limit, page } = request.query;
+      const result = await context.database.withSite(request.siteId, (tx) => listTeams(tx, request.siteId, request.query));
+      return { data: result.teams, meta: { total: result.total, page, pageSize: limit } };
+    },
+  );
+
+  api.post(
+    '/teams',
+    {
+      config: siteAdmin,
+      schema: { tags: ['teams'], body: teamFields.partial({ description: true, members: true }), response: { 201: z.object({ data: teamSchema }) } },
+    },
+    async (request, reply) => reply.status(201).send({ data: await createTeam(context, request.siteId, request.body, metadataOf(request)) }),
+  );
+
+  api.get('/teams/:id', { config: siteAdmin, schema: { tags: ['teams'], params: idParams } }, async (request) => {
+    const id = uuidOr404(request.params.id, 'Team');
+    const team = await context.database.withSite(request.siteId, (tx) => findTeam(tx, request.siteId, id));
+    if (!team) throw errors.notFound('Team not found');
+    return { data: team };
+  });
+
+  api.patch(
+    '/teams/:id',
+    { config: siteAdmin, schema: { tags: ['teams'], params: idParams, body: teamFields.partial().strict(), response: { 200: z.object({ data: teamSchema }) } } },
+    async (request) => ({
+      data: await updateTeam(context, request.siteId, uuidOr404(request.params.id, 'Team'), request.body, metadataOf(request)),
+    }),
+  );
+
+  api.delete('/teams/:id', { config: siteAdmin, schema: { tags: ['teams'], params: idParams } }, async (request, reply) => {
+    await deleteTeam(context, request.siteId, uuidOr404(request.params.id, 'Team'), metadataOf(request));
+    return reply.status(204).send();
+  });
+}

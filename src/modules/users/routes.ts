@@ -1,0 +1,185 @@
+// /users (site admin): list, create, read, update, soft delete, invite, impersonate, sessions; and
+// /sessions/:id for revoking any session of the site.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errors } from '../../../domain/shared/appError.ts';
+import { actorOf, isSiteUser, type UserPrincipal } from '../../auth/principal.ts';
+import type { ServerDeps } from '../../server/app.ts';
+import { revokeSession } from '../account/handlers.ts';
+import { listActiveSessions } from '../account/queries.ts';
+import { sessionSchema } from '../account/routes.ts';
+import { passwordSchema } from '../auth/registrationRoutes.ts';
+import { createUser, deleteUser, impersonate, inviteUser, updateUser } from './handlers.ts';
+import { findUser, listUsers } from './queries.ts';
+import { subscriberAccessRoutes } from './subscriberAccessRoutes.ts';
+
+export const userSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  firstName: z.string().nullable(),
+  lastName: z.string().nullable(),
+  avatar: z.string().nullable(),
+  roleId: z.string().nullable(),
+  status: z.string(),
+  emailVerified: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
+const idParams = z.object({ id: z.string() });
+const nameSchema = z.string().max(200).nullable();
+
+/** A path id that is not a UUID names nothing: 404, like an unknown one. */
+export function uuidOr404(id: string, what: string): string {
+  if (!z.uuid().safeParse(id).success) throw errors.notFound(`${what} not found`);
+  return id;
+}
+
+function administrator(request: FastifyRequest): UserPrincipal {
+  if (request.principal.kind !== 'user') throw errors.forbidden();
+  return request.principal;
+}
+
+export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { context } = deps;
+  const metadataOf = (request: FastifyRequest) => ({ actor: actorOf(request.principal), requestId: request.id });
+  await subscriberAccessRoutes(app, deps);
+
+  api.get(
+    '/users',
+    {
+      config: siteAdmin,
+      schema: {
+        tags: ['users'],
+        querystring: z.object({
+          limit: z.coerce.number().int().min(1).max(200).default(25),
+          page: z.coerce.number().int().min(1).default(1),
+          status: z.enum(['active', 'invited', 'unverified', 'suspended']).optional(),
+          roleId: z.uuid().optional(),
+          search: z.string().min(1).max(200).optional(),
+        }),
+      },
+    },
+    async (request) => {
+      const { limit, page } = request.query;
+      const result = await context.database.withSite(request.siteId, (tx) => listUsers(tx, request.siteId, request.query));
+      return { data: result.users, meta: { total: result.total, page, pageSize: limit } };
+    },
+  );
+
+  api.post(
+    '/users',
+    {
+      config: siteAdmin,
+      schema: {
+        tags: ['users'],
+        body: z.object({
+          email: z.email().max(320),
+          password: passwordSchema,
+          roleId: z.uuid().nullish(),
+          firstName: nameSchema.optional(),
+          lastName: nameSchema.optional(),
+        }),
+        response: { 201: z.object({ data: userSchema }) },
+      },
+    },
+    async (request, reply) => {
+      const user = await createUser(context, request.siteId, request.body, metadataOf(request));
+      return reply.status(201).send({ data: user });
+    },
+  );
+
+  api.post(
+    '/users/invite',
+    {
+      config: siteAdmin,
+      schema: {
+        tags: ['users'],
+        body: z.object({ email: z.email().max(320), roleId: z.uuid().nullish(), firstName: nameSchema.optional(), lastName: nameSchema.optional() }),
+      },
+    },
+    async (request, reply) => {
+      const { user, created } = await inviteUser(context, request.siteId, request.body, metadataOf(request));
+      return reply.status(created ? 201 : 200).send({ data: user });
+    },
+  );
+
+  api.get('/users/:id', { config: siteAdmin, schema: { tags: ['users'], params: idParams } }, async (request) => {
+    const id = uuidOr404(request.params.id, 'User');
+    const user = await context.database.withSite(request.siteId, (tx) => findUser(tx, request.siteId, id));
+    if (!user) throw errors.notFound('User not found');
+    return { data: user };
+  });
+
+  api.patch(
+    '/users/:id',
+    {
+      config: siteAdmin,
+      schema: {
+        tags: ['users'],
+        params: idParams,
+        body: z
+          .object({
+            email: z.email().max(320),
+            password: passwordSchema,
+            roleId: z.uuid().nullable(),
+            firstName: nameSchema,
+            lastName: nameSchema,
+            avatar: z.string().max(2048).nullable(),
+            status: z.enum(['active', 'suspended']),
+          })
+          .partial()
+          .strict(),
+      },
+    },
+    async (request) => {
+      const id = uuidOr404(request.params.id, 'User');
+      return { data: await updateUser(context, request.siteId, id, request.body, administrator(request), metadataOf(request)) };
+    },
+  );
+
+  api.delete('/users/:id', { config: siteAdmin, schema: { tags: ['users'], params: idParams } }, async (request, reply) => {
+    const id = uuidOr404(request.params.id, 'User');
+    await deleteUser(context, request.siteId, id, administrator(request), metadataOf(request));
+    return reply.status(204).send();
+  });
+
+  api.post('/users/:id/impersonate', { config: siteAdmin, schema: { tags: ['users'], params: idParams } }, async (request) => {
+    const id = uuidOr404(request.params.id, 'User');
+    const principal = request.principal;
+    if (!isSiteUser(principal)) throw errors.forbidden('Impersonation needs an administrator signed in as themselves');
+    const result = await impersonate(
+      context,
+      deps.tokens,
+      request.siteId,
+      id,
+      principal,
+      { ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
+      metadataOf(request),
+    );
+    return { data: { token: result.token, expires: result.expires, sessionId: result.sessionId, user: result.user, impersonatorId: principal.userId } };
+  });
+
+  api.get(
+    '/users/:id/sessions',
+    { config: siteAdmin, schema: { tags: ['users'], params: idParams, response: { 200: z.object({ data: z.array(sessionSchema) }) } } },
+    async (request) => {
+      const id = uuidOr404(request.params.id, 'User');
+      const sessions = await context.database.withSite(request.siteId, async (tx) => {
+        if (!(await findUser(tx, request.siteId, id))) throw errors.notFound('User not found');
+        const current = request.principal.kind === 'user' ? request.principal.sessionId : null;
+        return listActiveSessions(tx, request.siteId, id, current);
+      });
+      return { data: sessions };
+    },
+  );
+
+  api.delete('/sessions/:id', { config: siteAdmin, schema: { tags: ['users'], params: idParams } }, async (request, reply) => {
+    const id = uuidOr404(request.params.id, 'Session');
+    await revokeSession(context, request.siteId, id, null, metadataOf(request));
+    return reply.status(204).send();
+  });
+}

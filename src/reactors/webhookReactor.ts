@@ -1,0 +1,291 @@
+// The webhook reactor: delivers change-feed entries to webhook subscriptions, one subscription at a
+// time in feed order, through the job queue (one job per subscription key). Each POST is signed;
+// every attempt is recorded; the subscription's delivered cursor advances in the same transaction
+// that records the successful attempt, so a restart never re-sends an acknowledged delivery (the
+// one in flight during a crash is sent again with the same X-Svc-Delivery id).
+// Failing subscriptions back off exponentially with jitter and die after SVC_WEBHOOK_MAX_ATTEMPTS
+// consecutive failures; one whose next entry was pruned by retention goes stale.
+import { createHash } from 'node:crypto';
+import { isExhausted, retryDelayMs, type RetryPolicy } from '../../domain/changeFeed/retryPolicy.ts';
+import { subscriptionDecider, type SubscriptionCommand } from '../../domain/changeFeed/subscription.ts';
+import { streamId } from '../../domain/shared/events.ts';
+import { OutboundRequestError, type OutboundHttp } from '../../infra/http/outboundHttp.ts';
+import type { Queryable } from '../../infra/postgres/database.ts';
+import { sql } from '../../infra/postgres/sql.ts';
+import type { JobOutcome, JobQueue } from '../../infra/queue/jobQueue.ts';
+import { feedFilterSql, toEnvelope, type FeedRow } from '../modules/cdc/feedEnvelope.ts';
+import { readFeedHead } from '../modules/cdc/feedQueries.ts';
+import type { FeedWatcher } from '../modules/cdc/feedWatcher.ts';
+import type { SubscriptionRow } from '../modules/cdc/subscriptionQueries.ts';
+import type { SecretBox } from '../modules/cdc/webhookSecrets.ts';
+import { handleCommand } from '../runtime/commandBus.ts';
+import type { AppContext } from '../runtime/context.ts';
+import { DELIVERY_HEADER, SIGNATURE_HEADER, signatureHeader } from './webhookSignature.ts';
+
+export const WEBHOOK_QUEUE = 'cdc-webhooks';
+/** Entries read per transaction; a pause or delete takes effect at the next batch. */
+const BATCH_SIZE = 25;
+/** One job run works at most this long, then hands the key back to the queue. */
+const RUN_BUDGET_MS = 20_000;
+
+export interface WebhookReactorOptions {
+  context: AppContext;
+  queue: JobQueue;
+  http: OutboundHttp;
+  secrets: SecretBox;
+  watcher: FeedWatcher;
+  policy: RetryPolicy;
+  timeoutMs: number;
+  sweepMs: number;
+  concurrency: number;
+}
+
+export interface WebhookReactor {
+  /** Looks for due subscriptions of a site (or of every site) and queues them. */
+  wake(siteId: string | null): void;
+  stop(): Promise<void>;
+}
+
+interface JobPayload {
+  siteId: string;
+  subscriptionId: string;
+}
+
+interface WebhookStateRow {
+  generation: number;
+  delivered_seq: number;
+  consecutive_failures: number;
+  next_attempt_at: Date | null;
+  dispatch_seen_at: Date | null;
+}
+
+type Plan =
+  | { kind: 'idle' }
+  | { kind: 'wait'; ms: number }
+  | { kind: 'stale' }
+  | { kind: 'deliver'; subscription: SubscriptionRow; state: WebhookStateRow; entries: FeedRow[]; secret: string };
+
+interface AttemptResult {
+  ok: boolean;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  attemptedAt: Date;
+}
+
+/** Stable per (subscription, sequence, replay generation): a retry keeps it, a replay gets a new one. */
+export function deliveryIdOf(subscriptionId: string, sequence: number, generation: number): string {
+  const hex = createHash('sha256').update(`${subscriptionId}:${sequence}:${generation}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+export function startWebhookReactor(options: WebhookReactorOptions): WebhookReactor {
+  const { context, queue, http, secrets, policy } = options;
+  const { database, logger } = context;
+  let stopping = false;
+
+  async function plan(tx: Queryable, payload: JobPayload): Promise<Plan> {
+    const { siteId, subscriptionId } = payload;
+    const [subscription] = await tx.query<SubscriptionRow>(
+      sql`SELECT * FROM cdc_subscriptions WHERE site_id = ${siteId} AND id = ${subscriptionId}::uuid`,
+    );
+    if (!subscription || subscription.kind !== 'webhook' || subscription.state !== 'active' || !subscription.url || !subscription.secret_ciphertext) {
+      return { kind: 'idle' };
+    }
+    let [state] = await tx.query<WebhookStateRow>(sql`
+      SELECT * FROM cdc_webhook_state WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid FOR UPDATE`);
+    if (!state || state.generation !== subscription.replay_generation) {
+      // First run, or a replay moved the cursor: start from the subscription's cursor, failures forgiven.
+      [state] = await tx.query<WebhookStateRow>(sql`
+        INSERT INTO cdc_webhook_state (site_id, subscription_id, generation, delivered_seq)
+        VALUES (${siteId}, ${subscriptionId}::uuid, ${subscription.replay_generation}, ${subscription.cursor_seq})
+        ON CONFLICT (site_id, subscription_id) DO UPDATE SET generation = excluded.generation, delivered_seq = excluded.delivered_seq,
+               consecutive_failures = 0, next_attempt_at = NULL
+        RETURNING *`);
+    }
+    const requested = subscription.dispatch_requested_at;
+    if (requested && (!state!.dispatch_seen_at || requested > state!.dispatch_seen_at)) {
+      // "Dispatch now": skip the current backoff once.
+      [state] = await tx.query<WebhookStateRow>(sql`
+        UPDATE cdc_webhook_state SET dispatch_seen_at = ${requested}, next_attempt_at = NULL
+         WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid RETURNING *`);
+    }
+    const current = state!;
+    if (current.next_attempt_at && current.next_attempt_at.getTime() > Date.now()) {
+      return { kind: 'wait', ms: current.next_attempt_at.getTime() - Date.now() };
+    }
+    const head = await readFeedHead(tx, siteId);
+    if (head.prunedThrough > current.delivered_seq) return { kind: 'stale' };
+    const filter = { collections: subscription.collections, operations: subscription.operations };
+    const entries = await tx.query<FeedRow>(sql`
+      SELECT * FROM cdc_feed
+       WHERE site_id = ${siteId} AND seq > ${current.delivered_seq} AND seq <= ${head.lastSeq} AND ${feedFilterSql(filter)}
+       ORDER BY seq LIMIT ${BATCH_SIZE}`);
+    if (entries.length === 0) {
+      // Nothing this subscription wants up to the head: move past what it filtered out.
+      if (head.lastSeq > current.delivered_seq) {
+        await tx.query(sql`
+          UPDATE cdc_webhook_state SET delivered_seq = ${head.lastSeq}
+           WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid AND delivered_seq < ${head.lastSeq}`);
+      }
+      return { kind: 'idle' };
+    }
+    return { kind: 'deliver', subscription, state: current, entries, secret: secrets.open(subscription.secret_ciphertext) };
+  }
+
+  async function post(work: Extract<Plan, { kind: 'deliver' }>, entry: FeedRow, attempt: number): Promise<AttemptResult> {
+    const body = JSON.stringify(toEnvelope(entry));
+    const attemptedAt = new Date();
+    const started = performance.now();
+    try {
+      const response = await http.send({
+        url: work.subscription.url!,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          [SIGNATURE_HEADER]: signatureHeader(work.secret, body, Math.floor(attemptedAt.getTime() / 1000)),
+          [DELIVERY_HEADER]: deliveryIdOf(work.subscription.id, entry.seq, work.state.generation),
+          'x-svc-event': entry.type,
+          'x-svc-subscription': work.subscription.id,
+          'x-svc-attempt': attempt,
+        },
+        body,
+        timeoutMs: options.timeoutMs,
+      });
+      const ok = response.status >= 200 && response.status < 300;
+      return { ok, statusCode: response.status, error: ok ? null : `HTTP ${response.status}`, durationMs: Math.round(performance.now() - started), attemptedAt };
+    } catch (error) {
+      const message = error instanceof OutboundRequestError ? `${error.code}: ${error.message}` : (error as Error).message;
+      return { ok: false, statusCode: null, error: message.slice(0, 500), durationMs: Math.round(performance.now() - started), attemptedAt };
+    }
+  }
+
+  /** Records the attempt; on success advances the cursor (compare-and-set). Returns the failures count, or null when the cursor moved under us. */
+  async function record(
+    tx: Queryable,
+    payload: JobPayload,
+    work: Extract<Plan, { kind: 'deliver' }>,
+    entry: FeedRow,
+    attempt: number,
+    result: AttemptResult,
+    retryInMs: number,
+  ): Promise<number | null> {
+    const { siteId, subscriptionId } = payload;
+    await tx.query(sql`
+      INSERT INTO cdc_deliveries (site_id, subscription_id, delivery_id, seq, event_id, event_type, attempt, outcome, status_code, error, duration_ms, attempted_at)
+      VALUES (${siteId}, ${subscriptionId}::uuid, ${deliveryIdOf(subscriptionId, entry.seq, work.state.generation)}, ${entry.seq}, ${entry.event_id},
+              ${entry.type}, ${attempt}, ${result.ok ? 'succeeded' : 'failed'}, ${result.statusCode}, ${result.error}, ${result.durationMs}, ${result.attemptedAt})`);
+    if (result.ok) {
+      const rows = await tx.query(sql`
+        UPDATE cdc_webhook_state SET delivered_seq = ${entry.seq}, consecutive_failures = 0, next_attempt_at = NULL,
+               last_attempt_at = ${result.attemptedAt}, last_success_at = ${result.attemptedAt}, last_error = NULL
+         WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid
+           AND generation = ${work.state.generation} AND delivered_seq < ${entry.seq}
+        RETURNING 1`);
+      return rows.length > 0 ? 0 : null;
+    }
+    const failures = attempt;
+    const nextAttemptAt = new Date(Date.now() + retryInMs);
+    const rows = await tx.query(sql`
+      UPDATE cdc_webhook_state SET consecutive_failures = ${failures}, next_attempt_at = ${nextAttemptAt},
+             last_attempt_at = ${result.attemptedAt}, last_error = ${result.error}
+       WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid AND generation = ${work.state.generation}
+      RETURNING 1`);
+    return rows.length > 0 ? failures : null;
+  }
+
+  async function transition(payload: JobPayload, command: SubscriptionCommand): Promise<void> {
+    await handleCommand(context, {
+      siteId: payload.siteId,
+      streamId: streamId(payload.siteId, 'cdc-subscription', payload.subscriptionId),
+      decider: subscriptionDecider,
+      command,
+      metadata: { actor: { kind: 'system', id: null } },
+    });
+  }
+
+  async function deliverPending(payload: JobPayload): Promise<JobOutcome | void> {
+    const deadline = Date.now() + RUN_BUDGET_MS;
+    for (;;) {
+      if (stopping || Date.now() > deadline) return { retryInMs: 0 };
+      const work = await database.withSite(payload.siteId, (tx) => plan(tx, payload));
+      if (work.kind === 'idle') return;
+      if (work.kind === 'wait') return { retryInMs: work.ms };
+      if (work.kind === 'stale') {
+        await transition(payload, { type: 'markStale', reason: 'The next entries were removed by retention before they were delivered' });
+        return;
+      }
+      let attempt = work.state.consecutive_failures + 1;
+      for (const entry of work.entries) {
+        const result = await post(work, entry, attempt);
+        const retryInMs = retryDelayMs(attempt, policy, Math.random());
+        const failures = await database.withSite(payload.siteId, (tx) => record(tx, payload, work, entry, attempt, result, retryInMs));
+        if (failures === null) break; // replayed or delivered elsewhere meanwhile: plan again
+        if (!result.ok) {
+          if (isExhausted(failures, policy)) {
+            await transition(payload, { type: 'markDead', reason: `${failures} consecutive failed attempts; last: ${result.error}` });
+            return;
+          }
+          return { retryInMs };
+        }
+        attempt = 1;
+        if (stopping) return { retryInMs: 0 };
+      }
+    }
+  }
+
+  queue.process<JobPayload>(WEBHOOK_QUEUE, deliverPending, { concurrency: options.concurrency });
+
+  // Finding due subscriptions: on feed growth of a site, on demand, and by a periodic sweep.
+  const pendingSites = new Set<string | null>();
+  let draining: Promise<void> | null = null;
+
+  async function enqueueDue(siteId: string | null): Promise<void> {
+    const rows = await database.query<{ site_id: string; subscription_id: string; due_at: Date; dispatch: boolean }>(
+      sql`SELECT * FROM svc_cdc_due_webhooks(${siteId})`,
+    );
+    for (const row of rows) {
+      await queue.enqueue(
+        WEBHOOK_QUEUE,
+        `${row.site_id}/${row.subscription_id}`,
+        { siteId: row.site_id, subscriptionId: row.subscription_id } satisfies JobPayload,
+        { delayMs: row.due_at.getTime() - Date.now(), promote: row.dispatch },
+      );
+    }
+  }
+
+  async function drain(): Promise<void> {
+    while (pendingSites.size > 0 && !stopping) {
+      const sites = [...pendingSites];
+      pendingSites.clear();
+      try {
+        if (sites.includes(null)) await enqueueDue(null);
+        else for (const site of sites) await enqueueDue(site);
+      } catch (error) {
+        if (!stopping) logger.error({ err: error }, 'webhook reactor could not queue due subscriptions');
+      }
+    }
+    draining = null;
+  }
+
+  function wake(siteId: string | null): void {
+    if (stopping) return;
+    pendingSites.add(siteId);
+    draining ??= drain();
+  }
+
+  const stopWatching = options.watcher.onGrowth((siteId) => wake(siteId));
+  const sweep = setInterval(() => wake(null), options.sweepMs);
+  sweep.unref();
+  wake(null);
+
+  return {
+    wake,
+    async stop() {
+      stopping = true;
+      stopWatching();
+      clearInterval(sweep);
+      await draining;
+    },
+  };
+}

@@ -1,0 +1,246 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { streamId, type StoredEvent } from '../../domain/shared/events.ts';
+import { registerUpcaster } from '../../domain/shared/upcasting.ts';
+import {
+  appendToStream,
+  cursorOf,
+  readAll,
+  readLogHead,
+  readStream,
+  StreamConflictError,
+  type AppendRequest,
+  type GlobalCursor,
+} from '../../infra/eventstore/eventStore.ts';
+import { createLogNotifier, type LogNotifier } from '../../infra/eventstore/logNotifier.ts';
+import { createDatabase, type Database } from '../../infra/postgres/database.ts';
+import { sql } from '../../infra/postgres/sql.ts';
+import { uniqueSiteId } from '../support/testService.ts';
+
+let database: Database;
+let owner: Database;
+let notifier: LogNotifier;
+
+beforeAll(async () => {
+  database = createDatabase({ connectionString: inject('databaseUrl'), poolSize: 12 });
+  owner = createDatabase({ connectionString: inject('databaseUrl'), poolSize: 2, asApplicationRole: false });
+  notifier = await createLogNotifier(() => database.connect());
+});
+afterAll(async () => {
+  await notifier.close();
+  await database.close();
+  await owner.close();
+});
+
+const metadata = { actor: { kind: 'system' as const, id: 'event-store-test' } };
+
+function append(siteId: string, request: Omit<AppendRequest, 'siteId' | 'metadata'>) {
+  return database.withSite(siteId, (tx) => appendToStream(tx, { siteId, metadata, ...request }));
+}
+
+function isAfter(a: GlobalCursor, b: GlobalCursor): boolean {
+  const [ta, tb] = [BigInt(a.txId), BigInt(b.txId)];
+  return ta > tb || (ta === tb && a.position > b.position);
+}
+
+describe('appending to one stream', () => {
+  it('lets exactly one of eight concurrent appends with the same expected version win; the others get 409 CONFLICT', async () => {
+    const siteId = uniqueSiteId('es');
+    const stream = streamId(siteId, 'item', 'contended');
+    await append(siteId, { streamId: stream, expectedVersion: 'no_stream', events: [{ type: 'item.created', data: { n: 0 } }] });
+
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 8 }, (_, writer) =>
+        append(siteId, { streamId: stream, expectedVersion: 1, events: [{ type: 'item.updated', data: { writer } }] }),
+      ),
+    );
+
+    const winners = outcomes.filter((outcome) => outcome.status === 'fulfilled');
+    const losers = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    expect(winners).toHaveLength(1);
+    expect(losers).toHaveLength(7);
+    for (const loser of losers) {
+      expect(loser.reason).toBeInstanceOf(StreamConflictError);
+      expect(loser.reason).toMatchObject({ code: 'CONFLICT', status: 409 });
+    }
+    const stored = await database.withSite(siteId, (tx) => readStream(tx, stream));
+    expect(stored.map((event) => event.streamPosition)).toEqual([1, 2]);
+    expect(stored[1]!.prevHash).toBe(stored[0]!.hash);
+  });
+
+  it('refuses an append whose expected version is behind, and one that expects a new stream', async () => {
+    const siteId = uniqueSiteId('es');
+    const stream = streamId(siteId, 'item', 'versioned');
+    await append(siteId, { streamId: stream, expectedVersion: 'no_stream', events: [{ type: 'a', data: {} }, { type: 'b', data: {} }] });
+    await expect(append(siteId, { streamId: stream, expectedVersion: 1, events: [{ type: 'c', data: {} }] })).rejects.toBeInstanceOf(StreamConflictError);
+    await expect(append(siteId, { streamId: stream, expectedVersion: 'no_stream', events: [{ type: 'c', data: {} }] })).rejects.toBeInstanceOf(
+      StreamConflictError,
+    );
+    const result = await append(siteId, { streamId: stream, expectedVersion: 2, events: [{ type: 'c', data: {} }] });
+    expect(result.nextVersion).toBe(3);
+  });
+
+  it('treats re-appending the same event id as a no-op', async () => {
+    const siteId = uniqueSiteId('es');
+    const stream = streamId(siteId, 'item', 'idempotent');
+    const eventId = randomUUID();
+    const first = await append(siteId, { streamId: stream, expectedVersion: 'no_stream', events: [{ eventId, type: 'item.created', data: { n: 1 } }] });
+    expect(first.events).toHaveLength(1);
+
+    const again = await append(siteId, { streamId: stream, expectedVersion: 'any', events: [{ eventId, type: 'item.created', data: { n: 1 } }] });
+    expect(again).toEqual({ nextVersion: 1, events: [] });
+    // Even with the expected version of the first attempt: a retried request is not a conflict.
+    const retried = await append(siteId, { streamId: stream, expectedVersion: 'no_stream', events: [{ eventId, type: 'item.created', data: { n: 1 } }] });
+    expect(retried.events).toEqual([]);
+
+    const stored = await database.withSite(siteId, (tx) => readStream(tx, stream));
+    expect(stored.map((event) => event.eventId)).toEqual([eventId]);
+  });
+
+  it('refuses a batch that repeats only some already appended event ids, and appends none of it', async () => {
+    const siteId = uniqueSiteId('es');
+    const stream = streamId(siteId, 'item', 'partial');
+    const eventId = randomUUID();
+    await append(siteId, { streamId: stream, expectedVersion: 'no_stream', events: [{ eventId, type: 'a', data: {} }] });
+    const fresh = randomUUID();
+    await expect(
+      append(siteId, { streamId: stream, expectedVersion: 'any', events: [{ eventId, type: 'a', data: {} }, { eventId: fresh, type: 'b', data: {} }] }),
+    ).rejects.toBeInstanceOf(StreamConflictError);
+    const stored = await database.withSite(siteId, (tx) => readStream(tx, stream));
+    expect(stored.map((event) => event.eventId)).toEqual([eventId]);
+  });
+
+  it('returns the events as stored: positions, transaction, time and a hash chain linking each to the one before', async () => {
+    const siteId = uniqueSiteId('es');
+    const stream = streamId(siteId, 'item', 'chain');
+    const result = await append(siteId, {
+      streamId: stream,
+      expectedVersion: 'no_stream',
+      events: [1, 2, 3].map((n) => ({ type: 'item.updated', data: { n, nested: { text: `é ${n}` } } })),
+    });
+    const stored = await database.withSite(siteId, (tx) => readStream(tx, stream));
+    expect(result.nextVersion).toBe(3);
+    expect(result.events).toEqual(stored);
+    expect(stored[0]!.prevHash).toBeNull();
+    expect(stored[1]!.prevHash).toBe(stored[0]!.hash);
+    expect(stored[2]!.prevHash).toBe(stored[1]!.hash);
+    expect(new Set(stored.map((event) => event.txId)).size).toBe(1);
+  });
+});
+
+describe('upcasting', () => {
+  it('lifts old event versions when read, through every registered step, without rewriting the log', async () => {
+    const type = `probe.renamed_${randomUUID().slice(0, 8)}`;
+    registerUpcaster(type, 1, (data) => ({ fullName: data.name }));
+    registerUpcaster(type, 2, (data) => ({ ...data, displayName: String(data.fullName).toUpperCase() }));
+    const siteId = uniqueSiteId('es');
+    const stream = streamId(siteId, 'person', '1');
+    await append(siteId, { streamId: stream, expectedVersion: 'no_stream', events: [{ type, schemaVersion: 1, data: { name: 'Ada' } }] });
+    await append(siteId, { streamId: stream, expectedVersion: 1, events: [{ type, schemaVersion: 3, data: { fullName: 'Grace', displayName: 'G' } }] });
+
+    const [old, current] = await database.withSite(siteId, (tx) => readStream(tx, stream));
+    expect(old).toMatchObject({ schemaVersion: 3, data: { fullName: 'Ada', displayName: 'ADA' } });
+    expect(current).toMatchObject({ schemaVersion: 3, data: { fullName: 'Grace', displayName: 'G' } });
+
+    const fromLog = await readAll(database, { txId: String(BigInt(old!.txId) - 1n), position: 0 }, 10_000);
+    expect(fromLog.find((event) => event.eventId === old!.eventId)).toMatchObject({ schemaVersion: 3, data: { fullName: 'Ada' } });
+
+    const [raw] = await owner.query<{ schema_version: number; data: unknown }>(
+      sql`SELECT schema_version, data FROM events WHERE event_id = ${old!.eventId}`,
+    );
+    expect(raw).toEqual({ schema_version: 1, data: { name: 'Ada' } });
+  });
+});
+
+describe('reading the global log', () => {
+  it('gives a reader tailing the log every event of 8 concurrent writers exactly once, in order, with no gaps', async () => {
+    const siteId = uniqueSiteId('es');
+    const start = await readLogHead(database);
+    const writers = 8;
+    const appendsPerWriter = 25;
+    const expected = new Set<string>();
+    let writing = true;
+    const seen: StoredEvent[] = [];
+
+    const reader = (async () => {
+      let cursor = start;
+      const deadline = Date.now() + 25_000;
+      while (Date.now() < deadline) {
+        const batch = await readAll(database, cursor, 50);
+        for (const event of batch) {
+          expect(isAfter(cursorOf(event), cursor), 'the log moves forward only').toBe(true);
+          cursor = cursorOf(event);
+          if (event.siteId === siteId) seen.push(event);
+        }
+        if (!writing && batch.length === 0 && seen.length >= expected.size) return;
+        if (batch.length === 0) await notifier.next('svc_events', 50);
+      }
+      throw new Error(`reader timed out with ${seen.length} of ${expected.size} events`);
+    })();
+
+    await Promise.all(
+      Array.from({ length: writers }, async (_, writer) => {
+        for (let n = 0; n < appendsPerWriter; n += 1) {
+          const size = n % 5 === 0 ? 3 : 1;
+          const result = await append(siteId, {
+            streamId: streamId(siteId, 'writer', String(writer)),
+            expectedVersion: 'any',
+            events: Array.from({ length: size }, (_, index) => ({ type: 'probe.written', data: { writer, n, index } })),
+          });
+          for (const event of result.events) expected.add(event.eventId);
+        }
+      }),
+    );
+    writing = false;
+    await reader;
+
+    const ids = seen.map((event) => event.eventId);
+    expect(new Set(ids).size, 'no event twice').toBe(ids.length);
+    expect(new Set(ids), 'no event missing').toEqual(expected);
+    for (let writer = 0; writer < writers; writer += 1) {
+      const positions = seen.filter((event) => event.data.writer === writer).map((event) => event.streamPosition);
+      expect(positions, `stream ${writer} in order`).toEqual(positions.map((_, index) => index + 1));
+    }
+  });
+
+  it('does not pass a transaction that is still open, so a late commit with a lower position is not skipped', async () => {
+    const siteId = uniqueSiteId('es');
+    const start = await readLogHead(database);
+    let releaseSlow!: () => void;
+    const slowMayCommit = new Promise<void>((resolve) => (releaseSlow = resolve));
+    let slowAppended!: () => void;
+    const slowHasAppended = new Promise<void>((resolve) => (slowAppended = resolve));
+
+    // The slow writer appends first (lower transaction id and position) and commits last.
+    const slow = database.withSite(siteId, async (tx) => {
+      const result = await appendToStream(tx, { siteId, streamId: streamId(siteId, 'slow', '1'), expectedVersion: 'any', events: [{ type: 'probe.slow', data: {} }], metadata });
+      slowAppended();
+      await slowMayCommit;
+      return result.events[0]!;
+    });
+    await slowHasAppended;
+    const fast = (await append(siteId, { streamId: streamId(siteId, 'fast', '1'), expectedVersion: 'any', events: [{ type: 'probe.fast', data: {} }] })).events[0]!;
+    expect(fast.position).toBeGreaterThan(0);
+
+    // The fast event is committed, but a reader must not see it while the slow one may still commit before it.
+    const whileOpen = await readAll(database, start, 100_000);
+    expect(whileOpen.some((event) => event.eventId === fast.eventId)).toBe(false);
+
+    releaseSlow();
+    const slowEvent = await slow;
+    expect(slowEvent.position).toBeLessThan(fast.position);
+    let cursor = start;
+    const mine: string[] = [];
+    const deadline = Date.now() + 20_000;
+    while (mine.length < 2 && Date.now() < deadline) {
+      const batch = await readAll(database, cursor, 1000);
+      for (const event of batch) {
+        cursor = cursorOf(event);
+        if (event.siteId === siteId) mine.push(event.type);
+      }
+      if (batch.length === 0) await notifier.next('svc_events', 50);
+    }
+    expect(mine).toEqual(['probe.slow', 'probe.fast']);
+  });
+});

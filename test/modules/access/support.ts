@@ -1,0 +1,91 @@
+// Helpers of the access tests: a site with collections and items, members with roles, policies
+// with rules attached, and requests on behalf of someone.
+import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import type { TestService, TestSite } from '../../support/testService.ts';
+import { createMember, type Member } from '../identity/support/identity.ts';
+
+export type { Member };
+export { createMember };
+
+export interface AccessSite extends TestSite {
+  /** Sends a request as the site's administrator. */
+  admin<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T; headers: Headers }>;
+  /** Sends a request with `token` (null: no credentials). */
+  as<T = any>(token: string | null, method: string, path: string, body?: unknown): Promise<{ status: number; body: T; headers: Headers }>;
+}
+
+export function withHelpers(service: TestService, site: TestSite): AccessSite {
+  return {
+    ...site,
+    admin: (method, path, body) => service.request(method, path, { site: site.siteId, token: site.adminToken, ...(body === undefined ? {} : { body }) }),
+    as: (token, method, path, body) => service.request(method, path, { site: site.siteId, token, ...(body === undefined ? {} : { body }) }),
+  };
+}
+
+/** An `articles` collection (title, body, status, category, rating, author m2o → authors) and `authors` (name, email). */
+export async function createContentModel(site: AccessSite): Promise<void> {
+  const authors = await site.admin('POST', '/collections', {
+    name: 'authors',
+    fields: [
+      { field: 'name', type: 'string' },
+      { field: 'email', type: 'string' },
+    ],
+  });
+  expect(authors.status, JSON.stringify(authors.body)).toBe(201);
+  const articles = await site.admin('POST', '/collections', {
+    name: 'articles',
+    fields: [
+      { field: 'title', type: 'string' },
+      { field: 'body', type: 'text' },
+      { field: 'category', type: 'string' },
+      { field: 'rating', type: 'integer' },
+      { field: 'author', type: 'uuid' },
+    ],
+  });
+  expect(articles.status, JSON.stringify(articles.body)).toBe(201);
+  const relation = await site.admin('POST', '/relations', {
+    kind: 'm2o',
+    collection: 'articles',
+    field: 'author',
+    relatedCollection: 'authors',
+    relatedField: 'articles',
+    onDelete: 'restrict',
+  });
+  expect(relation.status, JSON.stringify(relation.body)).toBe(201);
+}
+
+export async function createItem(site: AccessSite, collection: string, body: Record<string, unknown>, token: string = site.adminToken): Promise<any> {
+  const created = await site.as(token, 'POST', `/items/${collection}`, body);
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.data;
+}
+
+export async function createRole(site: AccessSite, body: Record<string, unknown> = {}): Promise<any> {
+  const created = await site.admin('POST', '/roles', { name: `role-${randomUUID().slice(0, 8)}`, ...body });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.data;
+}
+
+export interface RuleInput {
+  collection?: string | null;
+  action: string;
+  fields?: string[];
+  conditions?: Record<string, unknown>;
+}
+
+/** A policy with these rules, attached to the target (`{ roleId }`, `{ userId }` or `{ teamId }`). */
+export async function grant(site: AccessSite, target: Record<string, string> | null, rules: RuleInput[], name = `policy-${randomUUID().slice(0, 8)}`): Promise<string> {
+  const policy = await site.admin('POST', '/policies', { name });
+  expect(policy.status, JSON.stringify(policy.body)).toBe(201);
+  const policyId = policy.body.data.id as string;
+  for (const rule of rules) {
+    const added = await site.admin('POST', `/policies/${policyId}/permissions`, rule);
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+  }
+  if (target) {
+    const attached = await site.admin('POST', `/policies/${policyId}/attach`, target);
+    expect(attached.status, JSON.stringify(attached.body)).toBe(200);
+  }
+  return policyId;
+}

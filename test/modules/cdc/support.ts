@@ -1,0 +1,102 @@
+// Helpers for change-feed, realtime and push tests: contract-shaped content events appended
+// straight to the log (as the items routes would), a frontend-realm token, and an isolated
+// database for tests that run background workers with their own settings.
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
+import { appendToStream } from '../../../infra/eventstore/eventStore.ts';
+import { migrate } from '../../../infra/postgres/migrate.ts';
+import { createAccessTokenIssuer } from '../../../src/auth/accessTokens.ts';
+import type { TestService, TestSite } from '../../support/testService.ts';
+
+export type ItemEventType = 'item.created' | 'item.updated' | 'item.deleted' | 'item.restored' | 'item.reverted' | 'item.promoted' | 'item.hard_deleted';
+
+export interface ItemChange {
+  type: ItemEventType;
+  collection: string;
+  itemId?: string;
+  fields?: Record<string, unknown>;
+  actorId?: string | null;
+}
+
+function snapshotOf(change: ItemChange, itemId: string, at: string): Record<string, unknown> {
+  return {
+    id: itemId,
+    status: 'draft',
+    sort: null,
+    createdAt: at,
+    updatedAt: at,
+    userCreated: change.actorId ?? null,
+    userUpdated: change.actorId ?? null,
+    deletedAt: change.type === 'item.deleted' ? at : null,
+    ...change.fields,
+  };
+}
+
+/** Appends one contract-shaped item event; returns the item id. */
+export async function appendItemEvent(service: TestService, siteId: string, change: ItemChange): Promise<string> {
+  const itemId = change.itemId ?? randomUUID();
+  const at = new Date().toISOString();
+  const snapshot = snapshotOf(change, itemId, at);
+  const delta = change.type === 'item.deleted' ? { deletedAt: at } : (change.fields ?? {});
+  const metadata: EventMetadata = { actor: { kind: 'user', id: change.actorId ?? null }, requestId: `req-${randomUUID()}` };
+  await service.context.database.withSite(siteId, (tx) =>
+    appendToStream(tx, {
+      siteId,
+      streamId: streamId(siteId, 'item', change.collection, itemId),
+      expectedVersion: 'any',
+      events: [{ type: change.type, data: { collection: change.collection, itemId, snapshot, delta } }],
+      metadata,
+    }),
+  );
+  return itemId;
+}
+
+/** Appends any events on one stream in one transaction (schema events, notifications, bulk items). */
+export async function appendEvents(
+  service: TestService,
+  siteId: string,
+  stream: string,
+  events: { type: string; data: Record<string, unknown> }[],
+  actorId: string | null = null,
+): Promise<void> {
+  await service.context.database.withSite(siteId, (tx) =>
+    appendToStream(tx, { siteId, streamId: stream, expectedVersion: 'any', events, metadata: { actor: { kind: 'user', id: actorId } } }),
+  );
+}
+
+/** The admin's session, re-issued as a frontend-realm token. */
+export async function frontendToken(service: TestService, site: TestSite): Promise<string> {
+  const claims = JSON.parse(Buffer.from(site.adminToken.split('.')[1]!, 'base64url').toString('utf8')) as { sid: string | null; tv: number };
+  const issuer = createAccessTokenIssuer(service.context.config.SVC_SECRET, 600);
+  const { token } = await issuer.issue({ siteId: site.siteId, userId: site.adminUserId, sessionId: claims.sid, tokenVersion: claims.tv, realm: 'frontend' });
+  return token;
+}
+
+/**
+ * A fresh, migrated database of its own, for tests whose background workers (webhook reactor,
+ * realtime leader) must not share work with other test files' services.
+ */
+export async function createIsolatedDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const serverUrl = inject('adminDatabaseUrl');
+  const name = `svc_cdc_${Date.now().toString(36)}_${randomUUID().slice(0, 8)}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  await migrate(url.toString());
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

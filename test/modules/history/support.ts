@@ -1,0 +1,66 @@
+// A site with two related collections for the history tests: authors (name) and articles (title,
+// body, views, a hash field and an m2o author).
+import { expect } from 'vitest';
+import { createTestSite, type TestService, type TestSite } from '../../support/testService.ts';
+
+export interface HistorySite extends TestSite {
+  as: { site: string; token: string };
+}
+
+export async function createHistorySite(service: TestService): Promise<HistorySite> {
+  const site = await createTestSite(service, 'hist');
+  const as = { site: site.siteId, token: site.adminToken };
+  const authors = await service.request('POST', '/collections', { ...as, body: { name: 'authors', fields: [{ field: 'name', type: 'string' }] } });
+  expect(authors.status).toBe(201);
+  const articles = await service.request('POST', '/collections', {
+    ...as,
+    body: {
+      name: 'articles',
+      fields: [
+        { field: 'title', type: 'string', required: true },
+        { field: 'body', type: 'text' },
+        { field: 'views', type: 'integer' },
+        { field: 'secret', type: 'hash' },
+        { field: 'author', type: 'uuid' },
+      ],
+    },
+  });
+  expect(articles.status).toBe(201);
+  const relation = await service.request('POST', '/relations', {
+    ...as,
+    body: { kind: 'm2o', collection: 'articles', field: 'author', relatedCollection: 'authors', onDelete: 'set null' },
+  });
+  expect(relation.status).toBe(201);
+  return { ...site, as };
+}
+
+export async function createItem(service: TestService, site: HistorySite, collection: string, body: Record<string, unknown>): Promise<Record<string, any>> {
+  const response = await service.request('POST', `/items/${collection}`, { ...site.as, body });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+  return response.body.data;
+}
+
+export async function patchItem(
+  service: TestService,
+  site: HistorySite,
+  collection: string,
+  id: string,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<Record<string, any>> {
+  const response = await service.request('PATCH', `/items/${collection}/${id}`, { ...site.as, body, headers });
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  return response.body.data;
+}
+
+export async function revisionsOf(service: TestService, site: HistorySite, collection: string, id: string): Promise<any[]> {
+  const response = await service.request('GET', `/items/${collection}/${id}/revisions?limit=200`, site.as);
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  return response.body.data;
+}
+
+export function expectError(response: { status: number; body: any }, status: number, code: string, path?: (string | number)[]): void {
+  expect(response.status, JSON.stringify(response.body)).toBe(status);
+  expect(response.body.errors[0].code).toBe(code);
+  if (path) expect(response.body.errors[0].path).toEqual(path);
+}

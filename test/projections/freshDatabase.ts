@@ -1,0 +1,41 @@
+// A database of its own for tests that truncate read models or need an exact log: created from the
+// admin URL, migrated, dropped afterwards, so parallel test files never see it.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { createDatabase, type Database } from '../../infra/postgres/database.ts';
+import { migrate } from '../../infra/postgres/migrate.ts';
+
+export interface FreshDatabase {
+  url: string;
+  /** Owner connections: no row-level security, may truncate and rebuild. */
+  owner: Database;
+  drop(): Promise<void>;
+}
+
+async function onServer(work: (client: pg.Client) => Promise<unknown>): Promise<void> {
+  const client = new pg.Client({ connectionString: inject('adminDatabaseUrl') });
+  await client.connect();
+  try {
+    await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function createFreshDatabase(): Promise<FreshDatabase> {
+  const name = `svc_fresh_${randomBytes(5).toString('hex')}`;
+  await onServer((client) => client.query(`CREATE DATABASE ${name}`));
+  const url = new URL(inject('adminDatabaseUrl'));
+  url.pathname = `/${name}`;
+  await migrate(url.toString());
+  const owner = createDatabase({ connectionString: url.toString(), poolSize: 4, asApplicationRole: false });
+  return {
+    url: url.toString(),
+    owner,
+    async drop() {
+      await owner.close();
+      await onServer((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
+  };
+}

@@ -2,30 +2,65 @@
 // time and opens a row with the new state, so "the item at t" is the row whose
 // [valid_from, valid_to) holds t. A hard delete closes the row and opens none.
 import { contentFieldsOf, ITEM_EVENT_TYPES, type ItemEventData } from '../domain/content/versions/itemSnapshot.ts';
+import type { StoredEvent } from '../domain/shared/events.ts';
+import type { Queryable } from '../infra/postgres/database.ts';
 import { sql } from '../infra/postgres/sql.ts';
 import { defineProjection } from './projection.ts';
+
+function rowOf(event: StoredEvent) {
+  const { collection, itemId, snapshot } = event.data as unknown as ItemEventData;
+  return {
+    site_id: event.siteId,
+    collection,
+    id: itemId,
+    status: snapshot.status ?? null,
+    sort: snapshot.sort ?? null,
+    created_at: snapshot.createdAt ?? null,
+    updated_at: snapshot.updatedAt ?? null,
+    user_created: snapshot.userCreated ?? null,
+    user_updated: snapshot.userUpdated ?? null,
+    deleted_at: snapshot.deletedAt ?? null,
+    version: event.streamPosition,
+    data: contentFieldsOf(snapshot),
+    valid_from: event.recordedAt.toISOString(),
+  };
+}
+
+async function openRows(tx: Queryable, events: readonly StoredEvent[]): Promise<void> {
+  await tx.query(sql`
+    INSERT INTO item_history (site_id, collection, id, status, sort, created_at, updated_at, user_created, user_updated,
+                              deleted_at, version, data, valid_from, valid_to)
+    SELECT r.site_id, r.collection, r.id, r.status, r.sort, r.created_at, r.updated_at, r.user_created, r.user_updated,
+           r.deleted_at, r.version, r.data, r.valid_from, NULL
+      FROM jsonb_to_recordset(${JSON.stringify(events.map(rowOf))}::jsonb) AS r(
+        site_id text, collection text, id text, status text, sort integer, created_at timestamptz, updated_at timestamptz,
+        user_created text, user_updated text, deleted_at timestamptz, version integer, data jsonb, valid_from timestamptz)
+    ON CONFLICT (site_id, collection, id, version) DO NOTHING`);
+}
+
+async function applyOne(tx: Queryable, event: StoredEvent): Promise<void> {
+  const data = event.data as unknown as ItemEventData;
+  // GREATEST: a row never ends before it starts, even if two appends' clocks disagree.
+  await tx.query(sql`
+    UPDATE item_history SET valid_to = GREATEST(valid_from, ${event.recordedAt}::timestamptz)
+     WHERE site_id = ${event.siteId} AND collection = ${data.collection} AND id = ${data.itemId} AND valid_to IS NULL`);
+  if (event.type !== 'item.hard_deleted') await openRows(tx, [event]);
+}
 
 export const itemHistoryProjection = defineProjection({
   name: 'item_history',
   mode: 'inline',
   eventTypes: ITEM_EVENT_TYPES,
   tables: ['item_history'],
-  async apply(tx, event) {
-    const data = event.data as unknown as ItemEventData;
-    const at = event.recordedAt;
-    // GREATEST: a row never ends before it starts, even if two appends' clocks disagree.
-    await tx.query(sql`
-      UPDATE item_history SET valid_to = GREATEST(valid_from, ${at}::timestamptz)
-       WHERE site_id = ${event.siteId} AND collection = ${data.collection} AND id = ${data.itemId} AND valid_to IS NULL`);
-    if (event.type === 'item.hard_deleted') return;
-    const snapshot = data.snapshot;
-    await tx.query(sql`
-      INSERT INTO item_history (site_id, collection, id, status, sort, created_at, updated_at, user_created, user_updated,
-                                deleted_at, version, data, valid_from, valid_to)
-      VALUES (${event.siteId}, ${data.collection}, ${data.itemId}, ${snapshot.status ?? null}, ${snapshot.sort ?? null},
-              ${snapshot.createdAt ?? null}, ${snapshot.updatedAt ?? null}, ${snapshot.userCreated ?? null},
-              ${snapshot.userUpdated ?? null}, ${snapshot.deletedAt ?? null}, ${event.streamPosition},
-              ${JSON.stringify(contentFieldsOf(snapshot))}::jsonb, ${at}, NULL)
-      ON CONFLICT (site_id, collection, id, version) DO NOTHING`);
+  apply: applyOne,
+  // A bulk create starts new streams only (the item decider refuses to create over any history), so
+  // there is no open row to close: one statement. Anything else goes event by event.
+  async applyBatch(tx, events) {
+    const keys = new Set(events.map((event) => `${(event.data as unknown as ItemEventData).collection}/${(event.data as unknown as ItemEventData).itemId}`));
+    if (keys.size === events.length && events.every((event) => event.type === 'item.created')) {
+      await openRows(tx, events);
+      return;
+    }
+    for (const event of events) await applyOne(tx, event);
   },
 });

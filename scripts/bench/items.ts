@@ -174,6 +174,7 @@ export async function run(args: string[]): Promise<void> {
       await owner.query('VACUUM ANALYZE items');
       await owner.query('VACUUM ANALYZE events');
     }
+    await waitForAsyncProjections(owner);
     const total = Number((await owner.query<{ count: string }>(`SELECT count(*) FROM items WHERE site_id = $1 AND collection = 'articles'`, [siteId])).rows[0]?.count);
     console.log(`articles in the collection: ${total}`);
     const ids = (await owner.query<{ id: string }>(`SELECT id FROM items WHERE site_id = $1 AND collection = 'articles' ORDER BY random() LIMIT 2000`, [siteId])).rows.map(
@@ -192,6 +193,10 @@ export async function run(args: string[]): Promise<void> {
     let counter = 0;
     let cursor = 0;
     const nextId = () => ids[cursor++ % ids.length]!;
+    if (scenarios.has('baseline')) {
+      await measure('version', { requests: [{ method: 'GET', path: '/api/v1/utils/version' }] });
+      await measure('authMe', { requests: [{ method: 'GET', path: '/api/v1/auth/me' }] });
+    }
     if (scenarios.has('read')) await measure('read', { requests: [{ method: 'GET', setupRequest: (r: AutocannonRequest) => ({ ...r, path: `/api/v1/items/articles/${nextId()}` }) }] });
     if (scenarios.has('list')) await measure('list', { requests: [{ method: 'GET', path: `/api/v1${listPath}` }] });
     if (scenarios.has('listCount')) {
@@ -258,6 +263,20 @@ export async function run(args: string[]): Promise<void> {
       console.log(`kept database ${databaseName} (rerun with --reuse ${databaseName})`);
     }
   }
+}
+
+/** Waits until the async projections (search, change feed, audit…) have caught up, so reads are measured in a quiet system. */
+async function waitForAsyncProjections(owner: pg.Client): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const { rows } = await owner.query<{ behind: string }>(`
+      SELECT count(*) AS behind FROM projection_checkpoints c
+       WHERE c.position < (SELECT coalesce(max(position), 0) FROM events)`);
+    if (Number(rows[0]?.behind ?? 0) === 0) break;
+    if (Date.now() - started > 30 * 60_000) throw new Error('async projections did not catch up in 30 minutes');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  console.log(`async projections caught up after ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
 function round(value: number): number {

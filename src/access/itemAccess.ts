@@ -8,9 +8,34 @@
 // path says which field to drop.
 import { AppError, errors } from '../../domain/shared/appError.ts';
 import type { Queryable } from '../../infra/postgres/database.ts';
-import { sql } from '../../infra/postgres/sql.ts';
-import { evaluateFilterNode, type FilterNode, type ItemRecord, type SortSpec } from '../query/index.ts';
+import { sql, type SqlFragment } from '../../infra/postgres/sql.ts';
+import type { SiteSchema } from '../modules/schema/schemaCache.ts';
+import { evaluateFilterNode, resolveFilter, type DeepQuery, type FilterNode, type FilterTree, type ItemRecord, type SortSpec } from '../query/index.ts';
 import type { Access } from './access.ts';
+
+/**
+ * What item reads apply, per collection (the listed collection and every related collection a
+ * field selection reaches): the rows the reader may read, the fields it may see (null: all).
+ */
+export interface ReadPermissions {
+  rowCondition(collection: string, alias: string, table: string): SqlFragment | null;
+  visibleFields(collection: string): ReadonlySet<string> | null;
+}
+
+/** The read permissions of an Access for the item reads; undefined for administrators (nothing to add). */
+export function itemReadPermissions(access: Access): ReadPermissions | undefined {
+  if (access.admin) return undefined;
+  return {
+    rowCondition(collection, alias, table) {
+      const node = access.rowFilter('read', collection);
+      return node.kind === 'constant' && node.value ? null : access.rowFilterSql('read', collection, alias, table);
+    },
+    visibleFields(collection) {
+      const allowed = access.allowedFields('read', collection);
+      return allowed.all ? null : new Set([...allowed.fields, ALWAYS_READABLE]);
+    },
+  };
+}
 
 export type ItemAction = 'create' | 'read' | 'update' | 'delete';
 
@@ -50,19 +75,26 @@ export function canReadField(access: Access, collection: string, field: string):
   return field === ALWAYS_READABLE || access.allowedFields('read', collection).has(field);
 }
 
-/** 403 with path ['body', ...prefix, field] for the first key of `body` outside the write rules of `action`. */
+/**
+ * 403 with path ['body', ...prefix, field] for the first key of `body` outside the write rules of
+ * `action`. Only keys that write something are checked: `status`, `sort` and the collection's fields
+ * (`declared`); read-only keys are ignored by the write anyway, and unknown keys are left to the
+ * input check (400).
+ */
 export function assertWritableFields(
   access: Access,
   action: 'create' | 'update',
   collection: string,
   body: Record<string, unknown>,
+  declared: ReadonlyMap<string, unknown>,
   prefix: (string | number)[] = [],
 ): void {
   if (access.admin) return;
   const allowed = access.allowedFields(action, collection);
   if (allowed.all) return;
   for (const field of Object.keys(body)) {
-    if (!allowed.has(field)) {
+    const writes = field === 'status' || field === 'sort' || (field !== 'id' && declared.has(field));
+    if (writes && !allowed.has(field)) {
       throw permissionDenied(`You may not ${action === 'create' ? 'set' : 'change'} the field "${field}" of "${collection}"`, ['body', ...prefix, field]);
     }
   }
@@ -105,12 +137,58 @@ export function assertReadableFilter(access: Access, collection: string, node: F
   }
 }
 
-/** Sorting on a field also reveals its order: 403 with path ['sort'] for a field the principal may not read. */
-export function assertReadableSort(access: Access, collection: string, sort: readonly SortSpec[]): void {
+/** Sorting on a field also reveals its order: 403 with path ['sort'] for a field (at any relation level) the principal may not read. */
+export function assertReadableSort(access: Access, schema: SiteSchema, collection: string, sort: readonly SortSpec[], path: (string | number)[] = ['sort']): void {
   if (access.admin) return;
   for (const spec of sort) {
-    const field = spec.field.split('.')[0]!;
-    if (!canReadField(access, collection, field)) throw permissionDenied(`You may not sort on the field "${field}" of "${collection}"`, ['sort']);
+    let current = collection;
+    for (const field of spec.field.split('.')) {
+      if (!access.can('read', current)) throw permissionDenied(`You may not read items of "${current}"`, path);
+      if (!canReadField(access, current, field)) throw permissionDenied(`You may not sort on the field "${field}" of "${current}"`, path);
+      const next = schema.collections.get(current)?.queryFields.get(field)?.relation?.relatedCollection;
+      if (!next) break;
+      current = next;
+    }
+  }
+}
+
+/**
+ * The parts of a list query that test values (filter, sort, deep filters and sorts, aggregates and
+ * groupBy) may only name fields the principal may read: 403 PERMISSION_DENIED with the parameter's
+ * path otherwise. (Fields merely selected are stripped from the answer instead.)
+ */
+export function assertReadableQuery(
+  access: Access,
+  schema: SiteSchema,
+  collection: string,
+  query: { filter: FilterTree | null; sort: readonly SortSpec[]; deep: Record<string, DeepQuery>; aggregate?: Record<string, string[] | undefined> | null; groupBy?: readonly string[] },
+  now: Date = new Date(),
+  path: (string | number)[] = [],
+): void {
+  if (access.admin) return;
+  const fields = schema.collections.get(collection)?.queryFields;
+  if (!fields) return;
+  if (query.filter) {
+    const node = resolveFilter(query.filter, {
+      fields,
+      resolveFields: schema.resolveFields,
+      now,
+      userId: access.principal.kind === 'user' ? access.principal.userId : null,
+      roleId: access.grants.roleId,
+      path: [...path, 'filter'],
+    });
+    assertReadableFilter(access, collection, node, [...path, 'filter']);
+  }
+  assertReadableSort(access, schema, collection, query.sort, [...path, 'sort']);
+  for (const name of [...(query.groupBy ?? []), ...Object.values(query.aggregate ?? {}).flatMap((names) => names ?? [])]) {
+    if (name !== '*' && !canReadField(access, collection, name)) {
+      throw permissionDenied(`You may not aggregate on the field "${name}" of "${collection}"`, [...path, query.groupBy?.includes(name) ? 'groupBy' : 'aggregate']);
+    }
+  }
+  for (const [field, deep] of Object.entries(query.deep)) {
+    const related = fields.get(field)?.relation?.relatedCollection;
+    if (!related) continue;
+    assertReadableQuery(access, schema, related, { filter: deep.filter, sort: deep.sort, deep: deep.deep }, now, [...path, 'deep', field]);
   }
 }
 
@@ -122,10 +200,13 @@ export function assertReadableSort(access: Access, collection: string, sort: rea
 export async function assertRowAccess(tx: Queryable, access: Access, action: ItemAction, collection: string, itemId: string): Promise<void> {
   if (access.admin) return;
   if (!access.can(action, collection) && !access.can('read', collection)) throw permissionDenied(`You may not ${action} items of "${collection}"`);
+  // A write locks the row, so that no concurrent change makes it leave the rule's rows before the
+  // caller's own change (in the same transaction) lands.
+  const lock = action === 'read' ? sql`` : sql` FOR UPDATE OF i`;
   const [row] = await tx.query<{ allowed: boolean; visible: boolean }>(sql`
     SELECT ${access.rowFilterSql(action, collection, 'i')} AS allowed, ${access.rowFilterSql('read', collection, 'i')} AS visible
       FROM items i
-     WHERE i.site_id = ${access.siteId} AND i.collection = ${collection} AND i.id = ${itemId} AND i.deleted_at IS NULL`);
+     WHERE i.site_id = ${access.siteId} AND i.collection = ${collection} AND i.id = ${itemId} AND i.deleted_at IS NULL${lock}`);
   if (!row || (!row.allowed && !row.visible)) throw errors.recordNotFound();
   if (!row.allowed) throw permissionDenied(`You may not ${action} this item of "${collection}"`);
 }
@@ -138,5 +219,11 @@ export async function assertRowAccess(tx: Queryable, access: Access, action: Ite
 export function assertCreatable(access: Access, collection: string, item: ItemRecord, path: (string | number)[] = ['body']): void {
   if (access.admin) return;
   const node = access.rowFilter('create', collection);
-  if (!evaluateFilterNode(node, item)) throw permissionDenied(`The item does not meet the conditions under which you may create items of "${collection}"`, path);
+  let allowed = false;
+  try {
+    allowed = evaluateFilterNode(node, item);
+  } catch {
+    // A relational condition (refused when saved, but a field may have become a relation since): fail closed.
+  }
+  if (!allowed) throw permissionDenied(`The item does not meet the conditions under which you may create items of "${collection}"`, path);
 }

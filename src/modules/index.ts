@@ -16,6 +16,7 @@ import { revisionRoutes } from './items/revisionRoutes.ts';
 import { itemsRoutes } from './items/routes.ts';
 import { versionRoutes } from './items/versionRoutes.ts';
 import { schemaRoutes } from './schema/routes.ts';
+import { pushRoutes } from './push/routes.ts';
 import { realtimeRoutes } from './realtime/routes.ts';
 import { searchRoutes } from './search/routes.ts';
 import { teamsRoutes } from './teams/routes.ts';
@@ -43,4 +44,5 @@ export async function registerModules(api: FastifyInstance, deps: ServerDeps): P
   await api.register(async (scope) => searchRoutes(scope, deps));
   await api.register(async (scope) => cdcRoutes(scope, deps));
   await api.register(async (scope) => realtimeRoutes(scope, deps));
+  await api.register(async (scope) => pushRoutes(scope, deps));
 }

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { readLogHead } from '../../infra/eventstore/eventStore.ts';
 import type { LogNotifier } from '../../infra/eventstore/logNotifier.ts';
 import type { Database } from '../../infra/postgres/database.ts';
+import { sql } from '../../infra/postgres/sql.ts';
 import type { Projection } from '../../projections/projection.ts';
 import { advisoryKey, readCheckpoint, stepAsyncProjection } from './projectionRunner.ts';
 
@@ -89,8 +90,18 @@ export function createProjectionDaemon(options: {
       led.clear();
     },
     async drain(timeoutMs = 20_000) {
-      const target = await readLogHead(database);
       const deadline = Date.now() + timeoutMs;
+      // Readers of the log only see transactions below the oldest one still open (xmin). An older
+      // transaction still open elsewhere hides events that committed before this call, so first wait
+      // until every transaction that began before the call has ended; only then is the head complete.
+      const [called] = await database.query<{ xmax: string }>(sql`SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xmax`);
+      for (;;) {
+        const [now] = await database.query<{ xmin: string }>(sql`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`);
+        if (BigInt(now!.xmin) >= BigInt(called!.xmax)) break;
+        if (Date.now() > deadline) throw new Error(`transactions older than the drain did not end in ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const target = await readLogHead(database);
       for (const projection of asyncProjections) {
         for (;;) {
           const checkpoint = await readCheckpoint(database, projection.name);

@@ -53,6 +53,10 @@ export async function readCheckpoint(tx: Pick<Queryable, 'query'>, name: string,
   return row ? { txId: String(row.tx_id), position: row.position } : LOG_START;
 }
 
+async function ensureCheckpointRow(tx: Queryable, name: string): Promise<void> {
+  await tx.query(sql`INSERT INTO projection_checkpoints (name) VALUES (${name}) ON CONFLICT (name) DO NOTHING`);
+}
+
 async function writeCheckpoint(tx: Queryable, name: string, cursor: GlobalCursor): Promise<void> {
   await tx.query(sql`
     INSERT INTO projection_checkpoints (name, tx_id, position, updated_at)
@@ -71,6 +75,9 @@ export async function stepAsyncProjection(database: Database, projection: Projec
   const batch = await readAll(database, from, BATCH_SIZE);
   if (batch.length === 0) return 0;
   const applied = await database.withSystem(async (tx) => {
+    // A projection's first step has no checkpoint row to lock: create it first, so that a concurrent
+    // first step (or a rebuild) waits on it instead of applying the same batch or deadlocking.
+    if (from.txId === LOG_START.txId && from.position === LOG_START.position) await ensureCheckpointRow(tx, projection.name);
     const current = await readCheckpoint(tx, projection.name, true);
     if (current.txId !== from.txId || current.position !== from.position) return false;
     await applyEvents(tx, projection, batch);
@@ -90,7 +97,7 @@ export async function rebuildProjection(database: Database, projection: Projecti
     if (projection.mode === 'async') {
       // Take the checkpoint row before the tables, in the daemon's order: a daemon step then waits
       // for the rebuild (and finds its batch voided) instead of deadlocking with it.
-      await tx.query(sql`INSERT INTO projection_checkpoints (name) VALUES (${projection.name}) ON CONFLICT (name) DO NOTHING`);
+      await ensureCheckpointRow(tx, projection.name);
       await readCheckpoint(tx, projection.name, true);
     }
     await tx.query(sql`TRUNCATE ${join(projection.tables.map((table) => identifier(table)))}`);

@@ -84,13 +84,13 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
 
   app.decorateRequest('siteId', '');
   app.decorateRequest('principal', null as never);
+  // Graceful close: in-flight requests finish, then their keep-alive connections are closed as soon as
+  // they are idle instead of lingering for the keep-alive timeout, so close() ends promptly.
+  let closing = false;
   app.addHook('onSend', async (request, reply) => {
     reply.header('X-Request-Id', request.id);
     if (closing) reply.header('Connection', 'close');
   });
-  // Graceful close: in-flight requests finish, then their keep-alive connections are closed as soon as
-  // they are idle instead of lingering for the keep-alive timeout, so close() ends promptly.
-  let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
     const reaper = setInterval(() => app.server.closeIdleConnections(), 50);

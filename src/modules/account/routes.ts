@@ -7,6 +7,7 @@ import { errors } from '../../../domain/shared/appError.ts';
 import { actorOf, isSiteUser, type UserPrincipal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/app.ts';
 import { passwordSchema } from '../auth/registrationRoutes.ts';
+import { uuidOr404 } from '../users/identityHelpers.ts';
 import { changePassword, revokeAllSessions, revokeSession, updatePreferences } from './handlers.ts';
 import { listActiveSessions, readPreferences } from './queries.ts';
 
@@ -59,8 +60,7 @@ export async function accountRoutes(app: FastifyInstance, { context }: ServerDep
 
   api.delete('/me/sessions/:id', { config: me, schema: { tags: ['account'], params: z.object({ id: z.string() }) } }, async (request, reply) => {
     const user = signedInUser(request);
-    if (!z.uuid().safeParse(request.params.id).success) throw errors.notFound('Session not found');
-    await revokeSession(context, request.siteId, request.params.id, user.userId, metadataOf(request));
+    await revokeSession(context, request.siteId, uuidOr404(request.params.id, 'Session'), user.userId, metadataOf(request));
     return reply.status(204).send();
   });
 

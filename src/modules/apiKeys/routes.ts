@@ -4,7 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { actorOf } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/app.ts';
-import { uuidOr404 } from '../users/routes.ts';
+import { uuidOr404 } from '../users/identityHelpers.ts';
 import { createApiKey, revokeApiKey } from './handlers.ts';
 import { listApiKeys } from './queries.ts';
 

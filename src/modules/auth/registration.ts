@@ -8,6 +8,7 @@ import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { handleCommandIn, inSiteTransaction } from '../../runtime/commandBus.ts';
 import type { AppContext } from '../../runtime/context.ts';
+import { isUniqueViolation } from '../users/identityHelpers.ts';
 import { ensureSystemRole, SUBSCRIBER_ROLE_KEY } from '../users/systemRoles.ts';
 import { consumeEmailToken, issueEmailToken } from './emailTokens.ts';
 import { identityServices } from './identityServices.ts';
@@ -27,6 +28,9 @@ interface AccountRow {
   status: string;
 }
 
+/** Kept here too: other areas import it from this module. */
+export { isUniqueViolation };
+
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 async function liveUserByEmail(tx: Queryable, siteId: string, email: string): Promise<AccountRow | null> {
@@ -34,11 +38,6 @@ async function liveUserByEmail(tx: Queryable, siteId: string, email: string): Pr
     sql`SELECT id, email, status FROM users WHERE site_id = ${siteId} AND email = ${email} AND deleted_at IS NULL`,
   );
   return row ?? null;
-}
-
-export function isUniqueViolation(error: unknown, constraint: string): boolean {
-  const pgError = error as { code?: string; constraint?: string };
-  return pgError?.code === '23505' && pgError.constraint === constraint;
 }
 
 /**

@@ -7,6 +7,7 @@ import { decodeCursor, encodeCursor } from '../../../domain/changeFeed/cursor.ts
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
 import { actorOf } from '../../auth/principal.ts';
+import { requestAccess } from '../../access/access.ts';
 import type { ServerDeps } from '../../server/app.ts';
 import { startChangeFeedRuntime } from './changeFeedRuntime.ts';
 import { parseCollections, parseFeedFilter, parseOperations } from './feedEnvelope.ts';
@@ -30,10 +31,10 @@ const LONG_POLL_FALLBACK_MS = 5_000;
 const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 const bearer = { site: 'required' as const, access: 'bearer' as const };
 
-/** `cdc:subscribe`: site administrators have it. Permissions do not grant it to other roles yet. */
-function requireSubscribeCapability(request: FastifyRequest): void {
-  const principal = request.principal;
-  if (principal.kind !== 'user' || !principal.admin) throw errors.forbidden('This needs the cdc:subscribe capability');
+/** `cdc:subscribe`: site administrators have it; a policy grants it to others (src/access). */
+async function requireSubscribeCapability(context: ServerDeps['context'], request: FastifyRequest): Promise<void> {
+  const access = await requestAccess(context, request);
+  if (!access.hasCapability('cdc:subscribe')) throw errors.forbidden('This needs the cdc:subscribe capability');
 }
 
 const filtersSchema = z
@@ -94,7 +95,7 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
       },
     },
     async (request, reply) => {
-      requireSubscribeCapability(request);
+      await requireSubscribeCapability(context, request);
       const { siteId } = request;
       const filter = parseFeedFilter(request.query);
       const afterSeq = request.query.cursor === undefined ? null : decodeCursor(request.query.cursor, ['query', 'cursor']);
@@ -182,7 +183,7 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
     '/cdc/subscriptions/:id/ack',
     { config: bearer, schema: { tags: ['cdc'], params: idParams, body: z.object({ cursor: z.string().min(1).max(200) }).strict() } },
     async (request) => {
-      requireSubscribeCapability(request);
+      await requireSubscribeCapability(context, request);
       await acknowledgeSubscription(deps, request.siteId, request.params.id, request.body.cursor, metadataOf(request));
       return { data: await viewOf(request.siteId, request.params.id) };
     },

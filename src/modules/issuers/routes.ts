@@ -8,7 +8,7 @@ import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { actorOf } from '../../auth/principal.ts';
 import { handleError, toAppError } from '../../server/errorHandler.ts';
 import type { ServerDeps } from '../../server/app.ts';
-import { uuidOr404 } from '../users/routes.ts';
+import { uuidOr404 } from '../users/identityHelpers.ts';
 import { createIssuer, deleteIssuer, updateIssuer } from './handlers.ts';
 import { findIssuer, listIssuers } from './queries.ts';
 import { createIssuerBody, issuerSchema, updateIssuerBody } from './schemas.ts';

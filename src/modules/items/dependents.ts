@@ -2,7 +2,7 @@
 // sample, for GET …/dependents, the restrict check of a delete, and resolve-dependents.
 import type { ItemReference, OnDelete } from '../../../domain/content/schemaModel.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
-import { sql } from '../../../infra/postgres/sql.ts';
+import { sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
 import { fieldTextExpression } from '../../query/index.ts';
 import type { CollectionSchema } from '../schema/siteSchema.ts';
 
@@ -32,6 +32,9 @@ function pointingAt(siteId: string, reference: ItemReference, itemId: string) {
     AND ${fieldTextExpression('r', reference.field)} = ${itemId}::text${kind}`;
 }
 
+/** Which dependents a reader may see in samples (permissions); null: all. */
+export type SampleCondition = (collection: string, alias: string) => SqlFragment | null;
+
 /** Every reference to the collection, with how many live items point at `itemId` through it. */
 export async function dependentsOf(
   tx: Queryable,
@@ -39,20 +42,29 @@ export async function dependentsOf(
   collection: CollectionSchema,
   itemId: string,
   references: readonly ItemReference[] = collection.references,
+  sampleCondition?: SampleCondition,
 ): Promise<DependentsReport> {
   const dependents: DependentEntry[] = [];
   for (const reference of references) {
-    const rows = await tx.query<{ id: string; total: number }>(sql`
+    const visible = sampleCondition?.(reference.collection, 'r') ?? null;
+    const rows = await tx.query<{ id: string | null; total: number }>(
+      visible
+        ? sql`
+      SELECT CASE WHEN ${visible} THEN r.id END AS id, count(*) OVER ()::int AS total FROM items r
+       WHERE ${pointingAt(siteId, reference, itemId)}
+       ORDER BY (${visible}) DESC, r.id LIMIT ${DEPENDENT_SAMPLE_SIZE}`
+        : sql`
       SELECT r.id, count(*) OVER ()::int AS total FROM items r
        WHERE ${pointingAt(siteId, reference, itemId)}
-       ORDER BY r.id LIMIT ${DEPENDENT_SAMPLE_SIZE}`);
+       ORDER BY r.id LIMIT ${DEPENDENT_SAMPLE_SIZE}`,
+    );
     dependents.push({
       relation: reference.relationId,
       collection: reference.collection,
       field: reference.field,
       onDelete: reference.onDelete,
       count: rows[0]?.total ?? 0,
-      sample: rows.map((row) => row.id),
+      sample: rows.flatMap((row) => (row.id === null ? [] : [row.id])),
     });
   }
   return { blocking: dependents.some((entry) => entry.onDelete === 'restrict' && entry.count > 0), dependents };

@@ -25,7 +25,7 @@ import type { AppContext } from '../../runtime/context.ts';
 import { applyInline } from '../../runtime/projectionRunner.ts';
 import { loadCollectionSchema, loadSiteSchema } from '../schema/schemaCache.ts';
 import type { CollectionSchema, SiteSchema } from '../schema/siteSchema.ts';
-import { dependentIds, dependentsOf, type DependentsReport } from './dependents.ts';
+import { dependentIds, dependentsOf, type DependentsReport, type SampleCondition } from './dependents.ts';
 
 export { loadCollectionSchema };
 
@@ -166,6 +166,8 @@ export interface CreateItemsInput {
   locale?: string | null;
   /** Error paths carry the item's index (`['body', 3, 'title']`); default: when there is more than one item. */
   bulk?: boolean;
+  /** Permissions (src/access): throws when the principal may not create this item as it will be stored. */
+  authorize?: (snapshot: ItemSnapshot, basePath: (string | number)[]) => void;
 }
 
 /** Creates items all or nothing, in one transaction and one append. */
@@ -198,6 +200,7 @@ export async function createItemsWithVersions(context: ItemsWriteContext, input:
       throw underPath(error, basePath);
     }
     const event = events[0]!;
+    input.authorize?.(event.data.snapshot, basePath);
     planned.push({ id, provided: givenId !== null || collection.meta.singleton, basePath, snapshot: event.data.snapshot, event });
   }
   if (planned.length === 0) return [];
@@ -242,6 +245,8 @@ export interface UpdateItemInput {
   /** X-Svc-Draft: change the item's draft, not the item. */
   draft?: boolean;
   locale?: string | null;
+  /** Permissions (src/access): runs in the write's transaction first; throws when the principal may not change the item. */
+  authorize?: (tx: Queryable) => Promise<void>;
 }
 
 /** Changes an item (or its draft) and returns it with its new version. */
@@ -267,16 +272,17 @@ export async function changeItem(context: ItemsWriteContext, input: UpdateItemIn
     now: new Date().toISOString(),
     ...(input.cause ? { cause: input.cause } : {}),
   };
-  const result = await inSiteTransaction(context, input.siteId, (tx) =>
-    runItemCommand(context, tx, {
+  const result = await inSiteTransaction(context, input.siteId, async (tx) => {
+    await input.authorize?.(tx);
+    return runItemCommand(context, tx, {
       siteId: input.siteId,
       collection: collection.name,
       itemId: input.itemId,
       command,
       metadata: input.metadata,
       ...(input.expectedVersion !== undefined ? { expectedVersion: input.expectedVersion } : {}),
-    }),
-  );
+    });
+  });
   return { snapshot: result.snapshot, version: result.version, draft: result.draft };
 }
 
@@ -332,20 +338,23 @@ export interface DeleteItemInput {
   itemId: string;
   metadata: EventMetadata;
   expectedVersion?: number;
+  /** Permissions (src/access): runs in the write's transaction first; throws when the principal may not delete the item. */
+  authorize?: (tx: Queryable) => Promise<void>;
 }
 
 /** Contract: soft-deletes an item (409 DEPENDENT_RECORDS_EXIST while a restrict relation points at it). */
 export async function deleteItem(context: ItemsWriteContext, input: DeleteItemInput): Promise<void> {
   const collection = await loadCollectionSchema(context, input.siteId, input.collection);
-  await inSiteTransaction(context, input.siteId, (tx) =>
-    deleteIn(context, tx, {
+  await inSiteTransaction(context, input.siteId, async (tx) => {
+    await input.authorize?.(tx);
+    await deleteIn(context, tx, {
       siteId: input.siteId,
       collection,
       itemId: input.itemId,
       metadata: input.metadata,
       ...(input.expectedVersion !== undefined ? { expectedVersion: input.expectedVersion } : {}),
-    }),
-  );
+    });
+  });
 }
 
 /** Brings a soft-deleted item back (item.restored). */
@@ -363,14 +372,28 @@ export async function restoreItem(context: ItemsWriteContext, input: DeleteItemI
   );
 }
 
-export async function getDependents(context: ItemsWriteContext, siteId: string, collectionName: string, itemId: string): Promise<DependentsReport> {
+export interface DependentsReadOptions {
+  /** Permissions (src/access): runs first in the read's transaction; throws when the principal may not read the item. */
+  authorize?: (tx: Queryable) => Promise<void>;
+  /** Permissions: only dependents meeting this condition appear in `sample` (counts stay whole, so `blocking` is true). */
+  sampleCondition?: SampleCondition;
+}
+
+export async function getDependents(
+  context: ItemsWriteContext,
+  siteId: string,
+  collectionName: string,
+  itemId: string,
+  options: DependentsReadOptions = {},
+): Promise<DependentsReport> {
   const collection = await loadCollectionSchema(context, siteId, collectionName);
   return context.database.withSite(siteId, async (tx) => {
+    await options.authorize?.(tx);
     const [row] = await tx.query(
       sql`SELECT 1 FROM items WHERE site_id = ${siteId} AND collection = ${collection.name} AND id = ${itemId} AND deleted_at IS NULL`,
     );
     if (!row) throw new AppError('RECORD_NOT_FOUND', 404, `Item "${itemId}" of "${collection.name}" not found`);
-    return dependentsOf(tx, siteId, collection, itemId);
+    return dependentsOf(tx, siteId, collection, itemId, collection.references, options.sampleCondition);
   });
 }
 
@@ -383,6 +406,11 @@ export interface ResolveDependentsInput {
   newTargetId?: string;
   hard?: boolean;
   metadata: EventMetadata;
+  /** Permissions (src/access): runs first in the transaction; throws when the principal may not reach the item. */
+  authorize?: (tx: Queryable) => Promise<void>;
+  /** Permissions: runs before each dependent is changed (`values`) or deleted; throws when the principal may not. */
+  authorizeDependent?: (tx: Queryable, collection: string, itemId: string, change: { action: 'delete' } | { action: 'update'; values: Record<string, unknown> }) => Promise<void>;
+  sampleCondition?: SampleCondition;
 }
 
 export interface ResolveDependentsResult extends DependentsReport {
@@ -419,6 +447,7 @@ export async function resolveDependents(context: ItemsWriteContext, input: Resol
   const now = new Date().toISOString();
   const actorId = input.metadata.actor.id;
   return inSiteTransaction(context, input.siteId, async (tx) => {
+    await input.authorize?.(tx);
     const [self] = await tx.query(
       sql`SELECT 1 FROM items WHERE site_id = ${input.siteId} AND collection = ${collection.name} AND id = ${input.itemId} AND deleted_at IS NULL`,
     );
@@ -435,6 +464,7 @@ export async function resolveDependents(context: ItemsWriteContext, input: Resol
       const dependentCollection = collectionOf(schema, reference.collection);
       for (const id of await dependentIds(tx, input.siteId, reference, input.itemId)) {
         if (input.action === 'delete') {
+          await input.authorizeDependent?.(tx, reference.collection, id, { action: 'delete' });
           await deleteIn(context, tx, {
             siteId: input.siteId,
             collection: dependentCollection,
@@ -445,6 +475,7 @@ export async function resolveDependents(context: ItemsWriteContext, input: Resol
         } else {
           const values: Record<string, unknown> = { [reference.field]: input.action === 'reassign' ? input.newTargetId! : null };
           if (input.action === 'set_null' && reference.collectionField) values[reference.collectionField] = null;
+          await input.authorizeDependent?.(tx, reference.collection, id, { action: 'update', values });
           await runItemCommand(context, tx, {
             siteId: input.siteId,
             collection: reference.collection,
@@ -468,7 +499,7 @@ export async function resolveDependents(context: ItemsWriteContext, input: Resol
         affected += 1;
       }
     }
-    const report = await dependentsOf(tx, input.siteId, collection, input.itemId);
+    const report = await dependentsOf(tx, input.siteId, collection, input.itemId, collection.references, input.sampleCondition);
     return { action: input.action, relation: input.relation, affected, ...report };
   });
 }

@@ -1,7 +1,11 @@
 // How history records read through the API: like the content module's items (hash fields masked,
 // structural keys beside content fields), using its shaping functions.
+import type { SensitiveRead } from '../../../domain/content/sensitiveReads.ts';
+import { actorOf, type Principal } from '../../auth/principal.ts';
+import type { AppContext } from '../../runtime/context.ts';
 import type { CollectionSchema } from '../schema/siteSchema.ts';
 import { readValue, shapeRow, type ItemRow, type ReadOptions } from './itemRecords.ts';
+import { logSensitiveReads } from './sensitiveReads.ts';
 
 /** A stored `items` / `item_history` row as selected with `SELECT *` (timestamps as Date). */
 export interface StoredItemRow {
@@ -53,4 +57,32 @@ export function maskStored(collection: CollectionSchema | undefined, record: Rec
     masked[key] = collection.hashFields.has(key) && value !== null && value !== undefined ? readValue(collection, key, value, { ...options, locale: null }) : value;
   }
   return masked;
+}
+
+/**
+ * The pii/phi fields of `collection` that `records` (what a response returns of one item) show with
+ * a value: logged like any item read (item.sensitive_read), or null when there are none.
+ */
+export function sensitiveReadOf(
+  collection: CollectionSchema | undefined,
+  itemId: string,
+  records: readonly (Record<string, unknown> | null | undefined)[],
+): SensitiveRead | null {
+  if (!collection || collection.sensitiveFields.size === 0) return null;
+  const fields: SensitiveRead['fields'] = [];
+  for (const [field, sensitivity] of collection.sensitiveFields) {
+    if (records.some((record) => record?.[field] !== undefined && record?.[field] !== null)) fields.push({ field, sensitivity });
+  }
+  return fields.length > 0 ? { collection: collection.name, itemId, fields } : null;
+}
+
+/** Logs the sensitive reads of one response (none: nothing is written). */
+export async function logHistoryReads(
+  context: Pick<AppContext, 'database'>,
+  request: { siteId: string; principal: Principal; id: string },
+  reads: readonly (SensitiveRead | null)[],
+): Promise<void> {
+  const present = reads.filter((read): read is SensitiveRead => read !== null);
+  if (present.length === 0) return;
+  await logSensitiveReads(context, request.siteId, present, { actor: actorOf(request.principal), requestId: request.id });
 }

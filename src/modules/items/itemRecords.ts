@@ -78,5 +78,8 @@ export function shapeSnapshot(snapshot: ItemSnapshot, collection: CollectionSche
     if (options.visibleFields && !options.visibleFields.has(name)) continue;
     item[name] = readValue(collection, name, snapshot[name], options);
   }
+  if (options.visibleFields) {
+    for (const name of Object.keys(STRUCTURAL_FROM_ROW)) if (name !== 'id' && !options.visibleFields.has(name)) delete item[name];
+  }
   return item;
 }

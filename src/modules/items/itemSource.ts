@@ -4,6 +4,7 @@
 import type { SensitiveRead } from '../../../domain/content/sensitiveReads.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { join, raw, sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
+import type { ReadPermissions } from '../../access/itemAccess.ts';
 import type { DynamicValueContext } from '../../query/dynamicValues.ts';
 import type { CollectionSchema, SiteSchema } from '../schema/siteSchema.ts';
 import type { ItemRow, ReadOptions } from './itemRecords.ts';
@@ -31,6 +32,8 @@ export interface ReadContext {
   dynamic: DynamicValueContext;
   /** pii/phi fields returned by this request, logged once at the end. */
   sensitive: SensitiveRead[];
+  /** The reader's permissions (src/access), applied at every level; absent for administrators. */
+  permissions?: ReadPermissions;
 }
 
 export function tableOf(source: ItemSource): SqlFragment {
@@ -47,7 +50,9 @@ function aliasOf(alias: string): SqlFragment {
 export function baseCondition(context: ReadContext, collection: string, alias: string): SqlFragment {
   const a = aliasOf(alias);
   const extra = context.source.condition ? sql` AND ${context.source.condition(alias)}` : sql``;
-  return sql`${a}.site_id = ${context.siteId} AND ${a}.collection = ${collection} AND ${a}.deleted_at IS NULL${extra}`;
+  const permitted = context.permissions?.rowCondition(collection, alias, context.source.table);
+  const allowed = permitted ? sql` AND ${permitted}` : sql``;
+  return sql`${a}.site_id = ${context.siteId} AND ${a}.collection = ${collection} AND ${a}.deleted_at IS NULL${extra}${allowed}`;
 }
 
 function isoText(alias: SqlFragment, column: string): SqlFragment {

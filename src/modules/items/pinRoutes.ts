@@ -1,12 +1,12 @@
 // Pins of an item: list, read, create (pin a field to a revision), release.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { actorOf } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/app.ts';
 import { loadCollectionSchema, loadSiteSchema } from '../schema/schemaCache.ts';
-import { maskStored, readOptionsFor } from './historyItemRows.ts';
+import { logHistoryReads, maskStored, readOptionsFor, sensitiveReadOf } from './historyItemRows.ts';
 import { pinRevision, releasePins } from './historyHandlers.ts';
 import { historyReadRoute, historyWriteRoute, itemParams } from './historyParams.ts';
 import { listPins, requireLiveItem, type ItemPin } from './historyQueries.ts';
@@ -16,10 +16,15 @@ const pinParams = itemParams.extend({ field: pinField });
 
 export async function pinRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  /** Pins as the API shows them: hash fields of the pinned item masked. */
-  const present = async (siteId: string, pins: ItemPin[]) => {
-    const schema = await loadSiteSchema(context, siteId);
+  /** Pins as the API shows them: hash fields of the pinned item masked, pii/phi reads logged. */
+  const present = async (request: FastifyRequest, pins: ItemPin[]) => {
+    const schema = await loadSiteSchema(context, request.siteId);
     const options = readOptionsFor(schema.defaultLanguage);
+    await logHistoryReads(
+      context,
+      request,
+      pins.map((pin) => sensitiveReadOf(schema.collections.get(pin.target.collection), pin.target.item, [pin.pinned])),
+    );
     return pins.map((pin) => ({ ...pin, pinned: maskStored(schema.collections.get(pin.target.collection), pin.pinned, options) }));
   };
 
@@ -30,7 +35,7 @@ export async function pinRoutes(app: FastifyInstance, { context }: ServerDeps): 
       await requireLiveItem(tx, request.siteId, collection, id);
       return listPins(tx, { siteId: request.siteId, collection, itemId: id });
     });
-    return { data: await present(request.siteId, pins), meta: { total: pins.length } };
+    return { data: await present(request, pins), meta: { total: pins.length } };
   });
 
   api.get('/items/:collection/:id/pins/:field', { config: historyReadRoute, schema: { tags: ['items'], params: pinParams } }, async (request) => {
@@ -38,7 +43,7 @@ export async function pinRoutes(app: FastifyInstance, { context }: ServerDeps): 
     await loadCollectionSchema(context, request.siteId, collection);
     const [pin] = await context.database.withSite(request.siteId, (tx) => listPins(tx, { siteId: request.siteId, collection, itemId: id }, field));
     if (!pin) throw new AppError('NOT_FOUND', 404, `The field "${field}" of this item is not pinned`);
-    const [data] = await present(request.siteId, [pin]);
+    const [data] = await present(request, [pin]);
     return { data };
   });
 
@@ -54,7 +59,7 @@ export async function pinRoutes(app: FastifyInstance, { context }: ServerDeps): 
         actor: actorOf(request.principal),
         requestId: request.id,
       });
-      const [data] = await present(request.siteId, [pin]);
+      const [data] = await present(request, [pin]);
       return reply.status(201).send({ data });
     },
   );

@@ -5,6 +5,7 @@
 import { AppError } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
 import { raw, sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
+import type { ReadPermissions } from '../../access/itemAccess.ts';
 import { actorOf, type Principal } from '../../auth/principal.ts';
 import {
   compileAggregate,
@@ -28,6 +29,8 @@ import { logSensitiveReads } from './sensitiveReads.ts';
 export interface ReadRestrictions {
   filter?: FilterTree | null;
   fields?: ReadonlySet<string> | null;
+  /** The reader's permissions (src/access): row conditions and visible fields of every collection read. */
+  permissions?: ReadPermissions;
 }
 
 export interface ReadItemsInput {
@@ -112,6 +115,7 @@ async function withReadContext<T>(
       dynamic,
       sensitive: [],
       options: { locale: input.locale ?? null, defaultLanguage: schema.defaultLanguage, visibleFields: input.restrictions?.fields ?? null },
+      ...(input.restrictions?.permissions ? { permissions: input.restrictions.permissions } : {}),
     };
     const base = baseCondition(context, collection.name, 'i');
     const where = conditions.reduce((all, condition) => sql`${all} AND ${condition}`, base);

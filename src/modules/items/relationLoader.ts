@@ -48,13 +48,23 @@ export async function shapeLevel(
   deep: Record<string, DeepQuery>,
   deepPathPrefix: readonly (string | number)[],
 ): Promise<Record<string, unknown>[]> {
-  const items = rows.map((row) => shapeRow(row, selection.local, collection, context.options));
+  // Permissions show each collection's own readable fields (the top level may also be narrowed by the caller).
+  const permitted = context.permissions?.visibleFields(collection.name) ?? null;
+  const visibleFields = deepPathPrefix.length === 0 ? intersect(context.options.visibleFields, permitted) : permitted;
+  const options = visibleFields === context.options.visibleFields ? context.options : { ...context.options, visibleFields };
+  const items = rows.map((row) => shapeRow(row, selection.local, collection, options));
   noteSensitiveReads(context, collection, items, selection.local);
   for (const relation of selection.relations.values()) {
-    if (context.options.visibleFields && !context.options.visibleFields.has(relation.field)) continue;
+    if (visibleFields && !visibleFields.has(relation.field)) continue;
     await loadRelation(context, rows, items, relation, deep[relation.field], [...deepPathPrefix, relation.field]);
   }
   return items;
+}
+
+function intersect(a: ReadonlySet<string> | null, b: ReadonlySet<string> | null): ReadonlySet<string> | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return new Set([...a].filter((name) => b.has(name)));
 }
 
 async function loadRelation(

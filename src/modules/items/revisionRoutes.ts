@@ -6,7 +6,7 @@ import { AppError } from '../../../domain/shared/appError.ts';
 import { actorOf } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/app.ts';
 import { loadCollectionSchema, loadSiteSchema } from '../schema/schemaCache.ts';
-import { maskStored, readOptionsFor } from './historyItemRows.ts';
+import { logHistoryReads, maskStored, readOptionsFor, sensitiveReadOf } from './historyItemRows.ts';
 import { revertItem } from './historyHandlers.ts';
 import { historyReadRoute, historyWriteRoute, itemParams, pageQuery } from './historyParams.ts';
 import { findLiveItem, listRevisions } from './historyQueries.ts';
@@ -36,6 +36,7 @@ export async function revisionRoutes(app: FastifyInstance, { context }: ServerDe
         delta: maskStored(collection, revision.delta, options),
         draft: maskStored(collection, revision.draft, options),
       }));
+      await logHistoryReads(context, request, [sensitiveReadOf(collection, id, data.flatMap((revision) => [revision.data, revision.delta, revision.draft]))]);
       return { data, meta: { total: result.total, page, limit } };
     },
   );
@@ -53,7 +54,9 @@ export async function revisionRoutes(app: FastifyInstance, { context }: ServerDe
         requestId: request.id,
       });
       const options = readOptionsFor((await loadSiteSchema(context, request.siteId)).defaultLanguage);
-      return { data: shapeSnapshot(reverted.snapshot, reverted.collection, options) };
+      const data = shapeSnapshot(reverted.snapshot, reverted.collection, options);
+      await logHistoryReads(context, request, [sensitiveReadOf(reverted.collection, id, [data])]);
+      return { data };
     },
   );
 }

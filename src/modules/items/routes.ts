@@ -8,6 +8,15 @@ import type { ItemBody, ItemSnapshot } from '../../../domain/content/itemDecider
 import { ITEM_ID_PATTERN, LANGUAGE_PATTERN } from '../../../domain/content/itemInput.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
+import {
+  guardItemCreate,
+  guardItemDelete,
+  guardItemDependents,
+  guardItemRead,
+  guardItemUpdate,
+  guardResolveDependents,
+  writtenItemFields,
+} from '../../access/itemGuards.ts';
 import { actorOf } from '../../auth/principal.ts';
 import { parseListQuery } from '../../query/index.ts';
 import type { ServerDeps } from '../../server/app.ts';
@@ -20,8 +29,10 @@ import { getItem, listItems } from './queries.ts';
 /** At most this many items in one bulk create. */
 export const MAX_BULK_ITEMS = 2_000;
 
-const readRoute = { site: 'required' as const, access: 'bearer' as const, rateLimit: 'itemsRead' as const };
-const writeRoute = { site: 'required' as const, access: 'bearer' as const, rateLimit: 'itemsWrite' as const };
+// Public at the route: requests without credentials act as the site's public role, and every handler
+// asks src/access (guard*), which answers 401 to an anonymous request the public role does not cover.
+const readRoute = { site: 'required' as const, access: 'public' as const, rateLimit: 'itemsRead' as const };
+const writeRoute = { site: 'required' as const, access: 'public' as const, rateLimit: 'itemsWrite' as const };
 const collectionParams = z.object({ collection: z.string() });
 const itemParams = z.object({ collection: z.string(), id: z.string() });
 
@@ -75,14 +86,17 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
     const collectionSchema = schema.collections.get(collection);
     if (!collectionSchema) throw new AppError('NOT_FOUND', 404, `Collection "${collection}" not found`);
     const snapshot: ItemSnapshot = draft && result.draft ? draftSnapshot(result.snapshot, result.draft) : result.snapshot;
-    return shapeSnapshot(snapshot, collectionSchema, { locale: localeOf(request), defaultLanguage: schema.defaultLanguage, visibleFields: null });
+    const visibleFields = await writtenItemFields(context, request, collection);
+    return shapeSnapshot(snapshot, collectionSchema, { locale: localeOf(request), defaultLanguage: schema.defaultLanguage, visibleFields });
   }
 
   api.get('/items/:collection', { config: readRoute, schema: { tags: ['items'], params: collectionParams } }, async (request) => {
+    const query = parseListQuery(request.query as Record<string, unknown>);
     const input = {
       siteId: request.siteId,
       collection: request.params.collection,
-      query: parseListQuery(request.query as Record<string, unknown>),
+      query,
+      restrictions: await guardItemRead(context, request, request.params.collection, query),
       principal: request.principal,
       locale: localeOf(request),
       draft: draftOf(request),
@@ -106,10 +120,12 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
     },
     async (request, reply) => {
       const bulk = Array.isArray(request.body);
+      const bodies = (bulk ? request.body : [request.body]) as Record<string, unknown>[];
       const results = await createItemsWithVersions(context, {
+        ...(await guardItemCreate(context, request, request.params.collection, bodies, bulk)),
         siteId: request.siteId,
         collection: request.params.collection,
-        items: (bulk ? request.body : [request.body]) as Record<string, unknown>[],
+        items: bodies,
         metadata: metadataOf(request),
         locale: localeOf(request),
         bulk,
@@ -128,6 +144,7 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
       collection: request.params.collection,
       id: request.params.id,
       query: { fields: query.fields, deep: query.deep },
+      restrictions: await guardItemRead(context, request, request.params.collection, { filter: null, sort: [], deep: query.deep }),
       principal: request.principal,
       locale: localeOf(request),
       draft: draftOf(request),
@@ -147,12 +164,14 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
         checkItemId(request.params.id);
         const expectedVersion = expectedVersionOf(request);
         const draft = draftOf(request);
+        const mode = method === 'patch' ? 'patch' : 'replace';
         const result = await changeItem(context, {
+          ...(await guardItemUpdate(context, request, request.params.collection, request.params.id, request.body, mode)),
           siteId: request.siteId,
           collection: request.params.collection,
           itemId: request.params.id,
           changes: request.body,
-          mode: method === 'patch' ? 'patch' : 'replace',
+          mode,
           metadata: metadataOf(request),
           draft,
           locale: localeOf(request),
@@ -167,6 +186,7 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
     checkItemId(request.params.id);
     const expectedVersion = expectedVersionOf(request);
     await deleteItem(context, {
+      ...(await guardItemDelete(context, request, request.params.collection, request.params.id)),
       siteId: request.siteId,
       collection: request.params.collection,
       itemId: request.params.id,
@@ -178,7 +198,8 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
 
   api.get('/items/:collection/:id/dependents', { config: readRoute, schema: { tags: ['items'], params: itemParams } }, async (request) => {
     checkItemId(request.params.id);
-    return { data: await getDependents(context, request.siteId, request.params.collection, request.params.id) };
+    const guard = await guardItemDependents(context, request, request.params.collection, request.params.id);
+    return { data: await getDependents(context, request.siteId, request.params.collection, request.params.id, guard) };
   });
 
   api.post(
@@ -203,6 +224,7 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
       const { action, relation, newTargetId, hard } = request.body;
       return {
         data: await resolveDependents(context, {
+          ...(await guardResolveDependents(context, request, request.params.collection, request.params.id)),
           siteId: request.siteId,
           collection: request.params.collection,
           itemId: request.params.id,

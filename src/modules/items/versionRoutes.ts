@@ -1,5 +1,5 @@
 // Named versions (drafts) of an item: list, create, read, edit, delete, compare with main, promote.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { sameValue } from '../../../domain/content/versions/versionDecider.ts';
@@ -7,7 +7,7 @@ import { actorOf } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/app.ts';
 import { loadCollectionSchema, loadSiteSchema } from '../schema/schemaCache.ts';
 import type { CollectionSchema } from '../schema/siteSchema.ts';
-import { maskStored, presentItemRow, readOptionsFor } from './historyItemRows.ts';
+import { logHistoryReads, maskStored, presentItemRow, readOptionsFor, sensitiveReadOf } from './historyItemRows.ts';
 import { createVersion, deleteVersion, promoteVersion, updateVersion } from './historyHandlers.ts';
 import { historyReadRoute, historyWriteRoute, itemParams, versionKey, versionParams } from './historyParams.ts';
 import { listVersions, requireLiveItem, requireVersion, type ItemVersion } from './historyQueries.ts';
@@ -18,11 +18,12 @@ const versionName = z.string().trim().min(1).max(200);
 export async function versionRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const optionsOf = async (siteId: string) => readOptionsFor((await loadSiteSchema(context, siteId)).defaultLanguage);
-  /** A version as the API shows it: hash fields of its data masked. */
-  const present = async (siteId: string, collection: CollectionSchema, version: ItemVersion) => ({
-    ...version,
-    data: maskStored(collection, version.data, await optionsOf(siteId)),
-  });
+  /** Versions as the API shows them: hash fields of their data masked, pii/phi reads logged. */
+  const present = async (request: FastifyRequest, collection: CollectionSchema, versions: ItemVersion[]) => {
+    const options = await optionsOf(request.siteId);
+    await logHistoryReads(context, request, versions.map((version) => sensitiveReadOf(collection, version.item, [version.data])));
+    return versions.map((version) => ({ ...version, data: maskStored(collection, version.data, options) }));
+  };
   const metadataOf = (request: { principal: Parameters<typeof actorOf>[0]; id: string }) => ({
     actor: actorOf(request.principal),
     requestId: request.id,
@@ -36,7 +37,7 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
       await requireLiveItem(tx, request.siteId, name, id);
       return listVersions(tx, key);
     });
-    const data = await Promise.all(versions.map((version) => present(request.siteId, collection, version)));
+    const data = await present(request, collection, versions);
     return { data, meta: { total: data.length } };
   });
 
@@ -52,7 +53,8 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
       await createVersion(context, key, request.body, metadataOf(request));
       const version = await context.database.withSite(request.siteId, (tx) => requireVersion(tx, key, request.body.key));
       const schema = await loadCollectionSchema(context, request.siteId, collection);
-      return reply.status(201).send({ data: await present(request.siteId, schema, version) });
+      const [data] = await present(request, schema, [version]);
+      return reply.status(201).send({ data });
     },
   );
 
@@ -61,7 +63,8 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
     const collection = await loadCollectionSchema(context, request.siteId, name);
     const key = { siteId: request.siteId, collection: name, itemId: id };
     const version = await context.database.withSite(request.siteId, (tx) => requireVersion(tx, key, versionKeyParam));
-    return { data: await present(request.siteId, collection, version) };
+    const [data] = await present(request, collection, [version]);
+    return { data };
   });
 
   api.patch(
@@ -81,7 +84,8 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
       const key = { siteId: request.siteId, collection, itemId: id };
       await updateVersion(context, key, versionKeyParam, request.body, metadataOf(request));
       const version = await context.database.withSite(request.siteId, (tx) => requireVersion(tx, key, versionKeyParam));
-      return { data: await present(request.siteId, await loadCollectionSchema(context, request.siteId, collection), version) };
+      const [data] = await present(request, await loadCollectionSchema(context, request.siteId, collection), [version]);
+      return { data };
     },
   );
 
@@ -107,6 +111,7 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
       for (const field of [...new Set([...Object.keys(version.data), ...Object.keys(main.data)])].sort()) {
         if (!sameValue(version.data[field], main.data[field])) changes[field] = version.data[field] ?? null;
       }
+      await logHistoryReads(context, request, [sensitiveReadOf(collection, id, [main.data, version.data])]);
       return {
         data: {
           main: presentItemRow(collection, main, options),
@@ -124,6 +129,7 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
       const { collection, id, key: versionKeyParam } = request.params;
       const promotion = await promoteVersion(context, { siteId: request.siteId, collection, itemId: id }, versionKeyParam, metadataOf(request));
       const data = shapeSnapshot(promotion.snapshot, promotion.collection, await optionsOf(request.siteId));
+      await logHistoryReads(context, request, [sensitiveReadOf(promotion.collection, id, [data])]);
       return { data, meta: { mainDiverged: promotion.mainDiverged, revisionId: promotion.revisionId } };
     },
   );

@@ -8,7 +8,7 @@ import { AppError, errors } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
 import { actorOf } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/app.ts';
-import { uuidOr404 } from '../users/routes.ts';
+import { uuidOr404 } from '../users/identityHelpers.ts';
 import { addPermission, attachPolicy, createPolicy, deletePolicy, detachPolicy, removePermission, updatePolicy } from './handlers.ts';
 import { findPolicy, listPermissions, listPolicies } from './queries.ts';
 

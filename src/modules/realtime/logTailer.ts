@@ -1,7 +1,10 @@
-// Drives realtime from committed events: wakes on the log's notifications, reads what was committed
-// after its cursor (gap-safe, in log order) and publishes item signals and notifications per site.
-// When the log holds committed events that the gap-safe read cannot return yet (an older
-// transaction is still open), it retries within milliseconds instead of waiting for the next poll.
+// Drives realtime from committed events. Two reads per wake-up (a commit's notification, or the
+// polling fallback):
+// - ahead: every event committed after the furthest one already sent, at once, even while an older
+//   transaction elsewhere on the server is still open (the gap-safe log read would wait for it);
+// - safe: the gap-safe log read (svc_read_all), which also returns an older transaction's events
+//   that committed after newer ones were sent ahead; those are sent then, the rest skipped.
+// So nothing is skipped, nothing sent twice, and latency is commit → notification → one query.
 // With Redis one instance leads (a Postgres advisory lock) and publishes for all; the cursor it
 // reached is kept in Redis so a new leader continues where the last one stopped.
 import type pg from 'pg';
@@ -9,7 +12,7 @@ import type { Logger } from 'pino';
 import { itemSignalOf } from '../../../domain/changeFeed/feedEntry.ts';
 import { notificationFrameOf } from '../../../domain/changeFeed/notification.ts';
 import type { StoredEvent } from '../../../domain/shared/events.ts';
-import { readAll, readLogHead, type GlobalCursor } from '../../../infra/eventstore/eventStore.ts';
+import { readAll, readLogHead, toStoredEvent, type EventRow, type GlobalCursor } from '../../../infra/eventstore/eventStore.ts';
 import type { LogNotifier } from '../../../infra/eventstore/logNotifier.ts';
 import type { Database } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
@@ -18,7 +21,8 @@ import { advisoryKey } from '../../runtime/projectionRunner.ts';
 import type { RealtimeMessage, ServerFrame } from './realtimeFrames.ts';
 
 const BATCH_SIZE = 1_000;
-const MAX_GAP_RETRY_MS = 64;
+/** Events sent ahead of the gap-safe cursor that are remembered to avoid sending them twice. */
+const MAX_SENT_AHEAD = 200_000;
 /** A new leader resumes from the last leader's cursor if it was written this recently. */
 const RESUME_WINDOW_MS = 60_000;
 
@@ -26,7 +30,7 @@ export interface LogTailer {
   stop(): Promise<void>;
 }
 
-/** Frames of a batch of events, grouped per site, in log order. */
+/** Frames of a batch of events, grouped per site, in the order given. */
 export function realtimeMessagesOf(events: readonly StoredEvent[]): RealtimeMessage[] {
   const bySite = new Map<string, ServerFrame[]>();
   for (const event of events) {
@@ -45,6 +49,12 @@ export function realtimeMessagesOf(events: readonly StoredEvent[]): RealtimeMess
   return [...bySite].map(([siteId, frames]) => ({ siteId, frames }));
 }
 
+function after(a: GlobalCursor, b: GlobalCursor): boolean {
+  const ta = BigInt(a.txId);
+  const tb = BigInt(b.txId);
+  return ta > tb || (ta === tb && a.position > b.position);
+}
+
 export interface LogTailerOptions {
   database: Database;
   notifier: LogNotifier;
@@ -57,12 +67,16 @@ export interface LogTailerOptions {
 
 export function startLogTailer(options: LogTailerOptions): LogTailer {
   const { database, logger, leadership } = options;
-  let cursor: GlobalCursor | null = null;
+  /** Everything up to here was read gap-safely. */
+  let safe: GlobalCursor | null = null;
+  /** The furthest event sent ahead of `safe`. */
+  let ahead: GlobalCursor | null = null;
+  /** Ids of events sent ahead and not yet passed by `safe`. */
+  const sentAhead = new Set<string>();
   let stopped = false;
   let running: Promise<void> | null = null;
   let again = false;
   let lockClient: pg.PoolClient | null = null;
-  let wakeFromGap: (() => void) | null = null;
 
   /** Without Redis every instance tails for itself; with it only the lock holder does. */
   function leading(): boolean {
@@ -81,49 +95,43 @@ export function startLogTailer(options: LogTailerOptions): LogTailer {
     client.on('error', () => {
       // Lost the lock with the connection: stop leading; another instance (or we) will take over.
       if (lockClient === client) lockClient = null;
-      cursor = null;
+      safe = null;
       client.release(true);
     });
     lockClient = client;
     // Continue where the last leader stopped, unless that was long ago (stale signals help no one).
     const stored = await leadership.redis.get(leadership.cursorKey).catch(() => null);
     const last = stored ? (JSON.parse(stored) as { cursor: GlobalCursor; at: number }) : null;
-    cursor = last && Date.now() - last.at < RESUME_WINDOW_MS ? last.cursor : null;
+    safe = last && Date.now() - last.at < RESUME_WINDOW_MS ? last.cursor : null;
+    ahead = null;
+    sentAhead.clear();
     return true;
+  }
+
+  async function readAhead(from: GlobalCursor): Promise<StoredEvent[]> {
+    const rows = await database.query<EventRow>(sql`SELECT * FROM svc_read_committed_after(${from.txId}::xid8, ${from.position}, ${BATCH_SIZE})`);
+    return rows.map(toStoredEvent);
   }
 
   async function step(): Promise<void> {
     if (!(await lead())) return;
-    cursor ??= await readLogHead(database);
-    let gapDelay = 1;
+    safe ??= await readLogHead(database);
     for (;;) {
       if (stopped) return;
-      const batch = await readAll(database, cursor, BATCH_SIZE);
-      if (batch.length > 0) {
-        gapDelay = 1;
-        const last = batch.at(-1)!;
-        cursor = { txId: last.txId, position: last.position };
-        const messages = realtimeMessagesOf(batch);
-        await options.publish(messages);
-        if (leadership) {
-          await leadership.redis.set(leadership.cursorKey, JSON.stringify({ cursor, at: Date.now() }), 'PX', RESUME_WINDOW_MS).catch(() => undefined);
-        }
-        if (batch.length === BATCH_SIZE) continue;
+      const gapSafe = await readAll(database, safe, BATCH_SIZE);
+      const late = gapSafe.filter((event) => !sentAhead.delete(event.eventId));
+      if (gapSafe.length > 0) safe = { txId: gapSafe.at(-1)!.txId, position: gapSafe.at(-1)!.position };
+      if (ahead && !after(ahead, safe)) ahead = null;
+      const fresh = await readAhead(ahead ?? safe);
+      for (const event of fresh) sentAhead.add(event.eventId);
+      if (fresh.length > 0) ahead = { txId: fresh.at(-1)!.txId, position: fresh.at(-1)!.position };
+      if (sentAhead.size > MAX_SENT_AHEAD) sentAhead.clear(); // at worst a signal is sent twice
+      const messages = realtimeMessagesOf([...late, ...fresh]);
+      if (messages.length > 0) await options.publish(messages);
+      if (leadership) {
+        await leadership.redis.set(leadership.cursorKey, JSON.stringify({ cursor: safe, at: Date.now() }), 'PX', RESUME_WINDOW_MS).catch(() => undefined);
       }
-      const [pending] = await database.query<{ pending: boolean }>(sql`SELECT svc_log_has_after(${cursor.txId}::xid8, ${cursor.position}) AS pending`);
-      if (!pending?.pending) return;
-      // Committed events wait behind an open older transaction: look again very soon.
-      const delay = gapDelay;
-      gapDelay = Math.min(gapDelay * 2, MAX_GAP_RETRY_MS);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, delay);
-        function done() {
-          clearTimeout(timer);
-          wakeFromGap = null;
-          resolve();
-        }
-        wakeFromGap = done;
-      });
+      if (gapSafe.length < BATCH_SIZE && fresh.length < BATCH_SIZE) return;
     }
   }
 
@@ -160,7 +168,6 @@ export function startLogTailer(options: LogTailerOptions): LogTailer {
       stopped = true;
       offEvents();
       clearInterval(poll);
-      wakeFromGap?.();
       await running;
       if (lockClient) {
         await lockClient.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);

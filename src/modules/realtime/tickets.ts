@@ -23,11 +23,11 @@ export interface RealtimeTicket {
 
 /**
  * The collections a principal may read, embedded in its ticket. Administrators read every
- * collection of the site, present and future ('*'). Role permissions are not built yet, so other
- * principals get none (they still receive the site's notifications).
+ * collection of the site, present and future ('*'); others get the collections a read rule covers
+ * (computed by the caller through src/access), and still receive the site's notifications.
  */
-export function readableCollections(principal: UserPrincipal): string[] {
-  return principal.admin ? ['*'] : [];
+export function readableCollections(principal: UserPrincipal, permitted: readonly string[] = []): string[] {
+  return principal.admin ? ['*'] : [...permitted];
 }
 
 export async function issueTicket(
@@ -36,10 +36,11 @@ export async function issueTicket(
   principal: UserPrincipal,
   kind: TicketKind,
   now: Date,
+  permitted: readonly string[] = [],
 ): Promise<{ ticket: string; expiresAt: Date; collections: string[] }> {
   const ticket = `${siteId}.${randomToken(32)}`;
   const expiresAt = new Date(now.getTime() + TICKET_LIFETIME_MS);
-  const collections = readableCollections(principal);
+  const collections = readableCollections(principal, permitted);
   await context.database.withSite(siteId, (tx) =>
     tx.query(sql`
       INSERT INTO realtime_tickets (site_id, ticket_hash, kind, user_id, collections, created_at, expires_at)

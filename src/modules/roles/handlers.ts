@@ -85,6 +85,7 @@ export async function deleteRole(context: AppContext, siteId: string, roleId: st
   await inSiteTransaction(context, siteId, async (tx) => {
     await lockRoles(tx, siteId);
     if (!(await findRole(tx, siteId, roleId))) throw errors.notFound('Role not found');
+    const attached = await policiesAttachedTo(tx, siteId, 'role', roleId);
     await handleCommandIn(tx, context.projections, {
       siteId,
       streamId: streamId(siteId, 'role', roleId),
@@ -92,7 +93,7 @@ export async function deleteRole(context: AppContext, siteId: string, roleId: st
       command: { type: 'deleteRole', holders: await roleHolders(tx, siteId, roleId) },
       metadata,
     });
-    for (const policyId of await policiesAttachedTo(tx, siteId, 'role', roleId)) {
+    for (const policyId of attached) {
       await handleCommandIn(tx, context.projections, {
         siteId,
         streamId: streamId(siteId, 'policy', policyId),

@@ -8,7 +8,7 @@ import type { EventMetadata } from '../../../domain/shared/events.ts';
 import { actorOf } from '../../auth/principal.ts';
 import { inSiteTransaction } from '../../runtime/commandBus.ts';
 import type { ServerDeps } from '../../server/app.ts';
-import { uuidOr404 } from '../users/routes.ts';
+import { uuidOr404 } from '../users/identityHelpers.ts';
 import { createRole, deleteRole, ensurePublicRole, updateRole } from './handlers.ts';
 import { findRole, listRoles } from './queries.ts';
 

@@ -15,7 +15,10 @@ import {
   relationPatchInput,
 } from '../../../domain/content/schemaInput.ts';
 import { RELATION_ID_PATTERN } from '../../../domain/content/schemaModel.ts';
+import { AppError } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
+import { requestAccess } from '../../access/access.ts';
+import { assertCanSeeCollection, canSeeCollection, canSeeField, canSeeRelation } from '../../access/schemaAccess.ts';
 import { actorOf } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/app.ts';
 import {
@@ -34,6 +37,8 @@ import {
 import { exportCollectionSchema, getCollection, getField, getRelation, listCollections, listFields, listRelations } from './queries.ts';
 
 const admin = { config: { site: 'required' as const, access: 'siteAdmin' as const } };
+// Reads are open to signed-in principals, narrowed by their permissions (src/access/schemaAccess.ts).
+const reader = { config: { site: 'required' as const, access: 'bearer' as const } };
 const collectionParams = z.object({ name: collectionName });
 const fieldParams = z.object({ collection: collectionName, field: fieldName });
 const relationParams = z.object({ id: z.string().regex(RELATION_ID_PATTERN) });
@@ -47,9 +52,11 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
   const read = <T>(siteId: string, work: Parameters<typeof context.database.withSite<T>>[1]) => context.database.withSite(siteId, work);
 
   // ---------- collections ----------
-  api.get('/collections', { ...admin, schema: { tags: ['schema'] } }, async (request) => ({
-    data: await read(request.siteId, (tx) => listCollections(tx, request.siteId)),
-  }));
+  api.get('/collections', { ...reader, schema: { tags: ['schema'] } }, async (request) => {
+    const access = await requestAccess(context, request);
+    const collections = await read(request.siteId, (tx) => listCollections(tx, request.siteId));
+    return { data: collections.filter((collection) => canSeeCollection(access, collection.name)) };
+  });
 
   api.post('/collections', { ...admin, schema: { tags: ['schema'], body: collectionCreateInput } }, async (request, reply) => {
     const collection = await createCollection(context, request.siteId, request.body, metadataOf(request));
@@ -65,9 +72,10 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
     },
   );
 
-  api.get('/collections/:name', { ...admin, schema: { tags: ['schema'], params: collectionParams } }, async (request) => ({
-    data: await read(request.siteId, (tx) => getCollection(tx, request.siteId, request.params.name)),
-  }));
+  api.get('/collections/:name', { ...reader, schema: { tags: ['schema'], params: collectionParams } }, async (request) => {
+    assertCanSeeCollection(await requestAccess(context, request), request.params.name);
+    return { data: await read(request.siteId, (tx) => getCollection(tx, request.siteId, request.params.name)) };
+  });
 
   api.patch('/collections/:name', { ...admin, schema: { tags: ['schema'], params: collectionParams, body: collectionMetaInput } }, async (request) => ({
     data: await updateCollection(context, request.siteId, request.params.name, request.body, metadataOf(request)),
@@ -93,9 +101,12 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
   );
 
   // ---------- fields ----------
-  api.get('/fields/:collection', { ...admin, schema: { tags: ['schema'], params: z.object({ collection: collectionName }) } }, async (request) => ({
-    data: await read(request.siteId, (tx) => listFields(tx, request.siteId, request.params.collection)),
-  }));
+  api.get('/fields/:collection', { ...reader, schema: { tags: ['schema'], params: z.object({ collection: collectionName }) } }, async (request) => {
+    const access = await requestAccess(context, request);
+    assertCanSeeCollection(access, request.params.collection);
+    const fields = await read(request.siteId, (tx) => listFields(tx, request.siteId, request.params.collection));
+    return { data: fields.filter((field) => canSeeField(access, request.params.collection, field.field)) };
+  });
 
   api.post(
     '/fields/:collection',
@@ -106,9 +117,14 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
     },
   );
 
-  api.get('/fields/:collection/:field', { ...admin, schema: { tags: ['schema'], params: fieldParams } }, async (request) => ({
-    data: await read(request.siteId, (tx) => getField(tx, request.siteId, request.params.collection, request.params.field)),
-  }));
+  api.get('/fields/:collection/:field', { ...reader, schema: { tags: ['schema'], params: fieldParams } }, async (request) => {
+    const access = await requestAccess(context, request);
+    assertCanSeeCollection(access, request.params.collection);
+    if (!canSeeField(access, request.params.collection, request.params.field)) {
+      throw new AppError('NOT_FOUND', 404, `Field "${request.params.field}" of "${request.params.collection}" not found`);
+    }
+    return { data: await read(request.siteId, (tx) => getField(tx, request.siteId, request.params.collection, request.params.field)) };
+  });
 
   api.patch('/fields/:collection/:field', { ...admin, schema: { tags: ['schema'], params: fieldParams, body: fieldPatchInput } }, async (request) => ({
     data: await updateField(context, request.siteId, request.params.collection, request.params.field, request.body, metadataOf(request)),
@@ -122,8 +138,12 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
   // ---------- relations ----------
   api.get(
     '/relations',
-    { ...admin, schema: { tags: ['schema'], querystring: z.object({ collection: collectionName.optional() }) } },
-    async (request) => ({ data: await read(request.siteId, (tx) => listRelations(tx, request.siteId, request.query.collection ?? null)) }),
+    { ...reader, schema: { tags: ['schema'], querystring: z.object({ collection: collectionName.optional() }) } },
+    async (request) => {
+      const access = await requestAccess(context, request);
+      const relations = await read(request.siteId, (tx) => listRelations(tx, request.siteId, request.query.collection ?? null));
+      return { data: relations.filter((relation) => canSeeRelation(access, relation)) };
+    },
   );
 
   api.post('/relations', { ...admin, schema: { tags: ['schema'], body: relationInput } }, async (request, reply) => {
@@ -131,9 +151,12 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
     return reply.status(201).send({ data: relation });
   });
 
-  api.get('/relations/:id', { ...admin, schema: { tags: ['schema'], params: relationParams } }, async (request) => ({
-    data: await read(request.siteId, (tx) => getRelation(tx, request.siteId, request.params.id)),
-  }));
+  api.get('/relations/:id', { ...reader, schema: { tags: ['schema'], params: relationParams } }, async (request) => {
+    const access = await requestAccess(context, request);
+    const relation = await read(request.siteId, (tx) => getRelation(tx, request.siteId, request.params.id));
+    if (!canSeeRelation(access, relation)) throw new AppError('NOT_FOUND', 404, `Relation "${request.params.id}" not found`);
+    return { data: relation };
+  });
 
   api.patch('/relations/:id', { ...admin, schema: { tags: ['schema'], params: relationParams, body: relationPatchInput } }, async (request) => ({
     data: await updateRelation(context, request.siteId, request.params.id, request.body, metadataOf(request)),

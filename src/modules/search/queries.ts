@@ -4,7 +4,8 @@
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import type { IndexedTexts } from '../../../projections/searchProjection.ts';
-import { presentItemRow, readOptionsFor, type StoredItemRow } from '../items/historyItemRows.ts';
+import type { SensitiveRead } from '../../../domain/content/sensitiveReads.ts';
+import { presentItemRow, readOptionsFor, sensitiveReadOf, type StoredItemRow } from '../items/historyItemRows.ts';
 import type { SiteSchema } from '../schema/siteSchema.ts';
 import { highlight, queryWords } from './highlights.ts';
 
@@ -26,10 +27,15 @@ export interface SearchRequest {
 
 const MAX_WORDS = 32;
 
-export async function searchItems(tx: Queryable, schema: SiteSchema, request: SearchRequest): Promise<{ hits: SearchHit[]; total: number }> {
+/** A page of hits, the total, and the pii/phi fields the hits show (the caller logs them). */
+export async function searchItems(
+  tx: Queryable,
+  schema: SiteSchema,
+  request: SearchRequest,
+): Promise<{ hits: SearchHit[]; total: number; sensitive: (SensitiveRead | null)[] }> {
   const siteId = schema.siteId;
   const words = queryWords(request.q).slice(0, MAX_WORDS);
-  if (words.length === 0) return { hits: [], total: 0 };
+  if (words.length === 0) return { hits: [], total: 0, sensitive: [] };
   // Each word becomes a quoted, folded prefix lexeme: 'tieng':* & 'viet':*
   const query = sql`to_tsquery('simple'::regconfig,
       array_to_string(ARRAY(SELECT quote_literal(svc_fold_accents(word)) || ':*' FROM unnest(${words}::text[]) AS word), ' & '))`;
@@ -52,19 +58,17 @@ export async function searchItems(tx: Queryable, schema: SiteSchema, request: Se
     SELECT count(*)::int AS total ${matching}`);
   const options = readOptionsFor(schema.defaultLanguage);
   const hits: SearchHit[] = [];
+  const sensitive: (SensitiveRead | null)[] = [];
   for (const row of rows) {
     const collection = schema.collections.get(row.collection);
     // The schema is this instance's cache: a collection it does not know yet is skipped, not guessed at.
     if (!collection) continue;
-    hits.push({
-      collection: row.collection,
-      id: row.id,
-      score: row.score,
-      highlights: highlightsOf(row.texts, words, collection.hashFields),
-      item: presentItemRow(collection, row, options),
-    });
+    const item = presentItemRow(collection, row, options);
+    const highlights = highlightsOf(row.texts, words, collection.hashFields);
+    hits.push({ collection: row.collection, id: row.id, score: row.score, highlights, item });
+    sensitive.push(sensitiveReadOf(collection, row.id, [item, highlights]));
   }
-  return { total: count?.total ?? 0, hits };
+  return { total: count?.total ?? 0, hits, sensitive };
 }
 
 function highlightsOf(texts: IndexedTexts, words: readonly string[], hashFields: ReadonlySet<string>): Record<string, string> {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { COLLECTION_NAME_PATTERN } from '../../../domain/content/schemaModel.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import type { ServerDeps } from '../../server/app.ts';
+import { logHistoryReads } from '../items/historyItemRows.ts';
 import { loadCollectionSchema, loadSiteSchema } from '../schema/schemaCache.ts';
 import { queryWords } from './highlights.ts';
 import { searchItems } from './queries.ts';
@@ -32,6 +33,7 @@ export async function searchRoutes(app: FastifyInstance, { context }: ServerDeps
       const result = await context.database.withSite(request.siteId, (tx) =>
         searchItems(tx, schema, { q, collection: collection ?? null, limit, page }),
       );
+      await logHistoryReads(context, request, result.sensitive);
       return { data: result.hits, meta: { total: result.total, page, limit } };
     },
   );

@@ -6,7 +6,7 @@ import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { handleCommandIn, inSiteTransaction } from '../../runtime/commandBus.ts';
 import type { AppContext } from '../../runtime/context.ts';
-import { isUniqueViolation } from '../auth/registration.ts';
+import { isUniqueViolation } from '../users/identityHelpers.ts';
 import { findTeam, teamNameTaken, unknownUsers, type TeamView } from './queries.ts';
 
 const nameTaken = () => new AppError('CONFLICT', 409, 'A team with this name already exists', { path: ['body', 'name'] });

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
 import { actorOf } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/app.ts';
-import { uuidOr404 } from '../users/routes.ts';
+import { uuidOr404 } from '../users/identityHelpers.ts';
 import { createTeam, deleteTeam, updateTeam } from './handlers.ts';
 import { findTeam, listTeams } from './queries.ts';
 

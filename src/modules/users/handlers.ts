@@ -17,9 +17,10 @@ import { issueEmailToken } from '../auth/emailTokens.ts';
 import type { ClientInfo, UserProfile } from '../auth/handlers.ts';
 import { identityServices } from '../auth/identityServices.ts';
 import { invitationMail } from '../auth/mailTemplates.ts';
-import { isUniqueViolation, normalizeEmail } from '../auth/registration.ts';
+import { normalizeEmail } from '../auth/registration.ts';
 import { revokeUserSessions } from '../auth/sessionRevocation.ts';
 import { findUser, findUserByEmail, roleExists, type UserView } from './queries.ts';
+import { isUniqueViolation } from './identityHelpers.ts';
 
 export interface NewUser {
   email: string;

@@ -12,7 +12,11 @@ import { sessionSchema } from '../account/routes.ts';
 import { passwordSchema } from '../auth/registrationRoutes.ts';
 import { createUser, deleteUser, impersonate, inviteUser, updateUser } from './handlers.ts';
 import { findUser, listUsers } from './queries.ts';
+import { uuidOr404 } from './identityHelpers.ts';
 import { subscriberAccessRoutes } from './subscriberAccessRoutes.ts';
+
+/** Kept here too: other areas import it from this module. */
+export { uuidOr404 };
 
 export const userSchema = z.object({
   id: z.string(),
@@ -30,12 +34,6 @@ export const userSchema = z.object({
 const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 const idParams = z.object({ id: z.string() });
 const nameSchema = z.string().max(200).nullable();
-
-/** A path id that is not a UUID names nothing: 404, like an unknown one. */
-export function uuidOr404(id: string, what: string): string {
-  if (!z.uuid().safeParse(id).success) throw errors.notFound(`${what} not found`);
-  return id;
-}
 
 function administrator(request: FastifyRequest): UserPrincipal {
   if (request.principal.kind !== 'user') throw errors.forbidden();

@@ -8,8 +8,7 @@ export async function utilsRoutes(app: FastifyInstance, { context, healthChecks 
 
   app.get('/utils/health', { config: { access: 'public' }, schema: { tags: ['utils'] } }, async (_request, reply) => {
     const checks: Record<string, string> = {
-      database: await context.database
-        .query(sql`SELECT 1`)
+      database: await withTimeout(context.database.query(sql`SELECT 1`), HEALTH_CHECK_TIMEOUT_MS)
         .then(() => 'ok')
         .catch(() => 'unreachable'),
       cache: 'ok',
@@ -17,7 +16,7 @@ export async function utilsRoutes(app: FastifyInstance, { context, healthChecks 
       search: 'ok',
       queue: 'ok',
     };
-    for (const [name, check] of Object.entries(healthChecks)) checks[name] = await check().catch(() => 'error');
+    for (const [name, check] of Object.entries(healthChecks)) checks[name] = await withTimeout(check(), HEALTH_CHECK_TIMEOUT_MS).catch(() => 'error');
     if (checks.database !== 'ok') checks.search = 'unreachable';
     const healthy = Object.values(checks).every((value) => value === 'ok');
     const status = checks.database !== 'ok' ? 'error' : healthy ? 'ok' : 'degraded';
@@ -29,6 +28,17 @@ export async function utilsRoutes(app: FastifyInstance, { context, healthChecks 
   app.get('/utils/version', { config: { access: 'public' }, schema: { tags: ['utils'] } }, async () => ({
     data: { version: context.version, api: 1, node: process.version, startedAt: context.startedAt.toISOString() },
   }));
+}
+
+/** A check that hangs (a database behind a dead network path) must not hang the health answer. */
+const HEALTH_CHECK_TIMEOUT_MS = 2_000;
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 function storageCheck(directory: string): string {

@@ -29,7 +29,7 @@ describe('pins', () => {
 
     const list = await service.request('GET', `/items/articles/${article.id}/pins`, site.as);
     expect(list.status).toBe(200);
-    expect(list.body.data.map((pin: any) => pin.field)).toEqual(['*', 'author']);
+    expect(list.body.data.map((pin: { field: string }) => pin.field)).toEqual(['*', 'author']);
     expect(list.body.meta.total).toBe(2);
     const one = await service.request('GET', `/items/articles/${article.id}/pins/author`, site.as);
     expect(one.body.data.target).toEqual({ collection: 'authors', item: author.id });
@@ -111,7 +111,7 @@ describe('pins', () => {
     expectError(await service.request('DELETE', `/items/articles/${article.id}/pins/author`, site.as), 404, 'NOT_FOUND');
     expectError(await service.request('GET', `/items/articles/${article.id}/pins/author`, site.as), 404, 'NOT_FOUND');
     const remaining = await service.request('GET', `/items/articles/${article.id}/pins`, site.as);
-    expect(remaining.body.data.map((pin: any) => pin.field)).toEqual(['*']);
+    expect(remaining.body.data.map((pin: { field: string }) => pin.field)).toEqual(['*']);
 
     expect((await service.request('DELETE', `/items/articles/${article.id}/pins`, site.as)).status).toBe(204);
     const none = await service.request('GET', `/items/articles/${article.id}/pins`, site.as);

@@ -34,6 +34,19 @@ describe('item revisions', () => {
     expect(first.collection).toBe('articles');
   });
 
+  it('records a revision and a history row for each item of a bulk create', async () => {
+    const site = await createHistorySite(service);
+    const created = await service.request('POST', '/items/articles', { ...site.as, body: [{ title: 'One' }, { title: 'Two' }, { title: 'Three' }] });
+    expect(created.status).toBe(201);
+    for (const item of created.body.data as { id: string; title: string }[]) {
+      const [revision, missing] = await revisionsOf(service, site, 'articles', item.id);
+      expect(revision).toMatchObject({ event: 'item.created', version: 1, data: { title: item.title } });
+      expect(missing).toBeUndefined();
+      const then = await service.request('GET', `/items/articles/${item.id}?asOf=${encodeURIComponent(revision.timestamp)}`, site.as);
+      expect(then.body.data.title).toBe(item.title);
+    }
+  });
+
   it('pages revisions with limit and page', async () => {
     const site = await createHistorySite(service);
     const article = await createItem(service, site, 'articles', { title: 'v1' });
@@ -41,7 +54,7 @@ describe('item revisions', () => {
     const page2 = await service.request('GET', `/items/articles/${article.id}/revisions?limit=2&page=2`, site.as);
     expect(page2.status).toBe(200);
     expect(page2.body.meta).toEqual({ total: 5, page: 2, limit: 2 });
-    expect(page2.body.data.map((revision: any) => revision.data.title)).toEqual(['v3', 'v2']);
+    expect(page2.body.data.map((revision: { data: { title: string } }) => revision.data.title)).toEqual(['v3', 'v2']);
   });
 
   it('marks revisions written by a draft as staged, with the draft', async () => {
@@ -51,7 +64,7 @@ describe('item revisions', () => {
     const [staged] = await revisionsOf(service, site, 'articles', article.id);
     expect(staged.staged).toBe(true);
     expect(staged.data.title).toBe('Live');
-    expect(staged.draft.title).toBe('Draft title');
+    expect(staged.draft?.title).toBe('Draft title');
   });
 
   it('reverts to a revision: content restored, an item.reverted revision written', async () => {
@@ -119,6 +132,19 @@ describe('item revisions', () => {
     expectError(await service.request('GET', `/items/nowhere/${article.id}/revisions`, site.as), 404, 'NOT_FOUND');
     expectError(await service.request('GET', `/items/articles/missing-item/revisions`, site.as), 404, 'RECORD_NOT_FOUND');
     expectError(await service.request('GET', `/items/articles/${article.id}/revisions`, { site: site.siteId }), 401, 'UNAUTHENTICATED');
+  });
+
+  it('logs reads of pii fields that revisions show', async () => {
+    const site = await createHistorySite(service);
+    const added = await service.request('POST', '/fields/articles', { ...site.as, body: { field: 'email', type: 'string', sensitivity: 'pii' } });
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    const article = await createItem(service, site, 'articles', { title: 'A', email: 'a@example.test' });
+    const response = await service.request('GET', `/items/articles/${article.id}/revisions`, site.as);
+    expect(response.body.data[0].data.email).toBe('a@example.test');
+    const logged = await service.context.database.withSite(site.siteId, (tx) =>
+      tx.query<{ data: { reads: unknown[] } }>({ text: `SELECT data FROM events WHERE site_id = $1 AND type = 'item.sensitive_read'`, values: [site.siteId] }),
+    );
+    expect(logged.map((row) => row.data.reads)).toEqual([[{ collection: 'articles', itemId: article.id, fields: [{ field: 'email', sensitivity: 'pii' }] }]]);
   });
 
   it('never shows another site’s revisions', async () => {

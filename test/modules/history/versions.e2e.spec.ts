@@ -25,7 +25,7 @@ describe('named versions', () => {
 
     const list = await service.request('GET', `/items/articles/${article.id}/versions`, site.as);
     expect(list.status).toBe(200);
-    expect(list.body.data.map((entry: any) => [entry.key, entry.mainChanged])).toEqual([['spring-edit', false]]);
+    expect(list.body.data.map((entry: { key: string; mainChanged: boolean }) => [entry.key, entry.mainChanged])).toEqual([['spring-edit', false]]);
     const one = await service.request('GET', `/items/articles/${article.id}/versions/spring-edit`, site.as);
     expect(one.status).toBe(200);
     expect(one.body.data.name).toBe('Spring edit');

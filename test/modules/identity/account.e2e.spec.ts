@@ -57,6 +57,20 @@ describe('POST /me/change-password', () => {
   });
 });
 
+describe('sign-in audit', () => {
+  it('records sign-ins, failed sign-ins (known and unknown emails) and logouts as events', async () => {
+    const site = await createTestSite(service);
+    const member = await createMember(service, site);
+    expect((await signIn(service, site.siteId, member.email, 'wrong password')).status).toBe(401);
+    expect((await signIn(service, site.siteId, `nobody@${site.siteId}.test`, 'wrong password')).status).toBe(401);
+    await service.request('POST', '/auth/logout', { site: site.siteId, body: { refreshToken: member.refreshToken } });
+    const entries = await auditActions(service, site);
+    const memberEntries = entries.filter((entry) => entry.target === `user/${member.userId}` || entry.actor.id === member.userId);
+    expect(memberEntries.map((entry) => entry.action)).toEqual(expect.arrayContaining(['session.started', 'user.sign_in_failed']));
+    expect(entries.map((entry) => entry.action)).toEqual(expect.arrayContaining(['auth.sign_in_failed', 'session.revoked']));
+  });
+});
+
 describe('/me/sessions', () => {
   it('lists active sessions redacted, with the current one flagged', async () => {
     const site = await createTestSite(service);

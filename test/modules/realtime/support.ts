@@ -44,7 +44,7 @@ export function connect(service: TestService, ticket: string | null, options: We
         socket,
         frames,
         closed,
-        next(predicate, timeoutMs = 5_000) {
+        next(predicate, timeoutMs = 15_000) {
           const found = frames.find(predicate);
           if (found) return Promise.resolve(found);
           return new Promise((done, fail) => {

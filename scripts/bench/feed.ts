@@ -1,0 +1,408 @@
+// Change feed, realtime and webhook figures. The service runs as a child process (`svc start`,
+// LOG_LEVEL=warn, rate limits off) on a scratch database of DATABASE_URL's server; the WebSocket
+// clients, the writer and the webhook receiver run here, on the same clock.
+//   realtime: commit → WebSocket event frame (p50/p99) with N open sockets, and RSS per idle socket
+//   webhooks: commit → delivered webhook (p50/p99) at a steady write rate
+//   catch-up: GET /cdc/events pages of 500 over a prefilled feed, events per second
+// "Commit" is when the write's HTTP response arrives here (the commit happened just before it).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import WebSocket from 'ws';
+import { migrate } from '../../infra/postgres/migrate.ts';
+
+const INSTANCE_TOKEN = 'bench-instance-token-0123456789';
+const WEBHOOK_SECRET = 'bench-webhook-secret-0123456789';
+const TARGETS = { frameP99Ms: 50, bytesPerIdleSocket: 50 * 1024, webhookP99Ms: 250, catchUpEventsPerSecond: 20_000 };
+
+const usage = `usage: npm run bench -- feed [--sockets 1000] [--sockets-per-site 50] [--realtime-writes 500] [--realtime-rate 50]
+                              [--webhook-rate 200] [--webhook-seconds 10] [--catch-up 50000] [--phases realtime,webhooks,catchup] [--redis]
+  --sockets            open WebSocket connections (default 1000)
+  --sockets-per-site   sockets per site; sites = sockets / this (default 50, the per-site limit)
+  --realtime-writes    item writes during the realtime phase (default 500), at --realtime-rate per second (default 50)
+  --webhook-rate       item writes per second during the webhook phase (default 200) for --webhook-seconds (default 10)
+  --catch-up           feed entries to prefill and read back (default 50000)
+  --redis              run the service with REDIS_URL (BullMQ, Redis fan-out)`;
+
+interface Quantiles {
+  count: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  max: number;
+}
+
+function quantiles(values: number[]): Quantiles {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
+  return { count: sorted.length, p50: at(0.5), p95: at(0.95), p99: at(0.99), max: round(sorted.at(-1) ?? 0) };
+}
+
+function round(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+function positive(text: string | undefined, name: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer\n${usage}`);
+  return value;
+}
+
+function rssBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /VmRSS:\s+(\d+) kB/.exec(status);
+  return match ? Number(match[1]) * 1024 : Number.NaN;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+class Api {
+  constructor(readonly base: string) {}
+  async call<T = { data: unknown }>(method: string, path: string, options: { site?: string; token?: string; body?: unknown } = {}): Promise<{ status: number; body: T }> {
+    const headers: Record<string, string> = {};
+    if (options.site) headers['x-svc-site'] = options.site;
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const response = await fetch(`${this.base}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+    const text = await response.text();
+    return { status: response.status, body: (text ? JSON.parse(text) : null) as T };
+  }
+}
+
+interface BenchSite {
+  siteId: string;
+  token: string;
+}
+
+async function createSite(api: Api, siteId: string): Promise<BenchSite> {
+  const adminEmail = `admin@${siteId}.bench`;
+  const adminPassword = 'bench password 0123456789';
+  const created = await api.call('POST', '/instance/sites', { token: INSTANCE_TOKEN, body: { id: siteId, adminEmail, adminPassword } });
+  if (created.status !== 201) throw new Error(`site creation failed: ${created.status} ${JSON.stringify(created.body)}`);
+  const login = await api.call<{ data: { token: string } }>('POST', '/auth/login', { site: siteId, body: { email: adminEmail, password: adminPassword } });
+  if (login.status !== 200) throw new Error(`login failed: ${login.status}`);
+  const schema = await api.call('POST', '/collections', {
+    site: siteId,
+    token: login.body.data.token,
+    body: { name: 'articles', fields: [{ field: 'title', type: 'string' }, { field: 'body', type: 'text' }, { field: 'views', type: 'integer' }] },
+  });
+  if (schema.status !== 201) throw new Error(`collection creation failed: ${schema.status} ${JSON.stringify(schema.body)}`);
+  return { siteId, token: login.body.data.token };
+}
+
+/** Writes one item through the items route; returns its id and when the response (the commit) arrived. */
+async function writeItem(api: Api, site: BenchSite, index: number): Promise<{ id: string; committedAt: number }> {
+  const response = await api.call<{ data: { id: string } }>('POST', '/items/articles', {
+    site: site.siteId,
+    token: site.token,
+    body: { title: `Article ${index}`, body: 'lorem ipsum dolor sit amet '.repeat(8), views: index },
+  });
+  const committedAt = performance.now();
+  if (response.status !== 201) throw new Error(`write failed: ${response.status} ${JSON.stringify(response.body)}`);
+  return { id: response.body.data.id, committedAt };
+}
+
+/** Runs `count` writes at `perSecond`, spread evenly, several in flight when the service lags. */
+async function steadyWrites(count: number, perSecond: number, write: (index: number) => Promise<void>): Promise<{ seconds: number; achievedPerSecond: number }> {
+  const started = performance.now();
+  const inflight: Promise<void>[] = [];
+  for (let index = 0; index < count; index += 1) {
+    const due = started + (index * 1000) / perSecond;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    inflight.push(write(index));
+  }
+  await Promise.all(inflight);
+  const seconds = (performance.now() - started) / 1000;
+  return { seconds: round(seconds), achievedPerSecond: round(count / seconds) };
+}
+
+async function realtimePhase(api: Api, child: ChildProcess, options: { sockets: number; perSite: number; writes: number; rate: number }) {
+  const siteCount = Math.ceil(options.sockets / options.perSite);
+  const sites: BenchSite[] = [];
+  for (let index = 0; index < siteCount; index += 1) sites.push(await createSite(api, `rt-${index}-${randomUUID().slice(0, 6)}`));
+  await sleep(1_000);
+  const rssBefore = rssBytes(child.pid!);
+  const arrivals = new Map<string, number[]>();
+  const sockets: WebSocket[] = [];
+  const wsBase = api.base.replace(/^http/, 'ws');
+  for (let index = 0; index < options.sockets; index += 1) {
+    const site = sites[index % siteCount]!;
+    const ticket = await api.call<{ data: { ticket: string } }>('POST', '/realtime/ticket', { site: site.siteId, token: site.token });
+    const socket = new WebSocket(`${wsBase}/realtime?ticket=${encodeURIComponent(ticket.body.data.ticket)}`);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+      socket.once('unexpected-response', (_request, response) => reject(new Error(`upgrade refused: ${response.statusCode}`)));
+    });
+    socket.on('message', (data) => {
+      const at = performance.now();
+      const frame = JSON.parse(data.toString()) as { type: string; itemId?: string };
+      if (frame.type !== 'event' || !frame.itemId) return;
+      let list = arrivals.get(frame.itemId);
+      if (!list) arrivals.set(frame.itemId, (list = []));
+      list.push(at);
+    });
+    socket.send(JSON.stringify({ type: 'subscribe', collection: 'articles' }));
+    sockets.push(socket);
+  }
+  await Promise.all(sockets.map((socket) => new Promise<void>((resolve) => (socket.once('pong', () => resolve()), socket.ping()))));
+  await sleep(2_000);
+  const rssAfter = rssBytes(child.pid!);
+
+  const commits = new Map<string, number>();
+  const rate = await steadyWrites(options.writes, options.rate, async (index) => {
+    const site = sites[index % siteCount]!;
+    const { id, committedAt } = await writeItem(api, site, index);
+    commits.set(id, committedAt);
+  });
+  const expectedFrames = [...commits.keys()].length * options.perSite;
+  const deadline = performance.now() + 10_000;
+  const received = () => [...arrivals.values()].reduce((total, list) => total + list.length, 0);
+  while (received() < expectedFrames && performance.now() < deadline) await sleep(50);
+  const latencies: number[] = [];
+  for (const [id, committedAt] of commits) for (const at of arrivals.get(id) ?? []) latencies.push(at - committedAt);
+  for (const socket of sockets) socket.terminate();
+  return {
+    sockets: options.sockets,
+    sites: siteCount,
+    socketsPerSite: options.perSite,
+    writes: options.writes,
+    targetRate: options.rate,
+    achievedRate: rate.achievedPerSecond,
+    framesExpected: expectedFrames,
+    framesReceived: received(),
+    commitToFrameMs: quantiles(latencies),
+    rssBeforeBytes: rssBefore,
+    rssAfterBytes: rssAfter,
+    bytesPerIdleSocket: Math.round((rssAfter - rssBefore) / options.sockets),
+  };
+}
+
+async function webhookPhase(api: Api, options: { rate: number; seconds: number }) {
+  const site = await createSite(api, `wh-${randomUUID().slice(0, 8)}`);
+  const arrivals = new Map<string, number>();
+  let duplicates = 0;
+  const receiver = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const at = performance.now();
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { itemId: string };
+      if (arrivals.has(body.itemId)) duplicates += 1;
+      else arrivals.set(body.itemId, at);
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
+  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const created = await api.call('POST', '/cdc/subscriptions', {
+    site: site.siteId,
+    token: site.token,
+    body: { name: 'bench', kind: 'webhook', webhook: { url, secret: WEBHOOK_SECRET }, filters: { collections: ['articles'], operations: ['items.create'] } },
+  });
+  if (created.status !== 201) throw new Error(`subscription failed: ${created.status} ${JSON.stringify(created.body)}`);
+  const commits = new Map<string, number>();
+  const count = options.rate * options.seconds;
+  const rate = await steadyWrites(count, options.rate, async (index) => {
+    const { id, committedAt } = await writeItem(api, site, index);
+    commits.set(id, committedAt);
+  });
+  const deadline = performance.now() + 30_000;
+  while (arrivals.size < count && performance.now() < deadline) await sleep(50);
+  const latencies = [...commits].filter(([id]) => arrivals.has(id)).map(([id, committedAt]) => arrivals.get(id)! - committedAt);
+  receiver.closeAllConnections();
+  receiver.close();
+  return {
+    writes: count,
+    targetRate: options.rate,
+    achievedRate: rate.achievedPerSecond,
+    delivered: arrivals.size,
+    duplicates,
+    commitToDeliveryMs: quantiles(latencies),
+  };
+}
+
+/** Prefills the feed (events appended in bulk by SQL, projected by the daemon), then reads it back over HTTP. */
+async function catchUpPhase(api: Api, databaseUrl: string, entries: number) {
+  const site = await createSite(api, `cu-${randomUUID().slice(0, 8)}`);
+  const owner = new pg.Client({ connectionString: databaseUrl });
+  await owner.connect();
+  try {
+    await owner.query(
+      `INSERT INTO events (site_id, stream_id, stream_position, event_id, type, data, metadata, hash)
+       SELECT $1, $1 || '/item/articles/' || g, 1, gen_random_uuid(), 'item.created',
+              jsonb_build_object('collection', 'articles', 'itemId', g::text,
+                'snapshot', jsonb_build_object('id', g::text, 'status', 'published', 'sort', null, 'title', 'Article ' || g,
+                  'body', repeat('lorem ipsum ', 20), 'views', g, 'createdAt', now(), 'updatedAt', now(),
+                  'userCreated', null, 'userUpdated', null, 'deletedAt', null),
+                'delta', jsonb_build_object('title', 'Article ' || g, 'views', g)),
+              '{"actor":{"kind":"user","id":"bench"}}', md5(g::text)
+         FROM generate_series(1, $2::int) g`,
+      [site.siteId, entries],
+    );
+    // The service's daemon projects them; wait until the site's feed holds them all.
+    const deadline = Date.now() + 300_000;
+    for (;;) {
+      const { rows } = await owner.query<{ last_seq: number }>('SELECT last_seq FROM cdc_feed_sites WHERE site_id = $1', [site.siteId]);
+      if (Number(rows[0]?.last_seq ?? 0) >= entries) break;
+      if (Date.now() > deadline) throw new Error('the change-feed projection did not catch up in 300 s');
+      await sleep(250);
+    }
+  } finally {
+    await owner.end();
+  }
+  let cursor: string | undefined;
+  let read = 0;
+  let pages = 0;
+  const started = performance.now();
+  for (;;) {
+    const page = await api.call<{ data: unknown[]; meta: { nextCursor: string; hasMore: boolean } }>(
+      'GET',
+      `/cdc/events?limit=500${cursor ? `&cursor=${cursor}` : ''}`,
+      { site: site.siteId, token: site.token },
+    );
+    if (page.status !== 200) throw new Error(`GET /cdc/events failed: ${page.status}`);
+    read += page.body.data.length;
+    pages += 1;
+    cursor = page.body.meta.nextCursor;
+    if (!page.body.meta.hasMore) break;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return { entries, read, pages, seconds: round(seconds), eventsPerSecond: round(read / seconds) };
+}
+
+function startService(databaseUrl: string, port: number, redis: boolean): ChildProcess {
+  return spawn(process.execPath, ['bin/svc.mjs', 'start'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      SVC_SECRET: 'bench-secret-that-is-long-enough-0123456789',
+      SVC_INSTANCE_TOKEN: INSTANCE_TOKEN,
+      SVC_RATE_LIMIT_ITEMS_READ: '0',
+      SVC_RATE_LIMIT_ITEMS_WRITE: '0',
+      SVC_RATE_LIMIT_AUTH: '0',
+      SVC_WEBHOOK_ALLOW_PRIVATE: 'true',
+      REDIS_URL: redis ? (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379') : '',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+}
+
+async function waitForHealth(base: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${base}/utils/version`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(200);
+  }
+  throw new Error('the service did not start within 60 s');
+}
+
+export async function run(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      sockets: { type: 'string', default: '1000' },
+      'sockets-per-site': { type: 'string', default: '50' },
+      'realtime-writes': { type: 'string', default: '500' },
+      'realtime-rate': { type: 'string', default: '50' },
+      'webhook-rate': { type: 'string', default: '200' },
+      'webhook-seconds': { type: 'string', default: '10' },
+      'catch-up': { type: 'string', default: '50000' },
+      phases: { type: 'string', default: 'realtime,webhooks,catchup' },
+      redis: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(usage);
+    return;
+  }
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) throw new Error('set DATABASE_URL to a PostgreSQL server (a scratch database is created on it)');
+  const phases = new Set(values.phases!.split(','));
+  const databaseName = `svc_bench_feed_${Date.now().toString(36)}`;
+  const databaseUrl = new URL(serverUrl);
+  databaseUrl.pathname = `/${databaseName}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${databaseName}`);
+  await admin.end();
+  await migrate(databaseUrl.toString());
+  const port = 20_000 + Math.floor(Math.random() * 2_000);
+  const child = startService(databaseUrl.toString(), port, values.redis === true);
+  const api = new Api(`http://127.0.0.1:${port}/api/v1`);
+  const result: Record<string, unknown> = {
+    benchmark: 'feed',
+    at: new Date().toISOString(),
+    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+    redis: values.redis === true,
+    targets: TARGETS,
+  };
+  try {
+    await waitForHealth(api.base, child);
+    if (phases.has('realtime')) {
+      const realtime = await realtimePhase(api, child, {
+        sockets: positive(values.sockets, 'sockets'),
+        perSite: positive(values['sockets-per-site'], 'sockets-per-site'),
+        writes: positive(values['realtime-writes'], 'realtime-writes'),
+        rate: positive(values['realtime-rate'], 'realtime-rate'),
+      });
+      result.realtime = realtime;
+      console.log(
+        `realtime: ${realtime.sockets} sockets on ${realtime.sites} sites, ${realtime.writes} writes at ${realtime.achievedRate}/s: ` +
+          `commit→frame p50 ${realtime.commitToFrameMs.p50} ms, p99 ${realtime.commitToFrameMs.p99} ms (${realtime.framesReceived}/${realtime.framesExpected} frames); ` +
+          `RSS per idle socket ${Math.round(realtime.bytesPerIdleSocket / 1024)} KiB`,
+      );
+    }
+    if (phases.has('webhooks')) {
+      const webhooks = await webhookPhase(api, { rate: positive(values['webhook-rate'], 'webhook-rate'), seconds: positive(values['webhook-seconds'], 'webhook-seconds') });
+      result.webhooks = webhooks;
+      console.log(
+        `webhooks: ${webhooks.writes} writes at ${webhooks.achievedRate}/s: commit→delivery p50 ${webhooks.commitToDeliveryMs.p50} ms, ` +
+          `p99 ${webhooks.commitToDeliveryMs.p99} ms (${webhooks.delivered} delivered, ${webhooks.duplicates} duplicates)`,
+      );
+    }
+    if (phases.has('catchup')) {
+      const catchUp = await catchUpPhase(api, databaseUrl.toString(), positive(values['catch-up'], 'catch-up'));
+      result.catchUp = catchUp;
+      console.log(`catch-up: GET /cdc/events read ${catchUp.read} entries in ${catchUp.pages} pages, ${catchUp.eventsPerSecond} events/s`);
+    }
+    const realtime = result.realtime as Awaited<ReturnType<typeof realtimePhase>> | undefined;
+    const webhooks = result.webhooks as Awaited<ReturnType<typeof webhookPhase>> | undefined;
+    const catchUp = result.catchUp as Awaited<ReturnType<typeof catchUpPhase>> | undefined;
+    result.meetsTargets = {
+      frameP99: realtime ? realtime.commitToFrameMs.p99 < TARGETS.frameP99Ms : null,
+      bytesPerIdleSocket: realtime ? realtime.bytesPerIdleSocket < TARGETS.bytesPerIdleSocket : null,
+      webhookP99: webhooks ? webhooks.commitToDeliveryMs.p99 < TARGETS.webhookP99Ms : null,
+      catchUp: catchUp ? catchUp.eventsPerSecond >= TARGETS.catchUpEventsPerSecond : null,
+    };
+    console.log('targets:', JSON.stringify(result.meetsTargets));
+    mkdirSync('bench-results', { recursive: true });
+    const file = join('bench-results', `feed-${String(result.at).replace(/[:.]/g, '-')}.json`);
+    writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
+    console.log(`results written to ${file}`);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    const cleanup = new pg.Client({ connectionString: serverUrl });
+    await cleanup.connect();
+    await cleanup.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+    await cleanup.end();
+  }
+}

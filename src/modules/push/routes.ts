@@ -1,0 +1,94 @@
+// Web push over HTTP: the VAPID public key, status, a test notification, and the caller's
+// browser subscriptions (upsert and remove).
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AppError, errors } from '../../../domain/shared/appError.ts';
+import { createOutboundHttp } from '../../../infra/http/outboundHttp.ts';
+import { assertVapidDetails, createWebPushSender, type VapidDetails } from '../../../infra/webpush/webPushSender.ts';
+import { actorOf, type UserPrincipal } from '../../auth/principal.ts';
+import type { ServerDeps } from '../../server/app.ts';
+import { registerPushSubscription, removePushSubscription, sendTestPush, type PushDeps } from './handlers.ts';
+import { countUserPushSubscriptions } from './queries.ts';
+
+const signedIn = { site: 'required' as const, access: 'bearer' as const };
+
+export async function pushRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+  const { config } = context;
+  const vapid: VapidDetails | null =
+    config.SVC_VAPID_PUBLIC_KEY && config.SVC_VAPID_PRIVATE_KEY
+      ? { publicKey: config.SVC_VAPID_PUBLIC_KEY, privateKey: config.SVC_VAPID_PRIVATE_KEY, subject: config.SVC_VAPID_SUBJECT }
+      : null;
+  if (vapid) assertVapidDetails(vapid);
+  const http = createOutboundHttp({ allowPrivate: config.SVC_WEBHOOK_ALLOW_PRIVATE, userAgent: `svc-push/${context.version}` });
+  context.onClose(async () => http.close());
+  const deps: PushDeps = { context, http, sender: createWebPushSender({ vapid, http, timeoutMs: config.SVC_WEBHOOK_TIMEOUT_MS }) };
+
+  function userOf(request: FastifyRequest): UserPrincipal {
+    if (request.principal.kind !== 'user') throw errors.forbidden('Web push is for signed-in users');
+    return request.principal;
+  }
+  const metadataOf = (request: FastifyRequest) => ({ actor: actorOf(request.principal), requestId: request.id });
+  const endpointSchema = z
+    .url({ protocol: config.SVC_WEBHOOK_ALLOW_PRIVATE ? /^https?$/ : /^https$/ })
+    .max(2_000);
+
+  api.get('/push/vapid-public-key', { config: signedIn, schema: { tags: ['push'] } }, async () => {
+    if (!vapid) throw new AppError('PUSH_NOT_CONFIGURED', 404, 'Web push is not configured (no VAPID keys)');
+    return { data: { publicKey: vapid.publicKey } };
+  });
+
+  api.get('/push/status', { config: signedIn, schema: { tags: ['push'] } }, async (request) => {
+    const user = userOf(request);
+    const subscriptions = await context.database.withSite(request.siteId, (tx) => countUserPushSubscriptions(tx, request.siteId, user.userId));
+    return { data: { vapidConfigured: vapid !== null, realtimeAvailable: true, subscriptions } };
+  });
+
+  api.post(
+    '/push/test',
+    {
+      config: signedIn,
+      schema: {
+        tags: ['push'],
+        body: z.object({ title: z.string().min(1).max(200).optional(), body: z.string().max(2_000).optional() }).strict().nullish(),
+      },
+    },
+    async (request) => {
+      const user = userOf(request);
+      const content = { title: request.body?.title ?? 'Test notification', body: request.body?.body ?? 'Web push works for this browser.' };
+      return { data: await sendTestPush(deps, request.siteId, user.userId, content, metadataOf(request)) };
+    },
+  );
+
+  api.post(
+    '/push/subscriptions',
+    {
+      config: signedIn,
+      schema: {
+        tags: ['push'],
+        body: z.object({
+          endpoint: endpointSchema,
+          expirationTime: z.number().nullable().optional(),
+          keys: z.object({ p256dh: z.string().min(1).max(200), auth: z.string().min(1).max(100) }),
+        }),
+      },
+    },
+    async (request, reply) => {
+      const user = userOf(request);
+      const { endpoint, keys } = request.body;
+      const created = await registerPushSubscription(deps, request.siteId, user.userId, { endpoint, keys }, metadataOf(request));
+      return reply.status(created ? 201 : 200).send({ data: { endpoint, keys } });
+    },
+  );
+
+  api.delete(
+    '/push/subscriptions',
+    { config: signedIn, schema: { tags: ['push'], body: z.object({ endpoint: z.string().min(1).max(2_000) }) } },
+    async (request, reply) => {
+      const user = userOf(request);
+      await removePushSubscription(deps, request.siteId, user.userId, request.body.endpoint, metadataOf(request));
+      return reply.status(204).send();
+    },
+  );
+}

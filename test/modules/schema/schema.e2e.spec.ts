@@ -1,0 +1,364 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createTestSite, startTestService, type TestService, type TestSite } from '../../support/testService.ts';
+import { createMember } from '../identity/support/identity.ts';
+
+let service: TestService;
+let owner: pg.Client;
+
+beforeAll(async () => {
+  service = await startTestService();
+  owner = new pg.Client({ connectionString: inject('databaseUrl') });
+  await owner.connect();
+});
+afterAll(async () => {
+  await owner.end();
+  await service.close();
+});
+
+function as(site: TestSite) {
+  return (method: string, path: string, body?: unknown) =>
+    service.request(method, path, { site: site.siteId, token: site.adminToken, ...(body === undefined ? {} : { body }) });
+}
+
+async function eventCount(siteId: string): Promise<number> {
+  const { rows } = await owner.query<{ count: string }>('SELECT count(*) FROM events WHERE site_id = $1', [siteId]);
+  return Number(rows[0]!.count);
+}
+
+const articles = {
+  name: 'articles',
+  displayName: 'Articles',
+  icon: 'article',
+  fields: [
+    { field: 'title', type: 'string', required: true },
+    { field: 'views', type: 'integer', indexed: true },
+    { field: 'author', type: 'uuid' },
+  ],
+};
+
+describe('collections', () => {
+  it('creates, lists, reads, updates the meta of and soft-deletes a collection', async () => {
+    const site = await createTestSite(service);
+    const call = as(site);
+    const created = await call('POST', '/collections', articles);
+    expect(created.status).toBe(201);
+    expect(created.body.data).toMatchObject({ name: 'articles', displayName: 'Articles', icon: 'article', singleton: false, note: null });
+    expect((await call('GET', '/collections')).body.data.map((c: { name: string }) => c.name)).toEqual(['articles']);
+    expect((await call('GET', '/collections/articles')).body.data.displayName).toBe('Articles');
+    const patched = await call('PATCH', '/collections/articles', { note: 'News', editorialWorkflow: true });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data).toMatchObject({ note: 'News', editorialWorkflow: true, icon: 'article' });
+
+    const item = await call('POST', '/items/articles', { title: 'Kept in history' });
+    expect(item.status).toBe(201);
+    expect((await call('DELETE', '/collections/articles')).status).toBe(204);
+    expect((await call('GET', '/collections/articles')).body.errors[0].code).toBe('NOT_FOUND');
+    expect((await call('GET', '/collections')).body.data).toEqual([]);
+    const items = await call('GET', '/items/articles');
+    expect([items.status, items.body.errors[0].code]).toEqual([404, 'NOT_FOUND']);
+    const { rows } = await owner.query('SELECT type FROM events WHERE stream_id = $1', [`${site.siteId}/item/articles/${item.body.data.id}`]);
+    expect(rows.map((row) => row.type)).toEqual(['item.created']);
+    const again = await call('POST', '/collections', { name: 'articles' });
+    expect([again.status, again.body.errors[0].code, again.body.errors[0].path]).toEqual([409, 'CONFLICT', ['body', 'name']]);
+  });
+
+  it('refuses a bad body with VALIDATION_FAILED and its path, and writes nothing', async () => {
+    const site = await createTestSite(service);
+    const call = as(site);
+    const before = await eventCount(site.siteId);
+    const badName = await call('POST', '/collections', { name: '1 bad' });
+    expect([badName.status, badName.body.errors[0].code, badName.body.errors[0].path]).toEqual([400, 'VALIDATION_FAILED', ['body', 'name']]);
+    const badField = await call('POST', '/collections', { name: 'ok', fields: [{ field: 'a', type: 'varchar' }] });
+    expect(badField.body.errors[0].path).toEqual(['body', 'fields', 0, 'type']);
+    const unknownKey = await call('POST', '/collections', { name: 'ok', colour: 'red' });
+    expect(unknownKey.status).toBe(400);
+    const badIndex = await call('POST', '/collections', { name: 'ok', fields: [{ field: 'body', type: 'text', indexed: true }] });
+    expect([badIndex.status, badIndex.body.errors[0].path]).toEqual([400, ['body', 'fields', 0, 'indexed']]);
+    expect(await eventCount(site.siteId)).toBe(before);
+    expect((await call('GET', '/collections')).body.data).toEqual([]);
+  });
+
+  it('answers 409 CONFLICT for a duplicate and 404 NOT_FOUND for unknown collections', async () => {
+    const site = await createTestSite(service);
+    const call = as(site);
+    await call('POST', '/collections', articles);
+    const duplicate = await call('POST', '/collections', articles);
+    expect([duplicate.status, duplicate.body.errors[0].code]).toEqual([409, 'CONFLICT']);
+    for (const [method, path, body] of [
+      ['GET', '/collections/nope'],
+      ['PATCH', '/collections/nope', { note: 'x' }],
+      ['DELETE', '/collections/nope'],
+      ['GET', '/collections/nope/schema'],
+      ['GET', '/fields/nope'],
+      ['POST', '/fields/nope', { field: 'a', type: 'string' }],
+    ] as [string, string, unknown?][]) {
+      const response = await call(method, path, body);
+      expect([method, path, response.status, response.body.errors[0].code]).toEqual([method, path, 404, 'NOT_FOUND']);
+    }
+  });
+
+  it('is for site administrators only', async () => {
+    const site = await createTestSite(service);
+    const member = await createMember(service, site);
+    const asMember = await service.request('GET', '/collections', { site: site.siteId, token: member.token });
+    expect([asMember.status, asMember.body.errors?.[0]?.code], JSON.stringify(asMember.body)).toEqual([403, 'PERMISSION_DENIED']);
+    const create = await service.request('POST', '/collections', { site: site.siteId, token: member.token, body: { name: 'x' } });
+    expect(create.status).toBe(403);
+    const anonymous = await service.request('GET', '/collections', { site: site.siteId });
+    expect(anonymous.status).toBe(401);
+  });
+
+  it("never shows one site's schema or items to another site", async () => {
+    const siteA = await createTestSite(service);
+    const siteB = await createTestSite(service);
+    await as(siteA)('POST', '/collections', articles);
+    const item = await as(siteA)('POST', '/items/articles', { title: 'Secret' });
+    const callB = as(siteB);
+    expect((await callB('GET', '/collections')).body.data).toEqual([]);
+    expect((await callB('GET', '/collections/articles')).status).toBe(404);
+    expect((await callB('GET', '/fields/articles')).status).toBe(404);
+    expect((await callB('GET', '/relations')).body.data).toEqual([]);
+    expect((await callB('GET', '/items/articles')).status).toBe(404);
+    expect((await callB('GET', `/items/articles/${item.body.data.id}`)).status).toBe(404);
+    await callB('POST', '/collections', articles);
+    expect((await callB('GET', '/items/articles')).body.data).toEqual([]);
+    expect((await callB('GET', `/items/articles/${item.body.data.id}`)).body.errors[0].code).toBe('RECORD_NOT_FOUND');
+    // a token of site A is refused on site B
+    const crossToken = await service.request('GET', '/collections', { site: siteB.siteId, token: siteA.adminToken });
+    expect(crossToken.status).toBe(401);
+  });
+});
+
+describe('fields', () => {
+  it('adds, lists, reads, updates and removes fields', async () => {
+    const site = await createTestSite(service);
+    const call = as(site);
+    await call('POST', '/collections', articles);
+    const added = await call('POST', '/fields/articles', { field: 'summary', type: 'text', interface: 'textarea', options: { placeholder: 'Say it' }, sort: 4 });
+    expect(added.status).toBe(201);
+    expect(added.body.data).toEqual({
+      collection: 'articles',
+      field: 'summary',
+      type: 'text',
+      interface: 'textarea',
+      display: null,
+      options: { placeholder: 'Say it' },
+      required: false,
+      sort: 4,
+      sensitivity: null,
+      indexed: false,
+      note: null,
+    });
+    expect((await call('GET', '/fields/articles')).body.data.map((f: { field: string }) => f.field)).toEqual(['title', 'views', 'author', 'summary']);
+    expect((await call('GET', '/fields/articles/summary')).body.data.interface).toBe('textarea');
+    const patched = await call('PATCH', '/fields/articles/summary', { required: true, sensitivity: 'pii', display: 'formatted' });
+    expect(patched.body.data).toMatchObject({ required: true, sensitivity: 'pii', display: 'formatted', interface: 'textarea' });
+    expect((await call('DELETE', '/fields/articles/summary')).status).toBe(204);
+    expect((await call('GET', '/fields/articles/summary')).status).toBe(404);
+    expect((await call('DELETE', '/fields/articles/summary')).body.errors[0].code).toBe('NOT_FOUND');
+  });
+
+  it('refuses duplicates (409), bad declarations (400 with path) and type changes over existing values (409)', async () => {
+    const site = await createTestSite(service);
+    const call = as(site);
+    await call('POST', '/collections', articles);
+    const duplicate = await call('POST', '/fields/articles', { field: 'title', type: 'string' });
+    expect([duplicate.status, duplicate.body.errors[0].code, duplicate.body.errors[0].path]).toEqual([409, 'CONFLICT', ['body', 'field']]);
+    const badType = await call('POST', '/fields/articles', { field: 'x', type: 'varchar' });
+    expect([badType.status, badType.body.errors[0].path]).toEqual([400, ['body', 'type']]);
+    const badOption = await call('POST', '/fields/articles', { field: 'x', type: 'integer', options: { maxLength: 3 } });
+    expect(badOption.body.errors[0].path).toEqual(['body', 'options', 'maxLength']);
+    const badPatch = await call('PATCH', '/fields/articles/views', { sensitivity: 'secret' });
+    expect(badPatch.body.errors[0].path).toEqual(['body', 'sensitivity']);
+    expect((await call('PATCH', '/fields/articles/nope', { note: 'x' })).status).toBe(404);
+
+    expect((await call('PATCH', '/fields/articles/views', { type: 'float' })).status).toBe(200);
+    await call('POST', '/items/articles', { title: 'T', views: 2.5 });
+    const retype = await call('PATCH', '/fields/articles/views', { type: 'string' });
+    expect([retype.status, retype.body.errors[0].code, retype.body.errors[0].path]).toEqual([409, 'CONFLICT', ['body', 'type']]);
+  });
+
+  it('keeps an expression index on indexed fields and relation id fields, and drops it when no longer needed', async () => {
+    const site = await createTestSite(service);
+    const call = as(site);
+    await call('POST', '/collections', articles);
+    await call('POST', '/collections', { name: 'authors', fields: [{ field: 'name', type: 'string' }] });
+    const indexes = async () =>
+      (
+        await owner.query<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE tablename = 'items' AND indexdef LIKE $1 ORDER BY indexdef`, [
+          `%site_id = '${site.siteId}'::text%`,
+        ])
+      ).rows.map((row) => row.indexdef);
+    expect(await indexes()).toEqual([expect.stringMatching(/\(\(\(data ->> 'views'::text\)\)::numeric\).*collection = 'articles'::text.*deleted_at IS NULL/)]);
+    await call('POST', '/relations', { kind: 'm2o', collection: 'articles', field: 'author', relatedCollection: 'authors' });
+    expect(await indexes()).toHaveLength(2);
+    expect((await indexes()).some((definition) => definition.includes("(data ->> 'author'::text)"))).toBe(true);
+    await call('PATCH', '/fields/articles/views', { indexed: false });
+    expect(await indexes()).toHaveLength(1);
+    await call('DELETE', '/collections/articles');
+    expect(await indexes()).toEqual([]);
+  });
+});
+
+describe('relations', () => {
+  it('creates, lists, updates and deletes relations of every kind, refusing bad ones with the path at fault', async () => {
+    const site = await createTestSite(service);
+    const call = as(site);
+    await call('POST', '/collections', articles);
+    await call('POST', '/collections', { name: 'authors', fields: [{ field: 'name', type: 'string' }] });
+    await call('POST', '/collections', { name: 'tags', fields: [{ field: 'label', type: 'string' }] });
+    await call('POST', '/collections', { name: 'articles_tags', fields: [{ field: 'article', type: 'uuid' }, { field: 'tag', type: 'uuid' }] });
+    await call('POST', '/collections', { name: 'comments', fields: [{ field: 'article', type: 'uuid' }, { field: 'text', type: 'text' }] });
+    await call('POST', '/collections', { name: 'headings', fields: [{ field: 'text', type: 'string' }] });
+    await call('POST', '/collections', {
+      name: 'articles_blocks',
+      fields: [{ field: 'article', type: 'uuid' }, { field: 'item', type: 'string' }, { field: 'collection', type: 'string' }],
+    });
+
+    const m2o = await call('POST', '/relations', { id: 'article-author', kind: 'm2o', collection: 'articles', field: 'author', relatedCollection: 'authors', relatedField: 'articles' });
+    expect(m2o.status).toBe(201);
+    expect(m2o.body.data).toMatchObject({ id: 'article-author', kind: 'm2o', onDelete: 'set null', relatedField: 'articles' });
+    const o2m = await call('POST', '/relations', { kind: 'o2m', collection: 'articles', field: 'comments', relatedCollection: 'comments', relatedField: 'article', onDelete: 'cascade' });
+    expect(o2m.status).toBe(201);
+    const m2m = await call('POST', '/relations', {
+      kind: 'm2m',
+      collection: 'articles',
+      field: 'tags',
+      relatedCollection: 'tags',
+      junctionCollection: 'articles_tags',
+      junctionField: 'article',
+      junctionRelatedField: 'tag',
+    });
+    expect(m2m.status).toBe(201);
+    const m2a = await call('POST', '/relations', {
+      kind: 'm2a',
+      collection: 'articles',
+      field: 'blocks',
+      junctionCollection: 'articles_blocks',
+      junctionField: 'article',
+      junctionItemField: 'item',
+      junctionCollectionField: 'collection',
+      allowedCollections: ['headings'],
+    });
+    expect(m2a.status, JSON.stringify(m2a.body)).toBe(201);
+    expect((await call('GET', '/relations')).body.data).toHaveLength(4);
+    expect((await call('GET', '/relations?collection=tags')).body.data.map((r: { kind: string }) => r.kind)).toEqual(['m2m']);
+
+    const unknown = await call('POST', '/relations', { kind: 'm2o', collection: 'articles', field: 'author', relatedCollection: 'nope' });
+    expect([unknown.status, unknown.body.errors[0].code, unknown.body.errors[0].path]).toEqual([400, 'VALIDATION_FAILED', ['body', 'relatedCollection']]);
+    const taken = await call('POST', '/relations', { kind: 'm2o', collection: 'articles', field: 'author', relatedCollection: 'authors' });
+    expect(taken.body.errors[0].path).toEqual(['body', 'field']);
+    const missingKind = await call('POST', '/relations', { collection: 'articles', field: 'author' });
+    expect(missingKind.body.errors[0].path).toEqual(['body', 'kind']);
+    const aliasOnStored = await call('POST', '/fields/articles', { field: 'comments', type: 'string' });
+    expect(aliasOnStored.status).toBe(409);
+    const removeUsed = await call('DELETE', '/fields/comments/article');
+    expect([removeUsed.status, removeUsed.body.errors[0].code]).toEqual([409, 'CONFLICT']);
+
+    const patched = await call('PATCH', '/relations/article-author', { onDelete: 'restrict' });
+    expect(patched.body.data.onDelete).toBe('restrict');
+    expect((await call('PATCH', '/relations/nope', { onDelete: 'restrict' })).status).toBe(404);
+    expect((await call('DELETE', '/relations/article-author')).status).toBe(204);
+    expect((await call('GET', '/relations/article-author')).status).toBe(404);
+    expect((await call('DELETE', '/fields/articles/author')).status).toBe(204);
+  });
+});
+
+describe('collection schema bundles', () => {
+  it('exports a collection and applies it idempotently: the same schema twice appends no events', async () => {
+    const site = await createTestSite(service);
+    const call = as(site);
+    await call('POST', '/collections', articles);
+    await call('POST', '/collections', { name: 'authors', fields: [{ field: 'name', type: 'string' }] });
+    await call('POST', '/relations', { kind: 'm2o', collection: 'articles', field: 'author', relatedCollection: 'authors', onDelete: 'restrict' });
+    const exported = await call('GET', '/collections/articles/schema');
+    expect(exported.status).toBe(200);
+    expect(exported.body.data.collection).toBe('articles');
+    expect(exported.body.data.fields.map((f: { field: string }) => f.field)).toEqual(['title', 'views', 'author']);
+    expect(exported.body.data.relations).toHaveLength(1);
+
+    const before = await eventCount(site.siteId);
+    const same = await call('PUT', '/collections/articles/schema', exported.body.data);
+    expect(same.status).toBe(200);
+    expect(same.body.meta).toMatchObject({ applied: false, events: 0, diff: { status: 'unchanged' } });
+    expect(await eventCount(site.siteId)).toBe(before);
+    const { relations: _relations, ...withoutIds } = exported.body.data;
+    const handWritten = {
+      ...withoutIds,
+      relations: [{ kind: 'm2o', collection: 'articles', field: 'author', relatedCollection: 'authors', onDelete: 'restrict' }],
+    };
+    expect((await call('PUT', '/collections/articles/schema', handWritten)).body.meta.events).toBe(0);
+
+    const changed = {
+      ...exported.body.data,
+      meta: { ...exported.body.data.meta, note: 'changed' },
+      fields: [...exported.body.data.fields.filter((f: { field: string }) => f.field !== 'views'), { field: 'slug', type: 'slug' }],
+    };
+    const diff = await call('POST', '/collections/diff', { collections: [changed] });
+    expect(diff.status).toBe(200);
+    expect(diff.body.data.hasChanges).toBe(true);
+    expect(diff.body.data.collections[0]).toMatchObject({
+      collection: 'articles',
+      status: 'update',
+      meta: { note: { from: null, to: 'changed' } },
+      fields: { added: [{ field: 'slug', type: 'slug' }], updated: [], removed: ['views'] },
+      relations: { added: [], updated: [], removed: [] },
+    });
+    expect(await eventCount(site.siteId)).toBe(before);
+    const applied = await call('PUT', '/collections/articles/schema', changed);
+    expect(applied.body.meta).toMatchObject({ applied: true, events: 3 });
+    expect(applied.body.data.fields.map((f: { field: string }) => f.field)).toEqual(['title', 'author', 'slug']);
+    expect((await call('PUT', '/collections/articles/schema', changed)).body.meta.events).toBe(0);
+    expect((await call('POST', '/collections/diff', { collections: [changed] })).body.data.hasChanges).toBe(false);
+  });
+
+  it('creates a missing collection from a bundle, and refuses a bundle of another collection', async () => {
+    const site = await createTestSite(service);
+    const call = as(site);
+    const created = await call('PUT', '/collections/pages/schema', { fields: [{ field: 'title', type: 'string' }] });
+    expect(created.status).toBe(200);
+    expect(created.body.meta.diff.status).toBe('create');
+    expect((await call('GET', '/collections/pages')).status).toBe(200);
+    const mismatch = await call('PUT', '/collections/pages/schema', { collection: 'posts', fields: [] });
+    expect([mismatch.status, mismatch.body.errors[0].path]).toEqual([400, ['body', 'collection']]);
+    const badRelation = await call('PUT', '/collections/pages/schema', {
+      fields: [{ field: 'title', type: 'string' }],
+      relations: [{ kind: 'm2o', collection: 'posts', field: 'x', relatedCollection: 'pages' }],
+    });
+    expect(badRelation.body.errors[0].path).toEqual(['body', 'relations', 0, 'collection']);
+    const noName = await call('POST', '/collections/diff', { collections: [{ fields: [] }] });
+    expect(noName.body.errors[0].path).toEqual(['body', 'collections', 0, 'collection']);
+  });
+});
+
+describe('schema cache', () => {
+  it('another instance sees a schema change as soon as it is committed', async () => {
+    const other = await startTestService();
+    try {
+      const site = await createTestSite(service);
+      await as(site)('POST', '/collections', articles);
+      const viaOther = (method: string, path: string, body?: unknown) =>
+        other.request(method, path, { site: site.siteId, token: site.adminToken, ...(body === undefined ? {} : { body }) });
+      expect((await viaOther('GET', '/items/articles')).status).toBe(200);
+      const unknown = await viaOther('POST', '/items/articles', { title: 'T', extra: 'x' });
+      expect(unknown.body.errors[0].path).toEqual(['body', 'extra']);
+
+      const heard = new Promise<void>((resolve) => {
+        const stop = other.context.notifier.on('svc_schema', (siteId) => {
+          if (siteId === site.siteId) {
+            stop();
+            resolve();
+          }
+        });
+      });
+      expect((await as(site)('POST', '/fields/articles', { field: 'extra', type: 'string' })).status).toBe(201);
+      await heard;
+      const created = await viaOther('POST', '/items/articles', { title: 'T', extra: 'x' });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      expect(created.body.data.extra).toBe('x');
+    } finally {
+      await other.close();
+    }
+  });
+});

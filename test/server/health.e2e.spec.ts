@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDatabase } from '../../infra/postgres/database.ts';
+import { buildServer } from '../../src/server/app.ts';
+import { startTestService, type TestService } from '../support/testService.ts';
+
+const packageVersion = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+let service: TestService;
+
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(async () => service.close());
+
+/** The health answer of a server like the running one but whose database is `connectionString`. */
+async function healthWithDatabaseAt(connectionString: string) {
+  const database = createDatabase({ connectionString, poolSize: 1 });
+  const server = await buildServer({ ...service.context, database });
+  try {
+    return await server.inject({ method: 'GET', url: '/api/v1/utils/health' });
+  } finally {
+    await server.close();
+    await database.close().catch(() => undefined);
+  }
+}
+
+describe('GET /utils/health', () => {
+  it('answers 200 with every check, the version and the runtime, without a token or a site', async () => {
+    const response = await service.request('GET', '/utils/health');
+    expect(response.status).toBe(200);
+    expect(response.body.data).toMatchObject({
+      status: expect.stringMatching(/^(ok|degraded)$/),
+      checks: { database: 'ok', cache: expect.any(String), storage: 'ok', search: expect.any(String), queue: expect.any(String) },
+      version: packageVersion,
+      runtime: { node: process.version, uptimeSeconds: expect.any(Number) },
+    });
+  });
+
+  it('answers 503 with status error when the database refuses connections', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise((resolve) => probe.close(resolve));
+
+    const response = await healthWithDatabaseAt(`postgres://svc@127.0.0.1:${port}/none`);
+    expect(response.statusCode).toBe(503);
+    expect(response.json().data).toMatchObject({ status: 'error', checks: { database: 'unreachable' }, version: packageVersion });
+  });
+
+  it('answers 503 in bounded time when the database accepts a connection but never answers', async () => {
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    try {
+      const started = Date.now();
+      const response = await healthWithDatabaseAt(`postgres://svc@127.0.0.1:${port}/none`);
+      expect(response.statusCode).toBe(503);
+      expect(response.json().data.checks.database).toBe('unreachable');
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+});
+
+describe('GET /utils/version', () => {
+  it('answers the service version and API version', async () => {
+    const response = await service.request('GET', '/utils/version');
+    expect(response.status).toBe(200);
+    expect(response.body.data).toEqual({ version: packageVersion, api: 1, node: process.version, startedAt: expect.any(String) });
+    expect(Number.isNaN(Date.parse(response.body.data.startedAt))).toBe(false);
+  });
+});

@@ -59,16 +59,40 @@ export function createProjectionDaemon(options: {
     }
   }
 
+  /** Committed events after some led projection's checkpoint that the gap-safe read could not return yet. */
+  async function hiddenCommits(): Promise<boolean> {
+    if (led.size === 0) return false;
+    const [row] = await database.query<{ hidden: boolean | null }>(sql`
+      SELECT bool_or(svc_log_has_after(tx_id, position)) AS hidden FROM projection_checkpoints WHERE name = ANY(${[...led]}::text[])`);
+    return row?.hidden === true;
+  }
+
   async function run(): Promise<void> {
-    while (running) {
-      try {
-        await acquireLeadership();
-        await catchUp();
-      } catch (error) {
-        logger.error({ err: error }, 'projection daemon step failed');
+    // A commit notified while a step runs must not wait for the poll: remember it.
+    let notified = false;
+    const stopListening = notifier.on('svc_events', () => {
+      notified = true;
+    });
+    let gapDelayMs = 0;
+    try {
+      while (running) {
+        notified = false;
+        try {
+          await acquireLeadership();
+          await catchUp();
+        } catch (error) {
+          logger.error({ err: error }, 'projection daemon step failed');
+        }
+        if (!running) break;
+        if (notified) continue;
+        // An older open transaction hides events that already committed: look again soon.
+        const hidden = await hiddenCommits().catch(() => false);
+        gapDelayMs = hidden ? Math.min(Math.max(gapDelayMs * 2, 2), 100) : 0;
+        if (notified) continue;
+        await notifier.next('svc_events', hidden ? gapDelayMs : options.pollMs, stopping.signal);
       }
-      if (!running) break;
-      await notifier.next('svc_events', options.pollMs, stopping.signal);
+    } finally {
+      stopListening();
     }
   }
 

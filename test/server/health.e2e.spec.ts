@@ -13,16 +13,17 @@ beforeAll(async () => {
 });
 afterAll(async () => service.close());
 
-/** The health answer of a server like the running one but whose database is `connectionString`. */
-async function healthWithDatabaseAt(connectionString: string) {
+/** A server like the running one but whose database is `connectionString`. */
+async function serverWithDatabaseAt(connectionString: string) {
   const database = createDatabase({ connectionString, poolSize: 1 });
   const server = await buildServer({ ...service.context, database });
-  try {
-    return await server.inject({ method: 'GET', url: '/api/v1/utils/health' });
-  } finally {
-    await server.close();
-    await database.close().catch(() => undefined);
-  }
+  return {
+    health: () => server.inject({ method: 'GET', url: '/api/v1/utils/health' }),
+    async close() {
+      await server.close();
+      await database.close().catch(() => undefined);
+    },
+  };
 }
 
 describe('GET /utils/health', () => {
@@ -43,7 +44,9 @@ describe('GET /utils/health', () => {
     const { port } = probe.address() as { port: number };
     await new Promise((resolve) => probe.close(resolve));
 
-    const response = await healthWithDatabaseAt(`postgres://svc@127.0.0.1:${port}/none`);
+    const server = await serverWithDatabaseAt(`postgres://svc@127.0.0.1:${port}/none`);
+    const response = await server.health();
+    await server.close();
     expect(response.statusCode).toBe(503);
     expect(response.json().data).toMatchObject({ status: 'error', checks: { database: 'unreachable' }, version: packageVersion });
   });
@@ -53,15 +56,18 @@ describe('GET /utils/health', () => {
     const silent = createServer((socket) => sockets.add(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as { port: number };
+    const server = await serverWithDatabaseAt(`postgres://svc@127.0.0.1:${port}/none`);
     try {
       const started = Date.now();
-      const response = await healthWithDatabaseAt(`postgres://svc@127.0.0.1:${port}/none`);
+      const response = await server.health();
       expect(response.statusCode).toBe(503);
       expect(response.json().data.checks.database).toBe('unreachable');
       expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
+      // The pool still waits for the silent server; cut it off so the pool can end.
       for (const socket of sockets) socket.destroy();
-      await new Promise((resolve) => silent.close(resolve));
+      silent.close();
+      await server.close();
     }
   });
 });

@@ -52,6 +52,15 @@ CREATE INDEX item_history_as_of ON item_history USING gist (site_id, collection,
 CREATE INDEX item_history_item_as_of ON item_history (site_id, collection, id, valid_from DESC);
 CREATE UNIQUE INDEX item_history_open_row ON item_history (site_id, collection, id) WHERE valid_to IS NULL;
 SELECT svc_enable_site_rls('item_history');
+-- Under row-level security only leakproof conditions may be index conditions; "range contains
+-- time" cannot fail or reveal anything but its result, so mark it (as 0100 does for jsonb `->>`).
+-- Only a superuser may; elsewhere the index still serves (site_id, collection).
+DO $$
+BEGIN
+  IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+    ALTER FUNCTION range_contains_elem(anyrange, anyelement) LEAKPROOF;
+  END IF;
+END $$;
 
 -- The items as they stood at the transaction's `svc.as_of` setting: what `?asOf=` reads run over
 -- (the content module's list and get queries take a source table; relational filters name it in

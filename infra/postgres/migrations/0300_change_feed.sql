@@ -116,6 +116,14 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public AS $$
    WHERE dispatch OR cursor_seq < last_seq
 $$;
 
+-- True when the log holds committed events after the cursor that svc_read_all cannot return yet
+-- (an older transaction anywhere on the server is still open). The projection daemon then looks
+-- again within milliseconds instead of waiting for its polling interval.
+CREATE OR REPLACE FUNCTION svc_log_has_after(p_after_tx xid8, p_after_position bigint) RETURNS boolean
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public AS $$
+  SELECT EXISTS (SELECT 1 FROM events WHERE (tx_id, position) > (p_after_tx, p_after_position))
+$$;
+
 -- Committed events after a cursor in log order, without svc_read_all's horizon. Only for readers
 -- that may see an older transaction's events later than newer ones and catch them up through
 -- svc_read_all (the realtime tailer): it must not wait for every open transaction of the server.

@@ -98,13 +98,24 @@ describe('collections', () => {
     }
   });
 
-  it('is for site administrators only', async () => {
+  it('changes only for site administrators; others see no collection they have no permission for', async () => {
     const site = await createTestSite(service);
+    await as(site)('POST', '/collections', articles);
     const member = await createMember(service, site);
     const asMember = await service.request('GET', '/collections', { site: site.siteId, token: member.token });
-    expect([asMember.status, asMember.body.errors?.[0]?.code], JSON.stringify(asMember.body)).toEqual([403, 'PERMISSION_DENIED']);
-    const create = await service.request('POST', '/collections', { site: site.siteId, token: member.token, body: { name: 'x' } });
-    expect(create.status).toBe(403);
+    expect([asMember.status, asMember.body.data]).toEqual([200, []]);
+    for (const [method, path, body] of [
+      ['POST', '/collections', { name: 'x' }],
+      ['PATCH', '/collections/articles', { note: 'x' }],
+      ['DELETE', '/collections/articles'],
+      ['POST', '/fields/articles', { field: 'x', type: 'string' }],
+      ['PUT', '/collections/articles/schema', { fields: [] }],
+      ['POST', '/relations', { kind: 'm2o', collection: 'articles', field: 'author', relatedCollection: 'articles' }],
+    ] as [string, string, unknown?][]) {
+      const response = await service.request(method, path, { site: site.siteId, token: member.token, ...(body === undefined ? {} : { body }) });
+      expect([method, path, response.status, response.body.errors[0].code]).toEqual([method, path, 403, 'PERMISSION_DENIED']);
+    }
+    expect((await as(site)('GET', '/fields/articles')).body.data).toHaveLength(3);
     const anonymous = await service.request('GET', '/collections', { site: site.siteId });
     expect(anonymous.status).toBe(401);
   });

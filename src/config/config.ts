@@ -44,6 +44,8 @@ const environmentSchema = z.object({
   SVC_COOKIE_SAME_SITE: z.enum(['strict', 'lax', 'none']).default('lax'),
   SVC_COOKIE_DOMAIN: optionalString,
   SVC_BODY_LIMIT: z.coerce.number().int().min(1024).default(1024 * 1024),
+  /** Trust X-Forwarded-For from a reverse proxy (client IPs for rate limits and sessions). */
+  SVC_TRUST_PROXY: booleanFlag,
   SVC_DB_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(20),
   SVC_PROJECTION_POLL_MS: z.coerce.number().int().min(50).default(1000),
   // Identity: mail, emailed links and token lifetimes (seconds).

@@ -13,7 +13,7 @@ import { OutboundRequestError, type OutboundHttp } from '../../infra/http/outbou
 import type { Queryable } from '../../infra/postgres/database.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 import type { JobOutcome, JobQueue } from '../../infra/queue/jobQueue.ts';
-import { feedFilterSql, toEnvelope, type FeedRow } from '../modules/cdc/feedEnvelope.ts';
+import { FEED_ROW_COLUMNS, feedFilterSql, type FeedRow } from '../modules/cdc/feedEnvelope.ts';
 import { readFeedHead } from '../modules/cdc/feedQueries.ts';
 import type { FeedWatcher } from '../modules/cdc/feedWatcher.ts';
 import type { SubscriptionRow } from '../modules/cdc/subscriptionQueries.ts';
@@ -118,9 +118,9 @@ export function startWebhookReactor(options: WebhookReactorOptions): WebhookReac
     if (head.prunedThrough > current.delivered_seq) return { kind: 'stale' };
     const filter = { collections: subscription.collections, operations: subscription.operations };
     const entries = await tx.query<FeedRow>(sql`
-      SELECT * FROM cdc_feed
-       WHERE site_id = ${siteId} AND seq > ${current.delivered_seq} AND seq <= ${head.lastSeq} AND ${feedFilterSql(filter)}
-       ORDER BY seq LIMIT ${BATCH_SIZE}`);
+      SELECT ${FEED_ROW_COLUMNS} FROM cdc_feed f
+       WHERE f.site_id = ${siteId} AND f.seq > ${current.delivered_seq} AND f.seq <= ${head.lastSeq} AND ${feedFilterSql(filter)}
+       ORDER BY f.seq LIMIT ${BATCH_SIZE}`);
     if (entries.length === 0) {
       // Nothing this subscription wants up to the head: move past what it filtered out.
       if (head.lastSeq > current.delivered_seq) {
@@ -134,7 +134,7 @@ export function startWebhookReactor(options: WebhookReactorOptions): WebhookReac
   }
 
   async function post(work: Extract<Plan, { kind: 'deliver' }>, entry: FeedRow, attempt: number): Promise<AttemptResult> {
-    const body = JSON.stringify(toEnvelope(entry));
+    const body = entry.envelope;
     const attemptedAt = new Date();
     const started = performance.now();
     try {
@@ -171,12 +171,14 @@ export function startWebhookReactor(options: WebhookReactorOptions): WebhookReac
     retryInMs: number,
   ): Promise<number | null> {
     const { siteId, subscriptionId } = payload;
-    await tx.query(sql`
+    // One statement: the attempt row, and the cursor (on success) or the backoff (on failure).
+    const attemptRow = sql`
       INSERT INTO cdc_deliveries (site_id, subscription_id, delivery_id, seq, event_id, event_type, attempt, outcome, status_code, error, duration_ms, attempted_at)
       VALUES (${siteId}, ${subscriptionId}::uuid, ${deliveryIdOf(subscriptionId, entry.seq, work.state.generation)}, ${entry.seq}, ${entry.event_id},
-              ${entry.type}, ${attempt}, ${result.ok ? 'succeeded' : 'failed'}, ${result.statusCode}, ${result.error}, ${result.durationMs}, ${result.attemptedAt})`);
+              ${entry.type}, ${attempt}, ${result.ok ? 'succeeded' : 'failed'}, ${result.statusCode}, ${result.error}, ${result.durationMs}, ${result.attemptedAt})`;
     if (result.ok) {
       const rows = await tx.query(sql`
+        WITH attempt AS (${attemptRow})
         UPDATE cdc_webhook_state SET delivered_seq = ${entry.seq}, consecutive_failures = 0, next_attempt_at = NULL,
                last_attempt_at = ${result.attemptedAt}, last_success_at = ${result.attemptedAt}, last_error = NULL
          WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid
@@ -187,6 +189,7 @@ export function startWebhookReactor(options: WebhookReactorOptions): WebhookReac
     const failures = attempt;
     const nextAttemptAt = new Date(Date.now() + retryInMs);
     const rows = await tx.query(sql`
+      WITH attempt AS (${attemptRow})
       UPDATE cdc_webhook_state SET consecutive_failures = ${failures}, next_attempt_at = ${nextAttemptAt},
              last_attempt_at = ${result.attemptedAt}, last_error = ${result.error}
        WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid AND generation = ${work.state.generation}

@@ -36,7 +36,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   const app = Fastify({
     loggerInstance: context.logger as FastifyBaseLogger,
     bodyLimit: config.SVC_BODY_LIMIT,
-    trustProxy: true,
+    trustProxy: config.SVC_TRUST_PROXY,
     logController: new LogController({ disableRequestLogging: config.LOG_LEVEL !== 'debug' && config.LOG_LEVEL !== 'trace' }),
     genReqId: (request) => {
       const incoming = request.headers['x-request-id'];

@@ -1,26 +1,21 @@
 // The change-feed envelope as clients and webhook receivers see it, and the filter both use.
-import { encodeCursor } from '../../../domain/changeFeed/cursor.ts';
 import { FEED_OPERATIONS, FEED_TYPES } from '../../../domain/changeFeed/feedEntry.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
 
 export interface FeedRow {
-  site_id: string;
   seq: number;
-  position: number;
   event_id: string;
   type: string;
-  source_type: string;
-  collection: string | null;
   item_id: string | null;
-  actor_kind: string;
-  actor_id: string | null;
-  request_id: string | null;
-  occurred_at: Date;
-  data: Record<string, unknown> | null;
-  changed_keys: string[];
+  /** The envelope below, rendered by PostgreSQL as JSON text. */
+  envelope: string;
 }
 
+/**
+ * The envelope as clients and webhook receivers see it (docs/change-feed.md). PostgreSQL renders it
+ * to JSON text, so a page is sent without parsing and re-serializing every snapshot.
+ */
 export interface FeedEnvelope {
   id: string;
   type: string;
@@ -38,24 +33,22 @@ export interface FeedEnvelope {
   changedKeys: string[];
 }
 
-export function toEnvelope(row: FeedRow): FeedEnvelope {
-  return {
-    id: row.event_id,
-    type: row.type,
-    cursor: encodeCursor(row.seq),
-    sequence: row.seq,
-    position: row.position,
-    site: row.site_id,
-    occurredAt: row.occurred_at.toISOString(),
-    collection: row.collection,
-    itemId: row.item_id,
-    actor: { kind: row.actor_kind, id: row.actor_id },
-    requestId: row.request_id,
-    sourceEvent: row.source_type,
-    snapshot: row.data,
-    changedKeys: row.changed_keys,
-  };
-}
+/** Columns of a cdc_feed row (alias `f`) for FeedRow, the envelope as text; the cursor as encodeCursor makes it. */
+export const FEED_ROW_COLUMNS = sql`f.seq, f.event_id, f.type, f.item_id, json_build_object(
+    'id', f.event_id,
+    'type', f.type,
+    'cursor', rtrim(translate(encode(convert_to('f1:' || f.seq, 'UTF8'), 'base64'), '+/', '-_'), '='),
+    'sequence', f.seq,
+    'position', f.position,
+    'site', f.site_id,
+    'occurredAt', to_char(f.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+    'collection', f.collection,
+    'itemId', f.item_id,
+    'actor', json_build_object('kind', f.actor_kind, 'id', f.actor_id),
+    'requestId', f.request_id,
+    'sourceEvent', f.source_type,
+    'snapshot', f.data,
+    'changedKeys', f.changed_keys)::text AS envelope`;
 
 /** Which entries a reader wants: null = all. Operations are `create`, or a full type such as `items.create`. */
 export interface FeedFilter {
@@ -95,11 +88,11 @@ function parseList(value: string | string[] | undefined, path: (string | number)
   return [...new Set(entries)];
 }
 
-/** SQL conditions for a filter over cdc_feed (columns unqualified). */
+/** SQL conditions for a filter over cdc_feed (alias `f`). */
 export function feedFilterSql(filter: FeedFilter): SqlFragment {
-  const collections = filter.collections === null ? sql`true` : sql`collection = ANY(${filter.collections}::text[])`;
+  const collections = filter.collections === null ? sql`true` : sql`f.collection = ANY(${filter.collections}::text[])`;
   if (filter.operations === null) return collections;
   const bare = filter.operations.filter((operation) => !operation.includes('.'));
   const types = filter.operations.filter((operation) => operation.includes('.'));
-  return sql`${collections} AND (type = ANY(${types}::text[]) OR split_part(type, '.', 2) = ANY(${bare}::text[]))`;
+  return sql`${collections} AND (f.type = ANY(${types}::text[]) OR split_part(f.type, '.', 2) = ANY(${bare}::text[]))`;
 }

@@ -2,7 +2,7 @@
 import { cursorExpired } from '../../../domain/changeFeed/cursor.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
-import { feedFilterSql, toEnvelope, type FeedEnvelope, type FeedFilter, type FeedRow } from './feedEnvelope.ts';
+import { FEED_ROW_COLUMNS, feedFilterSql, type FeedFilter, type FeedRow } from './feedEnvelope.ts';
 
 export interface FeedHead {
   /** The last sequence of the site's feed (0 when empty). */
@@ -19,7 +19,8 @@ export async function readFeedHead(tx: Pick<Queryable, 'query'>, siteId: string)
 }
 
 export interface FeedPage {
-  entries: FeedEnvelope[];
+  /** Each entry's envelope as JSON text. */
+  entries: string[];
   /** Sequence to continue after. */
   nextSeq: number;
   hasMore: boolean;
@@ -41,11 +42,11 @@ export async function readFeedPage(
   if (request.afterSeq !== null && request.afterSeq < head.prunedThrough) throw cursorExpired(head.prunedThrough);
   const after = request.afterSeq ?? head.prunedThrough;
   const rows = await tx.query<FeedRow>(sql`
-    SELECT * FROM cdc_feed
-     WHERE site_id = ${siteId} AND seq > ${after} AND ${feedFilterSql(request.filter)}
-     ORDER BY seq LIMIT ${request.limit + 1}`);
+    SELECT ${FEED_ROW_COLUMNS} FROM cdc_feed f
+     WHERE f.site_id = ${siteId} AND f.seq > ${after} AND ${feedFilterSql(request.filter)}
+     ORDER BY f.seq LIMIT ${request.limit + 1}`);
   const hasMore = rows.length > request.limit;
   const page = hasMore ? rows.slice(0, request.limit) : rows;
   const lastSeen = page.at(-1)?.seq ?? after;
-  return { entries: page.map(toEnvelope), nextSeq: hasMore ? lastSeen : Math.max(lastSeen, head.lastSeq), hasMore };
+  return { entries: page.map((row) => row.envelope), nextSeq: hasMore ? lastSeen : Math.max(lastSeen, head.lastSeq), hasMore };
 }

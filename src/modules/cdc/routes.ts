@@ -115,7 +115,9 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
           await grown;
         }
       }
-      return { data: page.entries, meta: { nextCursor: encodeCursor(page.nextSeq), hasMore: page.hasMore } };
+      // The entries are JSON text already (rendered by PostgreSQL): the page is assembled, not re-serialized.
+      const meta = JSON.stringify({ nextCursor: encodeCursor(page.nextSeq), hasMore: page.hasMore });
+      return reply.type('application/json; charset=utf-8').send(`{"data":[${page.entries.join(',')}],"meta":${meta}}`);
     },
   );
 

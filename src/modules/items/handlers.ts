@@ -99,6 +99,9 @@ export async function runItemCommand(
   request: ItemCommandRequest,
 ): Promise<ItemWriteResult & { events: StoredEvent[] }> {
   const stream = itemStreamId(request.siteId, request.collection, request.itemId);
+  // Writers of one item queue here (until commit) instead of racing to the append and retrying:
+  // under contention every write still lands, each on the state the previous one left.
+  await tx.query(sql`SELECT pg_advisory_xact_lock(hashtextextended(${stream}, 0))`);
   const { state, version } = await loadItemState(tx, stream);
   const live = state.lifecycle === 'live' || state.lifecycle === 'deleted';
   if (live && request.expectedVersion !== undefined && request.expectedVersion !== version) {

@@ -85,6 +85,24 @@ describe('webhook delivery', () => {
     expect(detail.body.data.cursor).toBe(accepted[5]!.body.cursor);
   });
 
+  it('delivers every entry exactly once in feed order under 8 concurrent writers', async () => {
+    const hooks = await receiver();
+    const site = await createTestSite(service);
+    await createWebhook(site, hooks.url);
+    await Promise.all(
+      Array.from({ length: 8 }, async (_, writer) => {
+        for (let index = 0; index < 10; index += 1) await appendItemEvent(service, site.siteId, { type: 'item.created', collection: `w${writer}` });
+      }),
+    );
+    await hooks.waitFor((r) => r.accepted().length === 80, 30_000);
+    await service.context.daemon.drain();
+    const feed = await service.request('GET', '/cdc/events?limit=500', { site: site.siteId, token: site.adminToken });
+    const accepted = hooks.accepted();
+    expect(accepted.map((delivery) => delivery.body.cursor)).toEqual(feed.body.data.map((entry: { cursor: string }) => entry.cursor));
+    expect(new Set(accepted.map((delivery) => delivery.deliveryId)).size).toBe(80);
+    expect(hooks.requests).toHaveLength(80);
+  }, 40_000);
+
   it('retries a failing receiver with backoff, keeps the order, and records failed attempts', async () => {
     const hooks = await receiver();
     const site = await createTestSite(service);

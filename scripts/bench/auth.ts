@@ -1,0 +1,317 @@
+// What authorization costs an item read: requests/second of GET /items/:collection/:id for a member
+// whose role allows reading only published articles and only some fields (a row condition and a
+// field list, applied by src/access), against the same read by an administrator (no rules), for
+// each kind of credential: a login JWT, an API key, and an external identity provider's JWT.
+// The budget: at most 15% fewer requests/second than the administrator with the same credential.
+//
+// The service runs as a child process (`svc start`, LOG_LEVEL=warn, rate limits off) on
+// a scratch database of DATABASE_URL's server; a local JWKS server plays the identity provider.
+// Rounds alternate the scenarios so that drift (caches, autovacuum, CPU boost) hits all alike; the
+// report keeps each scenario's median round.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { migrate } from '../../infra/postgres/migrate.ts';
+import { startIssuerServer } from '../../test/modules/identity/support/issuerServer.ts';
+
+interface AutocannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+interface AutocannonRequest {
+  method?: string;
+  path?: string;
+}
+type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+const INSTANCE_TOKEN = 'bench-instance-token-0123456789';
+const AUDIENCE = 'svc-bench';
+const SITE = 'authbench';
+const MAX_COST = 0.15;
+
+const usage = `usage: npm run bench -- auth [--duration 5] [--rounds 3] [--connections 16] [--items 1000]
+  --duration     seconds per measured run (after a 2 s warm-up per scenario)
+  --rounds       rounds over all scenarios; each scenario reports its median round
+  --connections  concurrent HTTP connections
+  --items        articles seeded (half of them published)`;
+
+function positive(text: string | undefined, name: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer\n${usage}`);
+  return value;
+}
+
+export async function run(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      duration: { type: 'string', default: '5' },
+      rounds: { type: 'string', default: '3' },
+      connections: { type: 'string', default: '16' },
+      items: { type: 'string', default: '1000' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(usage);
+    return;
+  }
+  const duration = positive(values.duration, 'duration');
+  const rounds = positive(values.rounds, 'rounds');
+  const connections = positive(values.connections, 'connections');
+  const itemCount = positive(values.items, 'items');
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) throw new Error('set DATABASE_URL to a PostgreSQL server (a scratch database is created on it)');
+
+  const databaseName = `svc_bench_auth_${Date.now().toString(36)}`;
+  const databaseUrl = new URL(serverUrl);
+  databaseUrl.pathname = `/${databaseName}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${databaseName}`);
+  await admin.end();
+  await migrate(databaseUrl.toString());
+
+  const idp = await startIssuerServer(AUDIENCE);
+  const signingKey = await idp.createKey('ES256', 'bench-1');
+  idp.publish(signingKey);
+  const port = 20_000 + Math.floor(Math.random() * 2_000);
+  const child = startService(databaseUrl.toString(), port);
+  const base = `http://127.0.0.1:${port}/api/v1`;
+  try {
+    await waitForHealth(base, child);
+    const setup = await prepare(base, itemCount, idp, signingKey);
+    let cursor = 0;
+    const nextPath = () => `/api/v1/items/articles/${setup.publishedIds[cursor++ % setup.publishedIds.length]}`;
+    const scenarios: { name: string; credential: string; principal: 'admin' | 'member'; token: string }[] = [
+      { name: 'admin JWT', credential: 'jwt', principal: 'admin', token: setup.adminJwt },
+      { name: 'member JWT', credential: 'jwt', principal: 'member', token: setup.memberJwt },
+      { name: 'admin API key', credential: 'apiKey', principal: 'admin', token: setup.adminApiKey },
+      { name: 'member API key', credential: 'apiKey', principal: 'member', token: setup.memberApiKey },
+      { name: 'admin external JWT', credential: 'external', principal: 'admin', token: setup.adminExternalJwt },
+      { name: 'member external JWT', credential: 'external', principal: 'member', token: setup.memberExternalJwt },
+    ];
+    for (const scenario of scenarios) {
+      // Every credential must read the item: a 403 or 404 here would measure the wrong thing.
+      const check = await fetch(`${base.replace('/api/v1', '')}${nextPath()}`, { headers: { authorization: `Bearer ${scenario.token}`, 'x-svc-site': SITE } });
+      const body = (await check.json()) as { data?: Record<string, unknown> };
+      if (check.status !== 200) throw new Error(`${scenario.name}: GET answered ${check.status} ${JSON.stringify(body)}`);
+      console.log(`${scenario.name.padEnd(20)} sees ${Object.keys(body.data ?? {}).join(',')}`);
+    }
+
+    const runs = new Map<string, { requestsPerSecond: number; p50: number; p99: number; non2xx: number; errors: number }[]>();
+    const measure = async (scenario: (typeof scenarios)[number], seconds: number) => {
+      const result = await autocannon({
+        url: base.replace('/api/v1', ''),
+        connections,
+        duration: seconds,
+        headers: { authorization: `Bearer ${scenario.token}`, 'x-svc-site': SITE },
+        requests: [{ method: 'GET', setupRequest: (request: AutocannonRequest) => ({ ...request, path: nextPath() }) }],
+      });
+      return {
+        requestsPerSecond: Math.round(result.requests.average),
+        p50: result.latency.p50,
+        p99: result.latency.p99,
+        non2xx: result.non2xx,
+        errors: result.errors + result.timeouts,
+      };
+    };
+    for (const scenario of scenarios) await measure(scenario, 2);
+    for (let round = 1; round <= rounds; round += 1) {
+      const order = round % 2 === 1 ? scenarios : [...scenarios].reverse();
+      for (const scenario of order) {
+        const summary = await measure(scenario, duration);
+        runs.set(scenario.name, [...(runs.get(scenario.name) ?? []), summary]);
+        console.log(
+          `round ${round} ${scenario.name.padEnd(20)} ${String(summary.requestsPerSecond).padStart(6)} req/s  p50 ${summary.p50} ms  p99 ${summary.p99} ms  non-2xx ${summary.non2xx}  errors ${summary.errors}`,
+        );
+      }
+    }
+
+    const median = (name: string) => {
+      const sorted = [...(runs.get(name) ?? [])].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+      return sorted[Math.floor(sorted.length / 2)]!;
+    };
+    const comparisons = ['jwt', 'apiKey', 'external'].map((credential) => {
+      const adminRun = median(scenarios.find((s) => s.credential === credential && s.principal === 'admin')!.name);
+      const memberRun = median(scenarios.find((s) => s.credential === credential && s.principal === 'member')!.name);
+      const cost = 1 - memberRun.requestsPerSecond / adminRun.requestsPerSecond;
+      return {
+        credential,
+        adminRequestsPerSecond: adminRun.requestsPerSecond,
+        memberRequestsPerSecond: memberRun.requestsPerSecond,
+        authorizationCost: Math.round(cost * 1000) / 10,
+        withinBudget: cost <= MAX_COST,
+        memberP99Ms: memberRun.p99,
+        adminP99Ms: adminRun.p99,
+      };
+    });
+    console.log('\ncredential   admin req/s  member req/s  cost   (budget 15%)');
+    for (const row of comparisons) {
+      console.log(
+        `${row.credential.padEnd(12)} ${String(row.adminRequestsPerSecond).padStart(11)}  ${String(row.memberRequestsPerSecond).padStart(12)}  ${String(row.authorizationCost).padStart(4)}%  ${row.withinBudget ? 'ok' : 'OVER BUDGET'}`,
+      );
+    }
+    const report = {
+      benchmark: 'auth',
+      at: new Date().toISOString(),
+      machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+      request: 'GET /api/v1/items/articles/:id',
+      memberRule: setup.rule,
+      articles: itemCount,
+      connections,
+      durationSeconds: duration,
+      rounds,
+      budget: `member throughput at least ${(1 - MAX_COST) * 100}% of the administrator's with the same credential`,
+      comparisons,
+      runs: Object.fromEntries(runs),
+    };
+    mkdirSync('bench-results', { recursive: true });
+    const file = join('bench-results', `auth-${report.at.replace(/[:.]/g, '-')}.json`);
+    writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+    console.log(`results written to ${file}`);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+    await idp.close();
+    const cleanup = new pg.Client({ connectionString: serverUrl });
+    await cleanup.connect();
+    await cleanup.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
+    await cleanup.end();
+  }
+}
+
+interface Setup {
+  publishedIds: string[];
+  rule: Record<string, unknown>;
+  adminJwt: string;
+  memberJwt: string;
+  adminApiKey: string;
+  memberApiKey: string;
+  adminExternalJwt: string;
+  memberExternalJwt: string;
+}
+
+async function prepare(base: string, itemCount: number, idp: Awaited<ReturnType<typeof startIssuerServer>>, key: Awaited<ReturnType<Awaited<ReturnType<typeof startIssuerServer>>['createKey']>>): Promise<Setup> {
+  const adminEmail = `admin@${SITE}.bench`;
+  const password = 'bench password 0123456789';
+  const created = await fetch(`${base}/instance/sites`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${INSTANCE_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ id: SITE, adminEmail, adminPassword: password }),
+  });
+  if (created.status !== 201) throw new Error(`site creation failed: ${created.status} ${await created.text()}`);
+  const login = async (email: string) => {
+    const response = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'x-svc-site': SITE, 'content-type': 'application/json' }, body: JSON.stringify({ email, password }) });
+    if (!response.ok) throw new Error(`login failed: ${response.status} ${await response.text()}`);
+    return ((await response.json()) as { data: { token: string; user: { id: string } } }).data;
+  };
+  const adminLogin = await login(adminEmail);
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${adminLogin.token}`, 'x-svc-site': SITE, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 500)}`);
+    return text ? (JSON.parse(text) as { data: any }) : { data: null };
+  };
+
+  await call('POST', '/collections', {
+    name: 'articles',
+    fields: [
+      { field: 'title', type: 'string' },
+      { field: 'body', type: 'text' },
+      { field: 'views', type: 'integer' },
+      { field: 'category', type: 'string' },
+    ],
+  });
+  const publishedIds: string[] = [];
+  for (let next = 0; next < itemCount; next += 500) {
+    const batch = Array.from({ length: Math.min(500, itemCount - next) }, (_, offset) => {
+      const i = next + offset;
+      return { title: `Article ${i}`, body: `Body of article ${i} `.repeat(20), views: i, category: i % 3 === 0 ? 'news' : 'tech', status: i % 2 === 0 ? 'published' : 'draft' };
+    });
+    const items = (await call('POST', '/items/articles', batch)).data as { id: string; status: string }[];
+    for (const item of items) if (item.status === 'published') publishedIds.push(item.id);
+  }
+
+  const role = (await call('POST', '/roles', { name: 'Readers' })).data as { id: string };
+  const rule = { collection: 'articles', action: 'read', fields: ['id', 'title', 'status', 'views'], conditions: { status: { _eq: 'published' } } };
+  const policy = (await call('POST', '/policies', { name: 'Read published articles' })).data as { id: string };
+  await call('POST', `/policies/${policy.id}/permissions`, rule);
+  await call('POST', `/policies/${policy.id}/attach`, { roleId: role.id });
+  const memberEmail = `reader@${SITE}.bench`;
+  const member = (await call('POST', '/users', { email: memberEmail, password, roleId: role.id })).data as { id: string };
+  const memberLogin = await login(memberEmail);
+  const adminApiKey = (await call('POST', '/api-keys', { name: 'admin key', userId: adminLogin.user.id })).data.key as string;
+  const memberApiKey = (await call('POST', '/api-keys', { name: 'reader key', userId: member.id })).data.key as string;
+
+  await call('POST', '/admin/auth/issuers', {
+    issuer: idp.issuer,
+    jwksUri: idp.jwksUri,
+    audience: AUDIENCE,
+    algorithms: ['ES256'],
+    roleMapping: { reader: { roleId: role.id }, boss: { systemKey: 'admin' } },
+    jitProvisioning: true,
+  });
+  const externalToken = (subject: string, roles: string[]) =>
+    idp.sign(key, { sub: subject, email: `${subject}@${SITE}.bench`, roles }, { expiresIn: '2h' });
+  return {
+    publishedIds,
+    rule,
+    adminJwt: adminLogin.token,
+    memberJwt: memberLogin.token,
+    adminApiKey,
+    memberApiKey,
+    adminExternalJwt: await externalToken('external-admin', ['boss']),
+    memberExternalJwt: await externalToken('external-reader', ['reader']),
+  };
+}
+
+function startService(databaseUrl: string, port: number): ChildProcess {
+  return spawn(process.execPath, ['bin/svc.mjs', 'start'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      // Not production only because a trusted issuer must then be https, and the local JWKS server is
+      // plain http; nothing on the measured path depends on it.
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      SVC_SECRET: 'bench-secret-that-is-long-enough-0123456789',
+      SVC_INSTANCE_TOKEN: INSTANCE_TOKEN,
+      SVC_RATE_LIMIT_ITEMS_READ: '0',
+      SVC_RATE_LIMIT_ITEMS_WRITE: '0',
+      SVC_RATE_LIMIT_AUTH: '0',
+      SVC_ISSUER_ALLOW_PRIVATE: 'true',
+      SVC_ACCESS_TOKEN_TTL: '7200',
+      REDIS_URL: '',
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+}
+
+async function waitForHealth(base: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${base}/utils/version`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error('the service did not start within 60 s');
+}

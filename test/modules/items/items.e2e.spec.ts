@@ -1,0 +1,543 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startTestService, type TestService } from '../../support/testService.ts';
+import { createContentSite, createItem, type ContentSite } from './support.ts';
+
+let service: TestService;
+let owner: pg.Client;
+
+beforeAll(async () => {
+  service = await startTestService();
+  owner = new pg.Client({ connectionString: inject('databaseUrl') });
+  await owner.connect();
+});
+afterAll(async () => {
+  await owner.end();
+  await service.close();
+});
+
+async function itemEvents(site: ContentSite, collection: string, id: string) {
+  const { rows } = await owner.query<{ type: string; data: any; metadata: any; stream_position: number }>(
+    'SELECT type, data, metadata, stream_position FROM events WHERE stream_id = $1 ORDER BY stream_position',
+    [`${site.siteId}/item/${collection}/${id}`],
+  );
+  return rows;
+}
+
+async function articleCount(site: ContentSite): Promise<number> {
+  return (await site.call('GET', '/items/articles?limit=1')).body.meta.total;
+}
+
+const fullArticle = {
+  title: 'Hello',
+  body: 'Long text',
+  views: 12,
+  rating: 4.5,
+  price: '19.90',
+  big: '9007199254740993',
+  published: true,
+  published_at: '2024-05-01T14:30:00+02:00',
+  day: '2024-05-01',
+  at: '08:15',
+  stamp: '2024-05-01T00:00:00-01:00',
+  ref: '0A1B2C3D-4E5F-4A6B-8C7D-9E0F1A2B3C4D',
+  slug: 'hello-world',
+  color: '#FFAA00',
+  tags: ['news', 'tech'],
+  meta: { depth: { ok: true } },
+  location: { type: 'Point', coordinates: [2.35, 48.85] },
+  gallery: ['file-1', 'file-2'],
+  secret: 'clear text',
+  summary: 'In short',
+  snippet: 'let a = 1;',
+};
+
+describe('create and read', () => {
+  it('creates an item, stores every type in its normal form, and returns it with its version as ETag', async () => {
+    const site = await createContentSite(service);
+    const created = await site.call('POST', '/items/articles', fullArticle);
+    expect(created.status).toBe(201);
+    expect(created.headers.get('etag')).toBe('"1"');
+    const item = created.body.data;
+    expect(item).toMatchObject({
+      status: null,
+      sort: null,
+      userCreated: site.adminUserId,
+      userUpdated: site.adminUserId,
+      title: 'Hello',
+      views: 12,
+      rating: 4.5,
+      price: '19.90',
+      big: '9007199254740993',
+      published: true,
+      published_at: '2024-05-01T12:30:00.000Z',
+      day: '2024-05-01',
+      at: '08:15:00',
+      stamp: '2024-05-01T01:00:00.000Z',
+      ref: '0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d',
+      slug: 'hello-world',
+      color: '#ffaa00',
+      tags: 'news,tech',
+      meta: { depth: { ok: true } },
+      location: { type: 'Point', coordinates: [2.35, 48.85] },
+      gallery: ['file-1', 'file-2'],
+      secret: '**********',
+      summary: { en: 'In short' },
+      snippet: 'let a = 1;',
+      author: null,
+    });
+    expect(item.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    const read = await site.call('GET', `/items/articles/${item.id}`);
+    expect(read.status).toBe(200);
+    expect(read.headers.get('etag')).toBe('"1"');
+    expect(read.body.data).toEqual({ ...item, comments: [] });
+
+    const [event] = await itemEvents(site, 'articles', item.id);
+    expect(event!.type).toBe('item.created');
+    expect(event!.metadata.actor).toEqual({ kind: 'user', id: site.adminUserId });
+    expect(event!.data.snapshot.secret).toMatch(/^\$argon2id\$/);
+    expect(JSON.stringify(event!.data)).not.toContain('clear text');
+  });
+
+  it('refuses a bad value of every type with 400 VALIDATION_FAILED at body.<field>, writing nothing', async () => {
+    const site = await createContentSite(service);
+    const bad: Record<string, unknown> = {
+      title: 'x'.repeat(256),
+      body: 42,
+      views: 2 ** 31,
+      rating: 'high',
+      price: '1.234',
+      big: '99999999999999999999',
+      published: 'yes',
+      published_at: '2024-13-01T00:00:00Z',
+      day: '2024-02-30',
+      at: '25:00',
+      stamp: 'now',
+      ref: 'not-a-uuid',
+      slug: 'Not A Slug',
+      color: 'orange',
+      tags: [1, 2],
+      meta: { bad: Number.NaN },
+      location: { type: 'Point', coordinates: ['a', 'b'] },
+      gallery: 'file-1',
+      secret: '',
+      summary: { english: 'x' },
+      snippet: { code: true },
+      author: 'nope',
+      unknown: 'field',
+    };
+    for (const [field, value] of Object.entries(bad)) {
+      const body = field === 'title' ? { title: value } : { title: 'ok', [field]: value };
+      const response = await site.call('POST', '/items/articles', field === 'meta' ? undefined : body, undefined);
+      if (field === 'meta') continue; // NaN is not JSON: covered by the unit tests
+      expect([field, response.status, response.body.errors?.[0]?.code, response.body.errors?.[0]?.path?.slice(0, 2)]).toEqual([
+        field,
+        400,
+        'VALIDATION_FAILED',
+        ['body', field],
+      ]);
+    }
+    const missing = await site.call('POST', '/items/articles', { views: 1 });
+    expect(missing.body.errors[0].path).toEqual(['body', 'title']);
+    expect(await articleCount(site)).toBe(0);
+  });
+
+  it('answers 404 NOT_FOUND for an unknown collection and 404 RECORD_NOT_FOUND for a missing item', async () => {
+    const site = await createContentSite(service);
+    for (const [method, path, body] of [
+      ['GET', '/items/nope'],
+      ['POST', '/items/nope', { a: 1 }],
+      ['GET', '/items/nope/x'],
+      ['PATCH', '/items/nope/x', { a: 1 }],
+    ] as [string, string, unknown?][]) {
+      const response = await site.call(method, path, body);
+      expect([path, response.status, response.body.errors[0].code]).toEqual([path, 404, 'NOT_FOUND']);
+    }
+    for (const [method, path, body] of [
+      ['GET', '/items/articles/missing'],
+      ['PATCH', '/items/articles/missing', { title: 'x' }],
+      ['PUT', '/items/articles/missing', { title: 'x' }],
+      ['DELETE', '/items/articles/missing'],
+      ['GET', '/items/articles/missing/dependents'],
+      ['GET', '/items/articles/bad%20id'],
+    ] as [string, string, unknown?][]) {
+      const response = await site.call(method, path, body);
+      expect([method, path, response.status, response.body.errors[0].code]).toEqual([method, path, 404, 'RECORD_NOT_FOUND']);
+    }
+  });
+
+  it('keeps a structural column over a content field of the same name', async () => {
+    const site = await createContentSite(service);
+    await site.call('POST', '/collections', {
+      name: 'posts',
+      fields: [
+        { field: 'status', type: 'string', options: { choices: ['draft', 'published'] } },
+        { field: 'title', type: 'string' },
+      ],
+    });
+    const bad = await site.call('POST', '/items/posts', { title: 'T', status: 'archived' });
+    expect(bad.body.errors[0].path).toEqual(['body', 'status']);
+    const post = await createItem(site, 'posts', { title: 'T', status: 'published', sort: 3 });
+    expect(post).toMatchObject({ status: 'published', sort: 3 });
+    const { rows } = await owner.query('SELECT status, sort, data FROM items WHERE site_id = $1 AND id = $2', [site.siteId, post.id]);
+    expect(rows[0]).toEqual({ status: 'published', sort: 3, data: { title: 'T' } });
+  });
+});
+
+describe('bulk create', () => {
+  it('creates an array of items in one transaction, in order', async () => {
+    const site = await createContentSite(service);
+    const created = await site.call('POST', '/items/articles', [{ title: 'A' }, { title: 'B', views: 2 }, { id: 'chosen-id', title: 'C' }]);
+    expect(created.status).toBe(201);
+    expect(created.body.data.map((item: { title: string }) => item.title)).toEqual(['A', 'B', 'C']);
+    expect(created.body.data[2].id).toBe('chosen-id');
+    expect(await articleCount(site)).toBe(3);
+  });
+
+  it('is all or nothing: one bad item refuses the array with the path body.<index>.<field>', async () => {
+    const site = await createContentSite(service);
+    const bad = await site.call('POST', '/items/articles', [{ title: 'A' }, { title: 'B' }, { title: 'C', views: 'lots' }]);
+    expect([bad.status, bad.body.errors[0].code, bad.body.errors[0].path]).toEqual([400, 'VALIDATION_FAILED', ['body', 2, 'views']]);
+    const missing = await site.call('POST', '/items/articles', [{ title: 'A' }, {}]);
+    expect(missing.body.errors[0].path).toEqual(['body', 1, 'title']);
+    const twice = await site.call('POST', '/items/articles', [{ id: 'same', title: 'A' }, { id: 'same', title: 'B' }]);
+    expect(twice.body.errors[0].path).toEqual(['body', 1, 'id']);
+    expect(await articleCount(site)).toBe(0);
+
+    await createItem(site, 'articles', { id: 'taken', title: 'Taken' });
+    const conflict = await site.call('POST', '/items/articles', [{ title: 'New' }, { id: 'taken', title: 'Again' }]);
+    expect([conflict.status, conflict.body.errors[0].code, conflict.body.errors[0].path]).toEqual([409, 'CONFLICT', ['body', 1, 'id']]);
+    expect(await articleCount(site)).toBe(1);
+    const notObject = await site.call('POST', '/items/articles', [{ title: 'A' }, 'text']);
+    expect(notObject.body.errors[0].path).toEqual(['body', 1]);
+  });
+});
+
+describe('update and delete', () => {
+  it('PATCH merges, PUT replaces, each bumps the version in ETag', async () => {
+    const site = await createContentSite(service);
+    const item = await createItem(site, 'articles', { title: 'One', views: 1, body: 'text' });
+    const patched = await site.call('PATCH', `/items/articles/${item.id}`, { views: 2 });
+    expect(patched.status).toBe(200);
+    expect(patched.headers.get('etag')).toBe('"2"');
+    expect(patched.body.data).toMatchObject({ title: 'One', views: 2, body: 'text', createdAt: item.createdAt });
+    const replaced = await site.call('PUT', `/items/articles/${item.id}`, { title: 'Two' });
+    expect(replaced.headers.get('etag')).toBe('"3"');
+    expect(replaced.body.data).toMatchObject({ title: 'Two', views: null, body: null });
+    const badPut = await site.call('PUT', `/items/articles/${item.id}`, { views: 3 });
+    expect(badPut.body.errors[0].path).toEqual(['body', 'title']);
+    const badPatch = await site.call('PATCH', `/items/articles/${item.id}`, { title: null });
+    expect(badPatch.body.errors[0].path).toEqual(['body', 'title']);
+    const otherId = await site.call('PATCH', `/items/articles/${item.id}`, { id: 'other' });
+    expect(otherId.body.errors[0].path).toEqual(['body', 'id']);
+    expect((await itemEvents(site, 'articles', item.id)).map((event) => event.type)).toEqual(['item.created', 'item.updated', 'item.updated']);
+  });
+
+  it('If-Match: a stale version is 412 PRECONDITION_FAILED and changes nothing; a current one (3, "3" or W/"3") passes', async () => {
+    const site = await createContentSite(service);
+    const item = await createItem(site, 'articles', { title: 'One' });
+    const stale = await site.call('PATCH', `/items/articles/${item.id}`, { title: 'Two' }, { 'if-match': '"7"' });
+    expect([stale.status, stale.body.errors[0].code]).toEqual([412, 'PRECONDITION_FAILED']);
+    expect((await site.call('GET', `/items/articles/${item.id}`)).body.data.title).toBe('One');
+    expect((await site.call('PATCH', `/items/articles/${item.id}`, { title: 'Two' }, { 'if-match': '1' })).status).toBe(200);
+    expect((await site.call('PATCH', `/items/articles/${item.id}`, { title: 'Three' }, { 'if-match': '"2"' })).status).toBe(200);
+    expect((await site.call('PUT', `/items/articles/${item.id}`, { title: 'Four' }, { 'if-match': 'W/"3"' })).status).toBe(200);
+    expect((await site.call('DELETE', `/items/articles/${item.id}`, undefined, { 'if-match': '"3"' })).status).toBe(412);
+    const malformed = await site.call('PATCH', `/items/articles/${item.id}`, { title: 'x' }, { 'if-match': 'abc' });
+    expect([malformed.status, malformed.body.errors[0].path]).toEqual([400, ['headers', 'if-match']]);
+    expect((await site.call('DELETE', `/items/articles/${item.id}`, undefined, { 'if-match': '"4"' })).status).toBe(204);
+  });
+
+  it('never loses an update: concurrent PATCHes without If-Match all land', async () => {
+    const site = await createContentSite(service);
+    const item = await createItem(site, 'articles', { title: 'One' });
+    const fields = ['views', 'rating', 'body', 'slug', 'published', 'color'];
+    const values: Record<string, unknown> = { views: 5, rating: 1.5, body: 'b', slug: 's', published: false, color: '#000000' };
+    const responses = await Promise.all(fields.map((field) => site.call('PATCH', `/items/articles/${item.id}`, { [field]: values[field] })));
+    expect(responses.map((response) => response.status)).toEqual(fields.map(() => 200));
+    const read = await site.call('GET', `/items/articles/${item.id}`);
+    expect(read.body.data).toMatchObject(values);
+    expect(read.headers.get('etag')).toBe(`"${fields.length + 1}"`);
+  });
+
+  it('soft delete hides the item from reads and keeps its history', async () => {
+    const site = await createContentSite(service);
+    const item = await createItem(site, 'articles', { title: 'Gone' });
+    expect((await site.call('DELETE', `/items/articles/${item.id}`)).status).toBe(204);
+    expect((await site.call('GET', `/items/articles/${item.id}`)).status).toBe(404);
+    expect((await site.call('GET', '/items/articles')).body.data).toEqual([]);
+    expect((await site.call('PATCH', `/items/articles/${item.id}`, { title: 'x' })).status).toBe(404);
+    expect((await site.call('DELETE', `/items/articles/${item.id}`)).body.errors[0].code).toBe('RECORD_NOT_FOUND');
+    const events = await itemEvents(site, 'articles', item.id);
+    expect(events.map((event) => event.type)).toEqual(['item.created', 'item.deleted']);
+    expect(events[1]!.data.delta).toEqual({ deletedAt: events[1]!.data.snapshot.deletedAt });
+  });
+});
+
+describe('hash, translations and drafts', () => {
+  it('never returns a hash in clear, and a PUT sending the mask back keeps it', async () => {
+    const site = await createContentSite(service);
+    const item = await createItem(site, 'articles', { title: 'T', secret: 'pw-1' });
+    const stored = async () => (await owner.query('SELECT data FROM items WHERE site_id = $1 AND id = $2', [site.siteId, item.id])).rows[0].data.secret;
+    const hash = await stored();
+    expect(hash).toMatch(/^\$argon2id\$/);
+    const read = await site.call('GET', `/items/articles/${item.id}`);
+    expect(read.body.data.secret).toBe('**********');
+    await site.call('PUT', `/items/articles/${item.id}`, read.body.data);
+    expect(await stored()).toBe(hash);
+    await site.call('PATCH', `/items/articles/${item.id}`, { secret: 'pw-2' });
+    expect(await stored()).not.toBe(hash);
+  });
+
+  it('X-Svc-Locale writes and reads one language of translatable fields, falling back to the site default', async () => {
+    const site = await createContentSite(service);
+    const item = (await site.call('POST', '/items/articles', { title: 'T', summary: 'Bonjour' }, { 'x-svc-locale': 'fr' })).body.data;
+    expect(item.summary).toBe('Bonjour');
+    await site.call('PATCH', `/items/articles/${item.id}`, { summary: 'Hello' }, { 'x-svc-locale': 'en' });
+    expect((await site.call('GET', `/items/articles/${item.id}`)).body.data.summary).toEqual({ fr: 'Bonjour', en: 'Hello' });
+    expect((await site.call('GET', `/items/articles/${item.id}`, undefined, { 'x-svc-locale': 'fr' })).body.data.summary).toBe('Bonjour');
+    expect((await site.call('GET', `/items/articles/${item.id}`, undefined, { 'x-svc-locale': 'de' })).body.data.summary).toBe('Hello');
+    const list = await site.call('GET', '/items/articles?fields=summary', undefined, { 'x-svc-locale': 'fr' });
+    expect(list.body.data).toEqual([{ summary: 'Bonjour' }]);
+    const filtered = await site.call('GET', '/items/articles?filter[summary.fr][_eq]=Bonjour&fields=id');
+    expect(filtered.body.data).toEqual([{ id: item.id }]);
+    const bad = await site.call('GET', '/items/articles', undefined, { 'x-svc-locale': 'not a language' });
+    expect([bad.status, bad.body.errors[0].path]).toEqual([400, ['headers', 'x-svc-locale']]);
+  });
+
+  it('X-Svc-Draft writes go to the draft, which only X-Svc-Draft reads show', async () => {
+    const site = await createContentSite(service);
+    const item = await createItem(site, 'articles', { title: 'Published title', views: 1 });
+    const draft = await site.call('PATCH', `/items/articles/${item.id}`, { title: 'Draft title' }, { 'x-svc-draft': 'true' });
+    expect(draft.status).toBe(200);
+    expect(draft.body.data).toMatchObject({ title: 'Draft title', views: 1 });
+    expect(draft.headers.get('etag')).toBe('"2"');
+    expect((await site.call('GET', `/items/articles/${item.id}`)).body.data.title).toBe('Published title');
+    expect((await site.call('GET', '/items/articles?fields=title')).body.data).toEqual([{ title: 'Published title' }]);
+    expect((await site.call('GET', `/items/articles/${item.id}`, undefined, { 'x-svc-draft': 'true' })).body.data.title).toBe('Draft title');
+    expect((await site.call('GET', '/items/articles?fields=title', undefined, { 'x-svc-draft': 'true' })).body.data).toEqual([{ title: 'Draft title' }]);
+    const events = await itemEvents(site, 'articles', item.id);
+    expect(events[1]).toMatchObject({ type: 'item.updated', data: { cause: { draft: true }, snapshot: { title: 'Published title' }, draft: { title: 'Draft title' } } });
+    // a normal write changes the item and leaves the draft as it was
+    await site.call('PATCH', `/items/articles/${item.id}`, { views: 2 });
+    expect((await site.call('GET', `/items/articles/${item.id}`, undefined, { 'x-svc-draft': 'true' })).body.data).toMatchObject({ title: 'Draft title', views: 1 });
+    expect((await site.call('GET', `/items/articles/${item.id}`)).body.data).toMatchObject({ title: 'Published title', views: 2 });
+  });
+});
+
+describe('sensitive fields', () => {
+  it('logs each read request that returns pii fields, once, as item.sensitive_read, and projects it to the field access log', async () => {
+    const site = await createContentSite(service);
+    const ann = await createItem(site, 'authors', { name: 'Ann', email: 'ann@example.com' });
+    await createItem(site, 'authors', { name: 'Bob', email: 'bob@example.com' });
+    const stream = `${site.siteId}/sensitive-reads/${new Date().toISOString().slice(0, 10)}`;
+    const logged = async () =>
+      (await owner.query<{ type: string; data: any; metadata: any }>('SELECT type, data, metadata FROM events WHERE stream_id = $1 ORDER BY stream_position', [stream])).rows;
+    expect(await logged()).toEqual([]);
+    expect((await site.call('GET', '/items/authors?fields=name')).status).toBe(200);
+    expect(await logged()).toEqual([]);
+    await site.call('GET', `/items/authors/${ann.id}`);
+    await site.call('GET', '/items/authors?sort=name');
+    const events = await logged();
+    expect(events).toHaveLength(2);
+    expect(events[0]).toMatchObject({
+      type: 'item.sensitive_read',
+      data: { reads: [{ collection: 'authors', itemId: ann.id, fields: [{ field: 'email', sensitivity: 'pii' }] }] },
+      metadata: { actor: { kind: 'user', id: site.adminUserId } },
+    });
+    expect(events[1]!.data.reads).toHaveLength(2);
+    await service.context.daemon.drain();
+    const { rows } = await owner.query('SELECT user_id, collection, item_id, field, sensitivity FROM field_access_log WHERE site_id = $1 ORDER BY position, ordinal', [
+      site.siteId,
+    ]);
+    expect(rows[0]).toEqual({ user_id: site.adminUserId, collection: 'authors', item_id: ann.id, field: 'email', sensitivity: 'pii' });
+    expect(rows).toHaveLength(3);
+  });
+});
+
+describe('lists', () => {
+  async function seed(site: ContentSite) {
+    const authors = (await site.call('POST', '/items/authors', [{ name: 'Ann' }, { name: 'Bob' }, { name: 'Cid' }])).body.data;
+    const articles = Array.from({ length: 12 }, (_, i) => ({
+      title: `Article ${String(i).padStart(2, '0')}`,
+      views: i * 10,
+      status: i % 3 === 0 ? 'draft' : 'published',
+      published_at: new Date(Date.UTC(2024, 0, 1 + i)).toISOString(),
+      meta: { level: i % 4 },
+      author: authors[i % 3].id,
+    }));
+    const created = (await site.call('POST', '/items/articles', articles)).body.data;
+    return { authors, articles: created };
+  }
+
+  it('filters, sorts and pages, with meta total_count by default and meta=none', async () => {
+    const site = await createContentSite(service);
+    await seed(site);
+    const page = await site.call('GET', '/items/articles?filter[status][_eq]=published&sort=-views&limit=3&page=2&fields=title,views');
+    expect(page.body).toEqual({
+      data: [
+        { title: 'Article 07', views: 70 },
+        { title: 'Article 05', views: 50 },
+        { title: 'Article 04', views: 40 },
+      ],
+      meta: { total: 8, limit: 3, offset: 3 },
+    });
+    const none = await site.call('GET', '/items/articles?filter={"views":{"_gte":100}}&sort=views&meta=none&fields=views&offset=1');
+    expect(none.body).toEqual({ data: [{ views: 110 }], meta: { limit: 25, offset: 1 } });
+    const json = await site.call('GET', '/items/articles?filter[meta.level][_eq]=2&fields=views&sort=views');
+    expect(json.body.data).toEqual([{ views: 20 }, { views: 60 }, { views: 100 }]);
+    expect((await site.call('GET', '/items/articles?limit=500')).body.errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', path: ['limit'] });
+    expect((await site.call('GET', '/items/articles?filter[nope][_eq]=1')).body.errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', path: ['filter', 'nope'] });
+    expect((await site.call('GET', '/items/articles?filter={bad')).body.errors[0].code).toBe('VALIDATION');
+    expect((await site.call('GET', '/items/articles?sort=nope')).body.errors[0].path).toEqual(['sort']);
+    expect((await site.call('GET', '/items/articles?fields=nope')).body.errors[0].path).toEqual(['fields']);
+    expect((await site.call('GET', '/items/articles')).body.data).toHaveLength(12);
+  });
+
+  it('resolves $CURRENT_USER and $NOW in filters', async () => {
+    const site = await createContentSite(service);
+    await seed(site);
+    expect((await site.call('GET', '/items/articles?filter[userCreated][_eq]=$CURRENT_USER&meta=none&limit=100')).body.data).toHaveLength(12);
+    expect((await site.call('GET', '/items/articles?filter[published_at][_gt]=$NOW(-1 day)&fields=id')).body.data).toEqual([]);
+    expect((await site.call('GET', '/items/articles?filter[published_at][_lt]=$NOW&fields=id')).body.data).toHaveLength(12);
+  });
+
+  it('selects nested relations: m2o, o2m (ids or fields), *, rel.*, and deep parameters', async () => {
+    const site = await createContentSite(service);
+    const { authors, articles } = await seed(site);
+    await site.call('POST', '/items/comments', [
+      { article: articles[0].id, text: 'first' },
+      { article: articles[0].id, text: 'second' },
+      { article: articles[1].id, text: 'third' },
+    ]);
+    const nested = await site.call('GET', '/items/articles?fields=title,author.name&sort=title&limit=2');
+    expect(nested.body.data).toEqual([
+      { title: 'Article 00', author: { name: 'Ann' } },
+      { title: 'Article 01', author: { name: 'Bob' } },
+    ]);
+    const star = await site.call('GET', `/items/authors/${authors[0].id}?fields=*,articles.title`);
+    expect(star.body.data).toMatchObject({ id: authors[0].id, name: 'Ann', email: null });
+    expect(star.body.data.articles.map((article: { title: string }) => article.title).sort()).toEqual(['Article 00', 'Article 03', 'Article 06', 'Article 09']);
+    const ids = await site.call('GET', `/items/articles/${articles[0].id}?fields=title,comments`);
+    expect(ids.body.data.comments).toHaveLength(2);
+    expect(typeof ids.body.data.comments[0]).toBe('string');
+    const relStar = await site.call('GET', `/items/articles/${articles[0].id}?fields=author.*`);
+    expect(relStar.body.data.author).toMatchObject({ id: authors[0].id, name: 'Ann' });
+    const deep = await site.call(
+      'GET',
+      `/items/articles/${articles[0].id}?fields=comments.text&deep[comments][_sort]=-text&deep[comments][_limit]=1`,
+    );
+    expect(deep.body.data).toEqual({ comments: [{ text: 'second' }] });
+    const deepFilter = await site.call('GET', `/items/articles/${articles[0].id}?fields=comments.text&deep[comments][_filter][text][_eq]=first`);
+    expect(deepFilter.body.data).toEqual({ comments: [{ text: 'first' }] });
+    const deepFields = await site.call('GET', `/items/articles/${articles[1].id}?fields=title&deep[author][fields]=name`);
+    expect(deepFields.body.data).toEqual({ title: 'Article 01', author: { name: 'Bob' } });
+    const relational = await site.call('GET', '/items/articles?filter[author][name][_eq]=Cid&fields=title&sort=title');
+    expect(relational.body.data.map((article: { title: string }) => article.title)).toEqual(['Article 02', 'Article 05', 'Article 08', 'Article 11']);
+  });
+
+  it('aggregates with groupBy', async () => {
+    const site = await createContentSite(service);
+    await seed(site);
+    const counted = await site.call('GET', '/items/articles?aggregate[count]=*&groupBy=status');
+    expect(counted.body.data).toEqual([
+      { status: 'draft', count: 4 },
+      { status: 'published', count: 8 },
+    ]);
+    const summed = await site.call('GET', '/items/articles?aggregate[sum]=views&aggregate[max]=views&filter[status][_eq]=draft');
+    expect(summed.body.data).toEqual([{ sum: { views: 180 }, max: { views: 90 } }]);
+    expect((await site.call('GET', '/items/articles?aggregate[sum]=title')).body.errors[0].path).toEqual(['aggregate', 'sum']);
+  });
+
+  it('loads nested relations with the same number of queries whatever the page size', async () => {
+    const site = await createContentSite(service);
+    await seed(site);
+    await site.call('POST', '/items/articles', Array.from({ length: 40 }, (_, i) => ({ title: `More ${i}` })));
+    // Background parts of this service (the async projection daemon) share the counter: let them
+    // catch up and pause them while counting.
+    await service.context.daemon.drain();
+    await service.context.daemon.stop();
+    // Caches refresh on their own clock (site check, schema revalidation): the fewest of a few runs is the request's own count.
+    const countQueries = async (path: string) => {
+      await site.call('GET', path); // warm caches (schema, site, user)
+      const counts: number[] = [];
+      let items = 0;
+      for (let run = 0; run < 3; run += 1) {
+        const before = service.context.database.stats.queries;
+        const response = await site.call('GET', path);
+        expect(response.status).toBe(200);
+        counts.push(service.context.database.stats.queries - before);
+        items = response.body.data.length;
+      }
+      return { queries: Math.min(...counts), items };
+    };
+    const small = await countQueries('/items/articles?fields=id,title,author.name&limit=5');
+    const large = await countQueries('/items/articles?fields=id,title,author.name&limit=50');
+    expect([small.items, large.items]).toEqual([5, 50]);
+    expect(large.queries).toBe(small.queries);
+    const deeper = await countQueries('/items/authors?fields=name,articles.title,articles.author.name&limit=3');
+    const deeperOne = await countQueries('/items/authors?fields=name,articles.title,articles.author.name&limit=1');
+    expect(deeper.queries).toBe(deeperOne.queries);
+    await service.context.daemon.start();
+  });
+
+  it('returns the one item of a singleton collection, and refuses a second', async () => {
+    const site = await createContentSite(service);
+    await site.call('POST', '/collections', { name: 'settings', singleton: true, fields: [{ field: 'motto', type: 'string' }] });
+    expect((await site.call('GET', '/items/settings')).body).toEqual({ data: null });
+    const created = await createItem(site, 'settings', { motto: 'Hi' });
+    expect(created.id).toBe('singleton');
+    expect((await site.call('GET', '/items/settings')).body.data).toMatchObject({ id: 'singleton', motto: 'Hi' });
+    const second = await site.call('POST', '/items/settings', { motto: 'Again' });
+    expect([second.status, second.body.errors[0].code]).toEqual([409, 'CONFLICT']);
+  });
+});
+
+describe('many-to-many and many-to-any', () => {
+  it('reads m2m through its junction and m2a junction rows', async () => {
+    const site = await createContentSite(service);
+    await site.call('POST', '/collections', { name: 'tags', fields: [{ field: 'label', type: 'string' }] });
+    await site.call('POST', '/collections', { name: 'articles_tags', fields: [{ field: 'article', type: 'uuid' }, { field: 'tag', type: 'uuid' }] });
+    await site.call('POST', '/collections', { name: 'headings', fields: [{ field: 'text', type: 'string' }] });
+    await site.call('POST', '/collections', {
+      name: 'articles_blocks',
+      fields: [{ field: 'article', type: 'uuid' }, { field: 'item', type: 'string' }, { field: 'collection', type: 'string' }],
+    });
+    await site.call('POST', '/relations', {
+      kind: 'm2m',
+      collection: 'articles',
+      field: 'tagged',
+      relatedCollection: 'tags',
+      relatedField: 'articles',
+      junctionCollection: 'articles_tags',
+      junctionField: 'article',
+      junctionRelatedField: 'tag',
+    });
+    await site.call('POST', '/relations', {
+      kind: 'm2a',
+      collection: 'articles',
+      field: 'blocks',
+      junctionCollection: 'articles_blocks',
+      junctionField: 'article',
+      junctionItemField: 'item',
+      junctionCollectionField: 'collection',
+      allowedCollections: ['headings'],
+    });
+    const article = await createItem(site, 'articles', { title: 'Tagged' });
+    const [news, tech] = (await site.call('POST', '/items/tags', [{ label: 'news' }, { label: 'tech' }])).body.data;
+    await site.call('POST', '/items/articles_tags', [
+      { article: article.id, tag: news.id },
+      { article: article.id, tag: tech.id },
+    ]);
+    const heading = await createItem(site, 'headings', { text: 'Intro' });
+    await createItem(site, 'articles_blocks', { article: article.id, item: heading.id, collection: 'headings' });
+    const read = await site.call('GET', `/items/articles/${article.id}?fields=title,tagged.tag.label,blocks.collection,blocks.item`);
+    expect(read.body.data.title).toBe('Tagged');
+    expect(read.body.data.tagged.map((link: { tag: { label: string } }) => link.tag.label).sort()).toEqual(['news', 'tech']);
+    expect(read.body.data.blocks).toEqual([{ collection: 'headings', item: heading.id }]);
+    const back = await site.call('GET', `/items/tags/${news.id}?fields=label,articles.article.title`);
+    expect(back.body.data).toEqual({ label: 'news', articles: [{ article: { title: 'Tagged' } }] });
+    const write = await site.call('PATCH', `/items/articles/${article.id}`, { tagged: [] });
+    expect(write.body.errors[0].path).toEqual(['body', 'tagged']);
+  });
+});

@@ -1,0 +1,31 @@
+import { afterAll, beforeAll, it } from 'vitest';
+import { createDatabase } from '../../infra/postgres/database.ts';
+import { buildServer } from '../../src/server/app.ts';
+import { startTestService, type TestService } from '../support/testService.ts';
+let service: TestService;
+beforeAll(async () => { service = await startTestService(); });
+afterAll(async () => {
+  const t = Date.now();
+  const log = (m: string) => process.stderr.write(`DBG ${m} ${Date.now() - t}\n`);
+  await service.server.close(); log('server');
+  const ctx: any = service.context;
+  await ctx.close(); log('ctx');
+});
+import { createServer, type Socket } from 'node:net';
+it('x', async () => {
+  const orig = service.context.onClose.bind(service.context);
+  let n = 0;
+  service.context.onClose = (h) => { const id = ++n; const src = new Error().stack!.split('\n').slice(2,4).join(' | '); orig(async () => { process.stderr.write(`DBG hook ${id} start ${src}\n`); await h(); process.stderr.write(`DBG hook ${id} end\n`); }); };
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+  const database = createDatabase({ connectionString: `postgres://svc@127.0.0.1:${port}/none`, poolSize: 1 });
+  const server = await buildServer({ ...service.context, database });
+  await server.inject({ method: 'GET', url: '/api/v1/utils/health' });
+  for (const socket of sockets) socket.destroy();
+  silent.close();
+  await server.close();
+  await database.close();
+  process.stderr.write('DBG test done\n');
+});

@@ -22,17 +22,31 @@ export const changeFeedProjection = defineProjection({
     const entry = feedEntryOf(event);
     if (!entry) return;
     const actor = event.metadata.actor;
+    // The envelope (docs/change-feed.md) is rendered here, once; the cursor is encodeCursor(seq).
     await tx.query(sql`
       WITH head AS (
         INSERT INTO cdc_feed_sites (site_id, last_seq) VALUES (${event.siteId}, 1)
         ON CONFLICT (site_id) DO UPDATE SET last_seq = cdc_feed_sites.last_seq + 1
         RETURNING last_seq
       )
-      INSERT INTO cdc_feed (site_id, seq, position, event_id, type, source_type, collection, item_id, actor_kind, actor_id,
-                            request_id, occurred_at, data, changed_keys)
-      SELECT ${event.siteId}, head.last_seq, ${event.position}, ${event.eventId}, ${entry.type}, ${event.type}, ${entry.collection},
-             ${entry.itemId}, ${actor?.kind ?? 'system'}, ${actor?.id ?? null}, ${event.metadata.requestId ?? null}, ${event.recordedAt},
-             ${entry.data === null ? null : JSON.stringify(entry.data)}::jsonb, ${entry.changedKeys}::text[]
+      INSERT INTO cdc_feed (site_id, seq, position, event_id, type, collection, item_id, occurred_at, envelope)
+      SELECT ${event.siteId}, head.last_seq, ${event.position}, ${event.eventId}, ${entry.type}, ${entry.collection}, ${entry.itemId},
+             ${event.recordedAt},
+             json_build_object(
+               'id', ${event.eventId}::uuid,
+               'type', ${entry.type}::text,
+               'cursor', rtrim(translate(encode(convert_to('f1:' || head.last_seq, 'UTF8'), 'base64'), '+/', '-_'), '='),
+               'sequence', head.last_seq,
+               'position', ${event.position}::bigint,
+               'site', ${event.siteId}::text,
+               'occurredAt', to_char(${event.recordedAt}::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+               'collection', ${entry.collection}::text,
+               'itemId', ${entry.itemId}::text,
+               'actor', json_build_object('kind', ${actor?.kind ?? 'system'}::text, 'id', ${actor?.id ?? null}::text),
+               'requestId', ${event.metadata.requestId ?? null}::text,
+               'sourceEvent', ${event.type}::text,
+               'snapshot', ${entry.data === null ? null : JSON.stringify(entry.data)}::jsonb,
+               'changedKeys', ${entry.changedKeys}::text[])::text
         FROM head`);
     tx.notifyAfterCommit('svc_checkpoints', feedNotificationPayload(event.siteId));
   },

@@ -73,7 +73,14 @@ async function upsertDraft(tx: Queryable, event: StoredEvent, draft: ItemBody): 
       data = excluded.data, status = excluded.status, sort = excluded.sort, updated_at = excluded.updated_at, user_updated = excluded.user_updated`);
 }
 
+/** Item events written by the item commands carry these; anything else appended under an item type is skipped. */
+function isItemEvent(event: StoredEvent): boolean {
+  const data = event.data as Partial<ItemEventData> | undefined;
+  return typeof data?.collection === 'string' && typeof data.itemId === 'string' && typeof data.snapshot === 'object' && data.snapshot !== null;
+}
+
 async function applyOne(tx: Queryable, event: StoredEvent): Promise<void> {
+  if (!isItemEvent(event)) return;
   const data = event.data as unknown as ItemEventData;
   if (event.type === 'item.hard_deleted') {
     await tx.query(sql`DELETE FROM items WHERE site_id = ${event.siteId} AND collection = ${data.collection} AND id = ${data.itemId}`);
@@ -92,7 +99,7 @@ export const itemsProjection = defineProjection({
   tables: ['item_drafts', 'items'],
   apply: applyOne,
   async applyBatch(tx, events) {
-    const simple = events.every((event) => event.type === 'item.created' && !(event.data as unknown as ItemEventData).draft);
+    const simple = events.every((event) => event.type === 'item.created' && isItemEvent(event) && !(event.data as unknown as ItemEventData).draft);
     const ids = new Set(events.map((event) => `${(event.data as unknown as ItemEventData).collection}/${(event.data as unknown as ItemEventData).itemId}`));
     if (!simple || ids.size !== events.length) {
       for (const event of events) await applyOne(tx, event);

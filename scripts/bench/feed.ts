@@ -210,13 +210,33 @@ async function webhookPhase(api: Api, options: { rate: number; seconds: number }
   if (created.status !== 201) throw new Error(`subscription failed: ${created.status} ${JSON.stringify(created.body)}`);
   const commits = new Map<string, number>();
   const count = options.rate * options.seconds;
+  // A pull consumer long-polling the feed at the same time: where the time goes (feed vs delivery).
+  const pulled = new Map<string, number>();
+  let pulling = true;
+  const puller = (async () => {
+    const head = await api.call<{ meta: { nextCursor: string } }>('GET', '/cdc/events?limit=1&collections=none', { site: site.siteId, token: site.token });
+    let cursor = head.body.meta.nextCursor;
+    while (pulling) {
+      const page = await api.call<{ data: { itemId: string }[]; meta: { nextCursor: string } }>(
+        'GET',
+        `/cdc/events?limit=500&wait=2&operations=items.create&cursor=${cursor}`,
+        { site: site.siteId, token: site.token },
+      );
+      const at = performance.now();
+      for (const entry of page.body.data) pulled.set(entry.itemId, at);
+      cursor = page.body.meta.nextCursor;
+    }
+  })();
   const rate = await steadyWrites(count, options.rate, async (index) => {
     const { id, committedAt } = await writeItem(api, site, index);
     commits.set(id, committedAt);
   });
-  const deadline = performance.now() + 30_000;
-  while (arrivals.size < count && performance.now() < deadline) await sleep(50);
+  const deadline = performance.now() + 60_000;
+  while ((arrivals.size < count || pulled.size < count) && performance.now() < deadline) await sleep(50);
+  pulling = false;
+  await puller;
   const latencies = [...commits].filter(([id]) => arrivals.has(id)).map(([id, committedAt]) => arrivals.get(id)! - committedAt);
+  const pullLatencies = [...commits].filter(([id]) => pulled.has(id)).map(([id, committedAt]) => pulled.get(id)! - committedAt);
   receiver.closeAllConnections();
   receiver.close();
   return {
@@ -226,6 +246,7 @@ async function webhookPhase(api: Api, options: { rate: number; seconds: number }
     delivered: arrivals.size,
     duplicates,
     commitToDeliveryMs: quantiles(latencies),
+    commitToLongPollMs: quantiles(pullLatencies),
   };
 }
 
@@ -375,7 +396,8 @@ export async function run(args: string[]): Promise<void> {
       result.webhooks = webhooks;
       console.log(
         `webhooks: ${webhooks.writes} writes at ${webhooks.achievedRate}/s: commit→delivery p50 ${webhooks.commitToDeliveryMs.p50} ms, ` +
-          `p99 ${webhooks.commitToDeliveryMs.p99} ms (${webhooks.delivered} delivered, ${webhooks.duplicates} duplicates)`,
+          `p99 ${webhooks.commitToDeliveryMs.p99} ms (${webhooks.delivered} delivered, ${webhooks.duplicates} duplicates); ` +
+          `commit→long-poll p50 ${webhooks.commitToLongPollMs.p50} ms, p99 ${webhooks.commitToLongPollMs.p99} ms`,
       );
     }
     if (phases.has('catchup')) {

@@ -25,6 +25,7 @@ export interface ReadPermissions {
 /** The read permissions of an Access for the item reads; undefined for administrators (nothing to add). */
 export function itemReadPermissions(access: Access): ReadPermissions | undefined {
   if (access.admin) return undefined;
+  const visible = new Map<string, ReadonlySet<string>>();
   return {
     rowCondition(collection, alias, table) {
       const node = access.rowFilter('read', collection);
@@ -32,7 +33,10 @@ export function itemReadPermissions(access: Access): ReadPermissions | undefined
     },
     visibleFields(collection) {
       const allowed = access.allowedFields('read', collection);
-      return allowed.all ? null : new Set([...allowed.fields, ALWAYS_READABLE]);
+      if (allowed.all) return null;
+      let fields = visible.get(collection);
+      if (!fields) visible.set(collection, (fields = new Set([...allowed.fields, ALWAYS_READABLE])));
+      return fields;
     },
   };
 }

@@ -5,7 +5,7 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError, errors } from '../../domain/shared/appError.ts';
 import type { Queryable } from '../../infra/postgres/database.ts';
-import type { SqlFragment } from '../../infra/postgres/sql.ts';
+import { join, sql, type SqlFragment } from '../../infra/postgres/sql.ts';
 import { loadSiteSchema } from '../modules/schema/schemaCache.ts';
 import type { ListQuery } from '../query/index.ts';
 import type { AppContext } from '../runtime/context.ts';
@@ -170,4 +170,42 @@ export async function guardResolveDependents(
       }
     },
   };
+}
+
+/**
+ * The item history routes (revisions, versions, pins): revisions and versions show whole items, so a
+ * principal who is not an administrator needs read on every field of the collection and a visible
+ * row to read them (404 otherwise), and update on every field and an updatable row to change them
+ * (revert, promote, versions, pins). Registered as a preHandler of those routes' plugins.
+ */
+export function guardItemHistory(context: GuardContext): (request: FastifyRequest) => Promise<void> {
+  return async (request) => {
+    const access = await requestAccess(context, request);
+    if (access.admin) return;
+    const { collection, id } = request.params as { collection: string; id: string };
+    const action = request.method === 'GET' ? 'read' : 'update';
+    assertCan(access, action, collection);
+    if (!access.allowedFields(action, collection).all) {
+      throw permissionDenied(`The history of an item shows whole items: it needs ${action} permission on every field of "${collection}"`);
+    }
+    await context.database.withSite(request.siteId, (tx) => assertRowAccess(tx, access, action, collection, id));
+  };
+}
+
+/**
+ * GET /search: hits come from the collections the principal may read whole (a match or a highlight
+ * on a hidden field would show it), and only from rows it may read. Null for administrators; 403
+ * when a named collection is not searchable for the principal.
+ */
+export async function guardSearch(context: GuardContext, request: FastifyRequest, collection: string | null): Promise<SqlFragment | null> {
+  const access = await requestAccess(context, request);
+  if (access.admin) return null;
+  const schema = await loadSiteSchema(context, request.siteId);
+  const searchable = [...schema.collections.keys()].filter((name) => access.can('read', name) && access.allowedFields('read', name).all);
+  if (collection !== null && !searchable.includes(collection)) {
+    throw permissionDenied(`Searching "${collection}" needs read permission on every field of it`, ['query', 'collection']);
+  }
+  const within = collection === null ? searchable : [collection];
+  if (within.length === 0) return sql`FALSE`;
+  return sql`(${join(within.map((name) => sql`(i.collection = ${name}::text AND ${access.rowFilterSql('read', name, 'i')})`), ' OR ')})`;
 }

@@ -1,5 +1,6 @@
 // The `svc` command line: start, migrate, site create, projections status|rebuild, events tail.
 import { Command } from 'commander';
+import { z } from 'zod';
 import { ConfigError, loadConfig, type Config } from '../config/config.ts';
 import { createDatabase } from '../../infra/postgres/database.ts';
 import { migrate } from '../../infra/postgres/migrate.ts';
@@ -8,7 +9,6 @@ import { sql } from '../../infra/postgres/sql.ts';
 import { projections, findProjection } from '../../projections/index.ts';
 import { createContext, createLogger, resolveDatabaseUrl } from '../runtime/boot.ts';
 import { projectionStatus, rebuildProjection } from '../runtime/projectionRunner.ts';
-import { startService } from '../runtime/service.ts';
 import { createSite } from '../modules/instance/handlers.ts';
 
 function config(): Config {
@@ -48,6 +48,8 @@ export function buildCli(): Command {
     .command('start')
     .description('start the HTTP service (embedded PostgreSQL when DATABASE_URL is unset)')
     .action(async () => {
+      // Loaded here: the server and every module are only needed by `start`, the other commands start faster.
+      const { startService } = await import('../runtime/service.ts');
       const service = await startService(config());
       let signals = 0;
       const shutdown = () => {
@@ -82,6 +84,11 @@ export function buildCli(): Command {
     .requiredOption('--admin-password <password>', 'password of the first administrator')
     .option('--name <name>', 'display name of the site')
     .action(async (id: string, options: { adminEmail: string; adminPassword: string; name?: string }) => {
+      // The same rules as POST /instance/sites (the site id's own rule is the site decider's).
+      const input = z
+        .object({ adminEmail: z.email('--admin-email must be an email address'), adminPassword: z.string().min(8, '--admin-password needs at least 8 characters') })
+        .safeParse(options);
+      if (!input.success) throw new Error(input.error.issues[0]!.message);
       const context = await createContext({ ...config(), LOG_LEVEL: 'warn' }, { runProjections: false });
       try {
         const created = await createSite(context, { id, name: options.name, adminEmail: options.adminEmail, adminPassword: options.adminPassword }, {

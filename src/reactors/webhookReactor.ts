@@ -11,7 +11,7 @@ import { subscriptionDecider, type SubscriptionCommand } from '../../domain/chan
 import { streamId } from '../../domain/shared/events.ts';
 import { OutboundRequestError, type OutboundHttp } from '../../infra/http/outboundHttp.ts';
 import type { Queryable } from '../../infra/postgres/database.ts';
-import { sql } from '../../infra/postgres/sql.ts';
+import { join, sql } from '../../infra/postgres/sql.ts';
 import type { JobOutcome, JobQueue } from '../../infra/queue/jobQueue.ts';
 import { FEED_ROW_COLUMNS, feedFilterSql, type FeedRow } from '../modules/cdc/feedEnvelope.ts';
 import { readFeedHead } from '../modules/cdc/feedQueries.ts';
@@ -25,6 +25,8 @@ import { DELIVERY_HEADER, SIGNATURE_HEADER, signatureHeader } from './webhookSig
 export const WEBHOOK_QUEUE = 'cdc-webhooks';
 /** Entries read per transaction; a pause or delete takes effect at the next batch. */
 const BATCH_SIZE = 25;
+/** Successful attempts are recorded (with the cursor) at least this often, and at the end of each batch. */
+const RECORD_EVERY_MS = 100;
 /** One job run works at most this long, then hands the key back to the queue. */
 const RUN_BUDGET_MS = 20_000;
 
@@ -160,41 +162,45 @@ export function startWebhookReactor(options: WebhookReactorOptions): WebhookReac
     }
   }
 
-  /** Records the attempt; on success advances the cursor (compare-and-set). Returns the failures count, or null when the cursor moved under us. */
-  async function record(
-    tx: Queryable,
-    payload: JobPayload,
-    work: Extract<Plan, { kind: 'deliver' }>,
-    entry: FeedRow,
-    attempt: number,
-    result: AttemptResult,
-    retryInMs: number,
-  ): Promise<number | null> {
+  interface Attempt {
+    entry: FeedRow;
+    attempt: number;
+    result: AttemptResult;
+  }
+
+  /**
+   * Records attempts in one statement: their rows, and the state after them — the cursor advanced
+   * to the last success (compare-and-set, so a replay meanwhile wins), and the backoff when the last
+   * attempt failed. Returns false when the cursor moved under us.
+   */
+  async function record(tx: Queryable, payload: JobPayload, work: Extract<Plan, { kind: 'deliver' }>, attempts: Attempt[], retryInMs: number): Promise<boolean> {
     const { siteId, subscriptionId } = payload;
-    // One statement: the attempt row, and the cursor (on success) or the backoff (on failure).
-    const attemptRow = sql`
-      INSERT INTO cdc_deliveries (site_id, subscription_id, delivery_id, seq, event_id, event_type, attempt, outcome, status_code, error, duration_ms, attempted_at)
-      VALUES (${siteId}, ${subscriptionId}::uuid, ${deliveryIdOf(subscriptionId, entry.seq, work.state.generation)}, ${entry.seq}, ${entry.event_id},
-              ${entry.type}, ${attempt}, ${result.ok ? 'succeeded' : 'failed'}, ${result.statusCode}, ${result.error}, ${result.durationMs}, ${result.attemptedAt})`;
-    if (result.ok) {
-      const rows = await tx.query(sql`
-        WITH attempt AS (${attemptRow})
-        UPDATE cdc_webhook_state SET delivered_seq = ${entry.seq}, consecutive_failures = 0, next_attempt_at = NULL,
-               last_attempt_at = ${result.attemptedAt}, last_success_at = ${result.attemptedAt}, last_error = NULL
-         WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid
-           AND generation = ${work.state.generation} AND delivered_seq < ${entry.seq}
-        RETURNING 1`);
-      return rows.length > 0 ? 0 : null;
-    }
-    const failures = attempt;
-    const nextAttemptAt = new Date(Date.now() + retryInMs);
-    const rows = await tx.query(sql`
-      WITH attempt AS (${attemptRow})
-      UPDATE cdc_webhook_state SET consecutive_failures = ${failures}, next_attempt_at = ${nextAttemptAt},
-             last_attempt_at = ${result.attemptedAt}, last_error = ${result.error}
-       WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid AND generation = ${work.state.generation}
+    const generation = work.state.generation;
+    const rows = attempts.map(
+      ({ entry, attempt, result }) => sql`(${siteId}, ${subscriptionId}::uuid, ${deliveryIdOf(subscriptionId, entry.seq, generation)}, ${entry.seq},
+        ${entry.event_id}::uuid, ${entry.type}, ${attempt}, ${result.ok ? 'succeeded' : 'failed'}, ${result.statusCode}::int, ${result.error}, ${result.durationMs},
+        ${result.attemptedAt}::timestamptz)`,
+    );
+    const successes = attempts.filter((attempt) => attempt.result.ok);
+    const failed = attempts.at(-1)!.result.ok ? null : attempts.at(-1)!;
+    const delivered = successes.at(-1)?.entry.seq ?? null;
+    const lastAttemptAt = attempts.at(-1)!.result.attemptedAt;
+    const updated = await tx.query(sql`
+      WITH recorded AS (
+        INSERT INTO cdc_deliveries (site_id, subscription_id, delivery_id, seq, event_id, event_type, attempt, outcome, status_code, error, duration_ms, attempted_at)
+        VALUES ${join(rows)}
+      )
+      UPDATE cdc_webhook_state SET
+             delivered_seq = coalesce(${delivered}::bigint, delivered_seq),
+             consecutive_failures = ${failed ? failed.attempt : 0},
+             next_attempt_at = ${failed ? new Date(Date.now() + retryInMs) : null}::timestamptz,
+             last_attempt_at = ${lastAttemptAt},
+             last_success_at = coalesce(${successes.at(-1)?.result.attemptedAt ?? null}::timestamptz, last_success_at),
+             last_error = ${failed?.result.error ?? null}
+       WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid AND generation = ${generation}
+         AND (${delivered}::bigint IS NULL OR delivered_seq < ${successes[0]?.entry.seq ?? 0})
       RETURNING 1`);
-    return rows.length > 0 ? failures : null;
+    return updated.length > 0;
   }
 
   async function transition(payload: JobPayload, command: SubscriptionCommand): Promise<void> {
@@ -218,22 +224,33 @@ export function startWebhookReactor(options: WebhookReactorOptions): WebhookReac
         await transition(payload, { type: 'markStale', reason: 'The next entries were removed by retention before they were delivered' });
         return;
       }
+      // Successes are recorded a few at a time (the cursor with them); a failure is recorded at once.
+      const unrecorded: Attempt[] = [];
+      let firstUnrecordedAt = 0;
+      const flush = (retryInMs = 0) => database.withSite(payload.siteId, (tx) => record(tx, payload, work, unrecorded.splice(0), retryInMs));
       let attempt = work.state.consecutive_failures + 1;
+      let moved = false;
       for (const entry of work.entries) {
         const result = await post(work, entry, attempt);
-        const retryInMs = retryDelayMs(attempt, policy, Math.random());
-        const failures = await database.withSite(payload.siteId, (tx) => record(tx, payload, work, entry, attempt, result, retryInMs));
-        if (failures === null) break; // replayed or delivered elsewhere meanwhile: plan again
+        if (unrecorded.length === 0) firstUnrecordedAt = Date.now();
+        unrecorded.push({ entry, attempt, result });
         if (!result.ok) {
-          if (isExhausted(failures, policy)) {
-            await transition(payload, { type: 'markDead', reason: `${failures} consecutive failed attempts; last: ${result.error}` });
+          const retryInMs = retryDelayMs(attempt, policy, Math.random());
+          if (!(await flush(retryInMs))) break; // replayed meanwhile: plan again
+          if (isExhausted(attempt, policy)) {
+            await transition(payload, { type: 'markDead', reason: `${attempt} consecutive failed attempts; last: ${result.error}` });
             return;
           }
           return { retryInMs };
         }
         attempt = 1;
-        if (stopping) return { retryInMs: 0 };
+        if (stopping || Date.now() - firstUnrecordedAt >= RECORD_EVERY_MS) {
+          moved = !(await flush());
+          if (moved || stopping) break;
+        }
       }
+      if (unrecorded.length > 0) await flush();
+      if (stopping) return { retryInMs: 0 };
     }
   }
 

@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../infra/postgres/database.ts';
-import { buildServer } from '../../src/server/app.ts';
+import Fastify from 'fastify';
+import { utilsRoutes } from '../../src/modules/utils/routes.ts';
+import { buildServer, type ServerDeps } from '../../src/server/app.ts';
+import { handleError } from '../../src/server/errorHandler.ts';
 import { startTestService, type TestService } from '../support/testService.ts';
 
 const packageVersion = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
@@ -12,6 +15,10 @@ beforeAll(async () => {
   service = await startTestService();
 });
 afterAll(async () => service.close());
+
+function deps(): ServerDeps {
+  return { context: service.context, tokens: null as never, sites: null as never, authenticators: [], healthChecks: {} };
+}
 
 /** A server like the running one but whose database is `connectionString`. */
 async function serverWithDatabaseAt(connectionString: string) {
@@ -56,18 +63,23 @@ describe('GET /utils/health', () => {
     const silent = createServer((socket) => sockets.add(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as { port: number };
-    const server = await serverWithDatabaseAt(`postgres://svc@127.0.0.1:${port}/none`);
+    // Only the utils routes: background parts of other modules would wait on that database too.
+    const database = createDatabase({ connectionString: `postgres://svc@127.0.0.1:${port}/none`, poolSize: 1 });
+    const app = Fastify();
+    app.setErrorHandler(handleError);
+    await app.register(async (scope) => utilsRoutes(scope, { ...deps(), context: { ...service.context, database } }), { prefix: '/api/v1' });
     try {
       const started = Date.now();
-      const response = await server.health();
+      const response = await app.inject({ method: 'GET', url: '/api/v1/utils/health' });
       expect(response.statusCode).toBe(503);
-      expect(response.json().data.checks.database).toBe('unreachable');
+      expect(response.json().data).toMatchObject({ status: 'error', checks: { database: 'unreachable' } });
       expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
       // The pool still waits for the silent server; cut it off so the pool can end.
       for (const socket of sockets) socket.destroy();
       silent.close();
-      await server.close();
+      await app.close();
+      await database.close().catch(() => undefined);
     }
   });
 });

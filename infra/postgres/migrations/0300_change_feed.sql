@@ -3,21 +3,18 @@
 
 -- One row per feed entry. `seq` numbers a site's entries in the projection's apply order, which is
 -- the log order (tx_id, position): dense, increasing, never reused (kept in cdc_feed_sites).
+-- `envelope` is the entry exactly as readers and webhook receivers get it (JSON text, rendered once
+-- when projected), so a page is served without rebuilding JSON; the other columns are for filters.
 CREATE TABLE cdc_feed (
   site_id      text NOT NULL,
   seq          bigint NOT NULL,
   position     bigint NOT NULL,
   event_id     uuid NOT NULL,
   type         text NOT NULL,
-  source_type  text NOT NULL,
   collection   text,
   item_id      text,
-  actor_kind   text NOT NULL,
-  actor_id     text,
-  request_id   text,
   occurred_at  timestamptz NOT NULL,
-  data         jsonb,
-  changed_keys text[] NOT NULL DEFAULT '{}',
+  envelope     text NOT NULL,
   PRIMARY KEY (site_id, seq)
 );
 CREATE INDEX cdc_feed_collection ON cdc_feed (site_id, collection, seq);

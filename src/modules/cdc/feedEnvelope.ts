@@ -8,13 +8,13 @@ export interface FeedRow {
   event_id: string;
   type: string;
   item_id: string | null;
-  /** The envelope below, rendered by PostgreSQL as JSON text. */
+  /** The envelope below as JSON text (rendered by PostgreSQL when the entry was projected). */
   envelope: string;
 }
 
 /**
- * The envelope as clients and webhook receivers see it (docs/change-feed.md). PostgreSQL renders it
- * to JSON text, so a page is sent without parsing and re-serializing every snapshot.
+ * The envelope as clients and webhook receivers see it (docs/change-feed.md). It is stored as JSON
+ * text, so a page is sent without parsing and re-serializing every snapshot.
  */
 export interface FeedEnvelope {
   id: string;
@@ -33,22 +33,8 @@ export interface FeedEnvelope {
   changedKeys: string[];
 }
 
-/** Columns of a cdc_feed row (alias `f`) for FeedRow, the envelope as text; the cursor as encodeCursor makes it. */
-export const FEED_ROW_COLUMNS = sql`f.seq, f.event_id, f.type, f.item_id, json_build_object(
-    'id', f.event_id,
-    'type', f.type,
-    'cursor', rtrim(translate(encode(convert_to('f1:' || f.seq, 'UTF8'), 'base64'), '+/', '-_'), '='),
-    'sequence', f.seq,
-    'position', f.position,
-    'site', f.site_id,
-    'occurredAt', to_char(f.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-    'collection', f.collection,
-    'itemId', f.item_id,
-    'actor', json_build_object('kind', f.actor_kind, 'id', f.actor_id),
-    'requestId', f.request_id,
-    'sourceEvent', f.source_type,
-    'snapshot', f.data,
-    'changedKeys', f.changed_keys)::text AS envelope`;
+/** Columns of a cdc_feed row (alias `f`) for FeedRow. */
+export const FEED_ROW_COLUMNS = sql`f.seq, f.event_id, f.type, f.item_id, f.envelope`;
 
 /** Which entries a reader wants: null = all. Operations are `create`, or a full type such as `items.create`. */
 export interface FeedFilter {

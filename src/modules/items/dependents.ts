@@ -70,8 +70,11 @@ export async function dependentsOf(
   return { blocking: dependents.some((entry) => entry.onDelete === 'restrict' && entry.count > 0), dependents };
 }
 
-/** Ids of every live item pointing at `itemId` through `reference`, locked for the caller's change. */
+/**
+ * Ids of every live item pointing at `itemId` through `reference`. Not locked here: each change
+ * takes the item's own write lock (runItemCommand), which row locks taken first could deadlock with.
+ */
 export async function dependentIds(tx: Queryable, siteId: string, reference: ItemReference, itemId: string): Promise<string[]> {
-  const rows = await tx.query<{ id: string }>(sql`SELECT r.id FROM items r WHERE ${pointingAt(siteId, reference, itemId)} ORDER BY r.id FOR UPDATE`);
+  const rows = await tx.query<{ id: string }>(sql`SELECT r.id FROM items r WHERE ${pointingAt(siteId, reference, itemId)} ORDER BY r.id`);
   return rows.map((row) => row.id);
 }

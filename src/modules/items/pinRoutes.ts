@@ -4,6 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { actorOf } from '../../auth/principal.ts';
+import { guardItemHistory } from '../../access/itemGuards.ts';
 import type { ServerDeps } from '../../server/app.ts';
 import { loadCollectionSchema, loadSiteSchema } from '../schema/schemaCache.ts';
 import { logHistoryReads, maskStored, readOptionsFor, sensitiveReadOf } from './historyItemRows.ts';
@@ -16,6 +17,8 @@ const pinParams = itemParams.extend({ field: pinField });
 
 export async function pinRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
+  // Permissions of the item history (src/access/itemGuards.ts), for every route of this plugin.
+  app.addHook('preHandler', guardItemHistory(context));
   /** Pins as the API shows them: hash fields of the pinned item masked, pii/phi reads logged. */
   const present = async (request: FastifyRequest, pins: ItemPin[]) => {
     const schema = await loadSiteSchema(context, request.siteId);

@@ -4,6 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { sameValue } from '../../../domain/content/versions/versionDecider.ts';
 import { actorOf } from '../../auth/principal.ts';
+import { guardItemHistory } from '../../access/itemGuards.ts';
 import type { ServerDeps } from '../../server/app.ts';
 import { loadCollectionSchema, loadSiteSchema } from '../schema/schemaCache.ts';
 import type { CollectionSchema } from '../schema/siteSchema.ts';
@@ -17,6 +18,8 @@ const versionName = z.string().trim().min(1).max(200);
 
 export async function versionRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
+  // Permissions of the item history (src/access/itemGuards.ts), for every route of this plugin.
+  app.addHook('preHandler', guardItemHistory(context));
   const optionsOf = async (siteId: string) => readOptionsFor((await loadSiteSchema(context, siteId)).defaultLanguage);
   /** Versions as the API shows them: hash fields of their data masked, pii/phi reads logged. */
   const present = async (request: FastifyRequest, collection: CollectionSchema, versions: ItemVersion[]) => {

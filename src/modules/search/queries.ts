@@ -2,7 +2,7 @@
 // word, ranked by ts_rank (title-like fields weigh more), never a soft-deleted item, an item of a
 // soft-deleted collection, or another site's item.
 import type { Queryable } from '../../../infra/postgres/database.ts';
-import { sql } from '../../../infra/postgres/sql.ts';
+import { sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
 import type { IndexedTexts } from '../../../projections/searchProjection.ts';
 import type { SensitiveRead } from '../../../domain/content/sensitiveReads.ts';
 import { presentItemRow, readOptionsFor, sensitiveReadOf, type StoredItemRow } from '../items/historyItemRows.ts';
@@ -23,6 +23,8 @@ export interface SearchRequest {
   collection: string | null;
   limit: number;
   page: number;
+  /** Permissions (src/access): items `i` must also meet this condition; absent for administrators. */
+  permitted?: SqlFragment | null;
 }
 
 const MAX_WORDS = 32;
@@ -45,7 +47,7 @@ export async function searchItems(
     JOIN collections c ON c.site_id = d.site_id AND c.name = d.collection AND c.deleted_at IS NULL
    WHERE d.site_id = ${siteId}
      AND (${request.collection}::text IS NULL OR d.collection = ${request.collection}::text)
-     AND d.document @@ (SELECT query FROM q)`;
+     AND d.document @@ (SELECT query FROM q)${request.permitted ? sql` AND ${request.permitted}` : sql``}`;
   const offset = (request.page - 1) * request.limit;
   const rows = await tx.query<StoredItemRow & { score: number; texts: IndexedTexts }>(sql`
     WITH q AS (SELECT ${query} AS query)

@@ -4,6 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { COLLECTION_NAME_PATTERN } from '../../../domain/content/schemaModel.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
+import { guardSearch } from '../../access/itemGuards.ts';
 import type { ServerDeps } from '../../server/app.ts';
 import { logHistoryReads } from '../items/historyItemRows.ts';
 import { loadCollectionSchema, loadSiteSchema } from '../schema/schemaCache.ts';
@@ -29,9 +30,10 @@ export async function searchRoutes(app: FastifyInstance, { context }: ServerDeps
         throw new AppError('VALIDATION_FAILED', 400, 'q has no word to search for', { path: ['query', 'q'] });
       }
       if (collection !== undefined) await loadCollectionSchema(context, request.siteId, collection);
+      const permitted = await guardSearch(context, request, collection ?? null);
       const schema = await loadSiteSchema(context, request.siteId);
       const result = await context.database.withSite(request.siteId, (tx) =>
-        searchItems(tx, schema, { q, collection: collection ?? null, limit, page }),
+        searchItems(tx, schema, { q, collection: collection ?? null, limit, page, permitted }),
       );
       await logHistoryReads(context, request, result.sensitive);
       return { data: result.hits, meta: { total: result.total, page, limit } };

@@ -1,8 +1,9 @@
 // Permissions applied through the items API: row conditions, field lists, 404 for rows a principal
 // cannot see, refusal of fields it may not write, inheritance, teams, the public role.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureSystemRole } from '../../../src/modules/users/systemRoles.ts';
 import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
-import { createContentModel, createItem, createMember, createRole, grant, withHelpers, type AccessSite } from './support.ts';
+import { createContentModel, createItem, createMember, createRole, grant, withHelpers, type AccessSite, type ApiItem } from './support.ts';
 
 let service: TestService;
 beforeAll(async () => {
@@ -10,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(async () => service?.close());
 
-async function siteWithArticles(): Promise<{ site: AccessSite; published: any; draft: any }> {
+async function siteWithArticles(): Promise<{ site: AccessSite; published: ApiItem; draft: ApiItem }> {
   const site = withHelpers(service, await createTestSite(service));
   await createContentModel(site);
   const published = await createItem(site, 'articles', { title: 'Out', body: 'Public text', status: 'published', rating: 5, category: 'news' });
@@ -264,24 +265,60 @@ describe('where permissions come from', () => {
 
   it('lets the subscriber role read the collections granted through subscriber access', async () => {
     const { site, published } = await siteWithArticles();
-    const subscriberRole = await site.admin('POST', '/users/subscriber-access', { collection: 'articles' });
-    expect([200, 201]).toContain(subscriberRole.status);
-    const roles = (await site.admin('GET', '/roles')).body.data;
-    let subscriber = roles.find((role: { systemKey: string }) => role.systemKey === 'subscriber');
-    if (!subscriber) {
-      // The subscriber role is created on first need by registration; make one the same way.
-      const { ensureSystemRole } = await import('../../../src/modules/users/systemRoles.ts');
-      await service.context.database.withSite(site.siteId, (tx) =>
-        ensureSystemRole(tx, service.context.projections, site.siteId, 'subscriber', { actor: { kind: 'system', id: 'test' } }),
-      );
-      subscriber = (await site.admin('GET', '/roles')).body.data.find((role: { systemKey: string }) => role.systemKey === 'subscriber');
-    }
-    const reader = await createMember(service, site, { roleId: subscriber.id });
+    const granted = await site.admin('POST', '/users/subscriber-access', { collection: 'articles' });
+    expect(granted.status, JSON.stringify(granted.body)).toBe(201);
+    // The subscriber role is created on first need (self-registration does it the same way).
+    const subscriberRoleId = await service.context.database.withSite(site.siteId, (tx) =>
+      ensureSystemRole(tx, service.context.projections, site.siteId, 'subscriber', { actor: { kind: 'system', id: 'test' } }),
+    );
+    const reader = await createMember(service, site, { roleId: subscriberRoleId });
     const list = await site.as(reader.token, 'GET', '/items/articles');
     expect(list.status).toBe(200);
     expect(list.body.data.map((item: { id: string }) => item.id)).toContain(published.id);
     expect((await site.as(reader.token, 'GET', '/items/authors')).status).toBe(403);
     await site.admin('DELETE', '/users/subscriber-access/articles');
     expect((await site.as(reader.token, 'GET', '/items/articles')).status).toBe(403);
+  });
+});
+
+describe('item history and search', () => {
+  it('shows revisions only to those who may read the whole item, and reverts only for those who may update it', async () => {
+    const { site, published, draft } = await siteWithArticles();
+    const partial = await createRole(site);
+    await grant(site, { roleId: partial.id }, [{ collection: 'articles', action: 'read', fields: ['title'] }]);
+    const partialReader = await createMember(service, site, { roleId: partial.id });
+    const narrow = await site.as(partialReader.token, 'GET', `/items/articles/${published.id}/revisions`);
+    expect(narrow.status).toBe(403);
+
+    const whole = await createRole(site);
+    await grant(site, { roleId: whole.id }, [{ collection: 'articles', action: 'read', conditions: { status: { _eq: 'published' } } }]);
+    const reader = await createMember(service, site, { roleId: whole.id });
+    const revisions = await site.as(reader.token, 'GET', `/items/articles/${published.id}/revisions`);
+    expect(revisions.status).toBe(200);
+    expect(revisions.body.data).toHaveLength(1);
+    expect((await site.as(reader.token, 'GET', `/items/articles/${draft.id}/revisions`)).status).toBe(404);
+    expect((await site.as(reader.token, 'GET', `/items/articles/${draft.id}/versions`)).status).toBe(404);
+    const revert = await site.as(reader.token, 'POST', `/items/articles/${published.id}/revert`, { revisionId: revisions.body.data[0].revisionId ?? revisions.body.data[0].id });
+    expect(revert.status).toBe(403);
+  });
+
+  it('searches only collections the member reads whole, and only its rows', async () => {
+    const { site } = await siteWithArticles();
+    await createItem(site, 'authors', { name: 'Secret author', email: 'secret@example.test' });
+    const role = await createRole(site);
+    await grant(site, { roleId: role.id }, [
+      { collection: 'articles', action: 'read', conditions: { status: { _eq: 'published' } } },
+      { collection: 'authors', action: 'read', fields: ['name'] },
+    ]);
+    const member = await createMember(service, site, { roleId: role.id });
+    await service.context.daemon.drain();
+    const visible = await site.as(member.token, 'GET', '/search?q=public');
+    expect(visible.status).toBe(200);
+    expect(visible.body.data.map((hit: { item: { title: string } }) => hit.item.title)).toEqual(['Out']);
+    expect((await site.as(member.token, 'GET', '/search?q=secret')).body.data).toEqual([]);
+    expect((await site.admin('GET', '/search?q=secret')).body.data.length).toBe(2);
+    const authors = await site.as(member.token, 'GET', '/search?q=secret&collection=authors');
+    expect(authors.status).toBe(403);
+    expect(authors.body.errors[0].path).toEqual(['query', 'collection']);
   });
 });

@@ -2,7 +2,7 @@
 // with rules attached, and requests on behalf of someone.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import type { TestService, TestSite } from '../../support/testService.ts';
+import type { TestResponse, TestService, TestSite } from '../../support/testService.ts';
 import { createMember, type Member } from '../identity/support/identity.ts';
 
 export type { Member };
@@ -10,9 +10,9 @@ export { createMember };
 
 export interface AccessSite extends TestSite {
   /** Sends a request as the site's administrator. */
-  admin<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T; headers: Headers }>;
+  admin(method: string, path: string, body?: unknown): Promise<TestResponse>;
   /** Sends a request with `token` (null: no credentials). */
-  as<T = any>(token: string | null, method: string, path: string, body?: unknown): Promise<{ status: number; body: T; headers: Headers }>;
+  as(token: string | null, method: string, path: string, body?: unknown): Promise<TestResponse>;
 }
 
 export function withHelpers(service: TestService, site: TestSite): AccessSite {
@@ -55,13 +55,16 @@ export async function createContentModel(site: AccessSite): Promise<void> {
   expect(relation.status, JSON.stringify(relation.body)).toBe(201);
 }
 
-export async function createItem(site: AccessSite, collection: string, body: Record<string, unknown>, token: string = site.adminToken): Promise<any> {
+/** The created item as the API answered it. */
+export type ApiItem = TestResponse['body'];
+
+export async function createItem(site: AccessSite, collection: string, body: Record<string, unknown>, token: string = site.adminToken): Promise<ApiItem> {
   const created = await site.as(token, 'POST', `/items/${collection}`, body);
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body.data;
 }
 
-export async function createRole(site: AccessSite, body: Record<string, unknown> = {}): Promise<any> {
+export async function createRole(site: AccessSite, body: Record<string, unknown> = {}): Promise<ApiItem> {
   const created = await site.admin('POST', '/roles', { name: `role-${randomUUID().slice(0, 8)}`, ...body });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body.data;

@@ -25,7 +25,7 @@ async function feedRows(siteIds: string[]) {
   for (const siteId of siteIds) {
     rows.push(
       ...(await service.context.database.withSite(siteId, (tx) =>
-        tx.query(sql`SELECT site_id, seq, position, event_id, type, source_type, collection, item_id, actor_kind, actor_id, occurred_at, data, changed_keys
+        tx.query(sql`SELECT site_id, seq, position, event_id, type, collection, item_id, occurred_at, envelope
                        FROM cdc_feed ORDER BY seq`),
       )),
       ...(await service.context.database.withSite(siteId, (tx) => tx.query(sql`SELECT * FROM cdc_feed_sites`))),

@@ -100,3 +100,16 @@ export async function createIsolatedDatabase(): Promise<{ url: string; drop: () 
 }
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/**
+ * Polls `read` until `accept` holds. Only for server state that no event announces to the test
+ * (a reactor's bookkeeping after the receiver already saw the request).
+ */
+export async function until<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (accept(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

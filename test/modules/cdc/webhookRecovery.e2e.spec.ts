@@ -2,7 +2,7 @@
 // past a long backoff, each on a database of its own.
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
-import { appendItemEvent, createIsolatedDatabase, REDIS_URL } from './support.ts';
+import { appendItemEvent, createIsolatedDatabase, REDIS_URL, until } from './support.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhookReceiver.ts';
 
 const SECRET = 'whsec-recovery-secret-0123456789';
@@ -47,7 +47,10 @@ async function restartMidStream(hooks: WebhookReceiver, start: () => Promise<Tes
     const accepted = hooks.accepted();
     expect(accepted.map((delivery) => delivery.body.itemId)).toEqual(ids);
     expect(new Set(accepted.map((delivery) => delivery.deliveryId)).size).toBe(30);
-    const attempts = await service.request('GET', `/cdc/subscriptions/${created.body.data.id}/deliveries?limit=200`, { site: site.siteId, token: site.adminToken });
+    const attempts = await until(
+      () => service.request('GET', `/cdc/subscriptions/${created.body.data.id}/deliveries?limit=200`, { site: site.siteId, token: site.adminToken }),
+      (response) => response.body.meta.total >= 30,
+    );
     expect(attempts.body.meta.total).toBe(30);
     expect(attempts.body.data.every((attempt: { outcome: string }) => attempt.outcome === 'succeeded')).toBe(true);
   } finally {

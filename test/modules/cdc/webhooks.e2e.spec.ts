@@ -2,7 +2,7 @@
 // of other test files' services must not pick these jobs up with their own settings).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestSite, startTestService, type TestService, type TestSite } from '../../support/testService.ts';
-import { appendItemEvent, createIsolatedDatabase } from './support.ts';
+import { appendItemEvent, createIsolatedDatabase, until } from './support.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhookReceiver.ts';
 
 const SECRET = 'whsec-test-secret-0123456789';
@@ -71,7 +71,7 @@ describe('webhook delivery', () => {
     expect(accepted[0]!.headers['x-svc-event']).toBe('items.create');
     expect(accepted[0]!.body).toMatchObject({ type: 'items.create', collection: 'articles', site: site.siteId, snapshot: { index: 0 } });
 
-    const page = await deliveries(site, subscription.id, '?limit=4&page=1');
+    const page = await until(() => deliveries(site, subscription.id, '?limit=4&page=1'), (response) => response.body.meta.total === 6);
     expect(page.status).toBe(200);
     expect(page.body.meta).toEqual({ total: 6, page: 1, pageSize: 4 });
     expect(page.body.data.map((attempt: { sequence: number }) => attempt.sequence)).toEqual(
@@ -80,9 +80,12 @@ describe('webhook delivery', () => {
     expect(page.body.data[0]).toMatchObject({ outcome: 'succeeded', statusCode: 200, attempt: 1, deliveryId: accepted[5]!.deliveryId });
     const second = await deliveries(site, subscription.id, '?limit=4&page=2');
     expect(second.body.data).toHaveLength(2);
-    const detail = await service.request('GET', `/cdc/subscriptions/${subscription.id}`, { site: site.siteId, token: site.adminToken });
-    expect(detail.body.data).toMatchObject({ lag: { events: 0 }, delivery: { consecutiveFailures: 0, lastError: null } });
-    expect(detail.body.data.cursor).toBe(accepted[5]!.body.cursor);
+    const detail = await until(
+      async () => (await service.request('GET', `/cdc/subscriptions/${subscription.id}`, { site: site.siteId, token: site.adminToken })).body.data,
+      (value) => value.lag.events === 0,
+    );
+    expect(detail).toMatchObject({ lag: { events: 0 }, delivery: { consecutiveFailures: 0, lastError: null } });
+    expect(detail.cursor).toBe(accepted[5]!.body.cursor);
   });
 
   it('delivers every entry exactly once in feed order under 8 concurrent writers', async () => {
@@ -114,7 +117,7 @@ describe('webhook delivery', () => {
     // The first entry was tried three times with one delivery id; nothing later was sent before it succeeded.
     expect(hooks.requests.slice(0, 3).map((delivery) => delivery.body.itemId)).toEqual([ids[0], ids[0], ids[0]]);
     expect(new Set(hooks.requests.slice(0, 3).map((delivery) => delivery.deliveryId)).size).toBe(1);
-    const attempts = (await deliveries(site, subscription.id)).body.data.reverse();
+    const attempts = (await until(() => deliveries(site, subscription.id), (response) => response.body.meta.total === 5)).body.data.reverse();
     expect(attempts.map((attempt: { outcome: string; attempt: number; statusCode: number }) => [attempt.outcome, attempt.attempt, attempt.statusCode])).toEqual([
       ['failed', 1, 500],
       ['failed', 2, 500],
@@ -133,7 +136,7 @@ describe('webhook delivery', () => {
     const [id] = await writeItems(site, 1);
     await hooks.waitFor((r) => r.accepted().length === 1);
     expect(hooks.requests.map((delivery) => delivery.body.itemId)).toEqual([id, id]);
-    const attempts = (await deliveries(site, subscription.id)).body.data;
+    const attempts = (await until(() => deliveries(site, subscription.id), (response) => response.body.meta.total === 2)).body.data;
     expect(attempts[1]).toMatchObject({ outcome: 'failed', statusCode: null, error: expect.stringMatching(/^TIMEOUT/) });
     expect(attempts[1].durationMs).toBeGreaterThanOrEqual(250);
     expect(attempts[0]).toMatchObject({ outcome: 'succeeded', attempt: 2 });
@@ -145,14 +148,10 @@ describe('webhook delivery', () => {
     const subscription = await createWebhook(site, hooks.url);
     hooks.mode = 'fail';
     const ids = await writeItems(site, 2);
-    const isDead = async () =>
+    const detail = async () =>
       (await service.request('GET', `/cdc/subscriptions/${subscription.id}`, { site: site.siteId, token: site.adminToken })).body.data;
     await hooks.waitFor((r) => r.requests.length >= 4);
-    let view = await isDead();
-    for (let tries = 0; view.state !== 'dead' && tries < 100; tries += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      view = await isDead();
-    }
+    const view = await until(detail, (value) => value.state === 'dead');
     expect(view).toMatchObject({ state: 'dead', delivery: { consecutiveFailures: 4, lastError: 'HTTP 500' } });
     expect(hooks.requests).toHaveLength(4);
     expect((await service.request('PATCH', `/cdc/subscriptions/${subscription.id}`, { site: site.siteId, token: site.adminToken, body: { action: 'resume' } })).status).toBe(409);
@@ -191,8 +190,11 @@ describe('webhook delivery', () => {
     await service.request('PATCH', `/cdc/subscriptions/${subscription.id}`, { site: site.siteId, token: site.adminToken, body: { action: 'resume' } });
     await hooks.waitFor((r) => r.accepted().length === 2);
     expect(hooks.accepted()[1]!.body.snapshot).toMatchObject({ title: 'y' });
-    const done = await service.request('GET', `/cdc/subscriptions/${subscription.id}`, { site: site.siteId, token: site.adminToken });
-    expect(done.body.data.lag.events).toBe(0);
+    const done = await until(
+      async () => (await service.request('GET', `/cdc/subscriptions/${subscription.id}`, { site: site.siteId, token: site.adminToken })).body.data,
+      (value) => value.lag.events === 0,
+    );
+    expect(done.lag.events).toBe(0);
   });
 });
 

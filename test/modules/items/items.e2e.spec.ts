@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTestService, type TestService } from '../../support/testService.ts';
-import { createContentSite, createItem, type ContentSite } from './support.ts';
+import { createContentSite, createItem, type ContentSite, type Json } from './support.ts';
 
 let service: TestService;
 let owner: pg.Client;
@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 async function itemEvents(site: ContentSite, collection: string, id: string) {
-  const { rows } = await owner.query<{ type: string; data: any; metadata: any; stream_position: number }>(
+  const { rows } = await owner.query<{ type: string; data: Json; metadata: Json; stream_position: number }>(
     'SELECT type, data, metadata, stream_position FROM events WHERE stream_id = $1 ORDER BY stream_position',
     [`${site.siteId}/item/${collection}/${id}`],
   );
@@ -332,7 +332,7 @@ describe('sensitive fields', () => {
     await createItem(site, 'authors', { name: 'Bob', email: 'bob@example.com' });
     const stream = `${site.siteId}/sensitive-reads/${new Date().toISOString().slice(0, 10)}`;
     const logged = async () =>
-      (await owner.query<{ type: string; data: any; metadata: any }>('SELECT type, data, metadata FROM events WHERE stream_id = $1 ORDER BY stream_position', [stream])).rows;
+      (await owner.query<{ type: string; data: Json; metadata: Json }>('SELECT type, data, metadata FROM events WHERE stream_id = $1 ORDER BY stream_position', [stream])).rows;
     expect(await logged()).toEqual([]);
     expect((await site.call('GET', '/items/authors?fields=name')).status).toBe(200);
     expect(await logged()).toEqual([]);

@@ -3,8 +3,11 @@
 import { expect } from 'vitest';
 import { createTestSite, type TestResponse, type TestService, type TestSite } from '../../support/testService.ts';
 
+/** JSON as the tests read it (the body type of TestResponse). */
+export type Json = TestResponse['body'];
+
 export interface ContentSite extends TestSite {
-  call<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<TestResponse<T>>;
+  call<T = Json>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<TestResponse<T>>;
 }
 
 export function withCall(service: TestService, site: TestSite): ContentSite {
@@ -87,7 +90,7 @@ export async function createContentSite(service: TestService, prefix = 'content'
   return site;
 }
 
-export async function createItem(site: ContentSite, collection: string, body: Record<string, unknown>): Promise<any> {
+export async function createItem(site: ContentSite, collection: string, body: Record<string, unknown>): Promise<Json> {
   const response = await site.call('POST', `/items/${collection}`, body);
   expect(response.status, JSON.stringify(response.body)).toBe(201);
   return response.body.data;

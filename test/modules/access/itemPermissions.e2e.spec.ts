@@ -85,6 +85,19 @@ describe('reading with row conditions and field lists', () => {
     expect((await site.as(reader.token, 'GET', `/items/articles/${published.id}?fields=title,author.name`)).body.data.author).toBeNull();
   });
 
+  it('resolves $NOW and $CURRENT_ROLE in conditions per request', async () => {
+    const { site, published, draft } = await siteWithArticles();
+    const role = await createRole(site);
+    await site.admin('PATCH', `/items/articles/${draft.id}`, { category: role.id });
+    await grant(site, { roleId: role.id }, [
+      { collection: 'articles', action: 'read', fields: ['title'], conditions: { _and: [{ createdAt: { _gte: '$NOW(-1 hour)' } }, { category: { _eq: '$CURRENT_ROLE' } }] } },
+      { collection: 'articles', action: 'read', fields: ['title'], conditions: { createdAt: { _lte: '$NOW(-1 day)' } } },
+    ]);
+    const member = await createMember(service, site, { roleId: role.id });
+    expect((await site.as(member.token, 'GET', '/items/articles')).body.data).toEqual([{ id: draft.id, title: 'Soon' }]);
+    expect((await site.as(member.token, 'GET', `/items/articles/${published.id}`)).status).toBe(404);
+  });
+
   it('answers 403 on a collection with no read rule', async () => {
     const { site } = await siteWithArticles();
     const member = await createMember(service, site);
@@ -246,6 +259,24 @@ describe('where permissions come from', () => {
 
     await site.admin('PATCH', `/teams/${team.body.data.id}`, { members: [] });
     expect((await site.as(member.token, 'GET', `/items/articles/${published.id}`)).body.data).toEqual({ id: published.id, rating: 5 });
+  });
+
+  it('applies the same rules to API keys, bound to a role or to a user', async () => {
+    const { site, published, draft } = await siteWithArticles();
+    const role = await createRole(site);
+    await grant(site, { roleId: role.id }, [{ collection: 'articles', action: 'read', fields: ['title'], conditions: { status: { _eq: 'published' } } }]);
+    const member = await createMember(service, site, { roleId: role.id });
+    const roleKey = (await site.admin('POST', '/api-keys', { name: 'role key', roleId: role.id })).body.data.key;
+    const userKey = (await site.admin('POST', '/api-keys', { name: 'user key', userId: member.userId })).body.data.key;
+    for (const key of [roleKey, userKey]) {
+      expect((await site.as(key, 'GET', '/items/articles')).body.data).toEqual([{ id: published.id, title: 'Out' }]);
+      expect((await site.as(key, 'GET', `/items/articles/${draft.id}`)).status).toBe(404);
+      expect((await site.as(key, 'PATCH', `/items/articles/${published.id}`, { title: 'x' })).status).toBe(403);
+    }
+    // A policy attached to the user reaches its user-bound key, not the role-bound one.
+    await grant(site, { userId: member.userId }, [{ collection: 'articles', action: 'read', fields: ['rating'] }]);
+    expect((await site.as(userKey, 'GET', `/items/articles/${published.id}`)).body.data).toEqual({ id: published.id, title: 'Out', rating: 5 });
+    expect((await site.as(roleKey, 'GET', `/items/articles/${published.id}`)).body.data).toEqual({ id: published.id, title: 'Out' });
   });
 
   it('applies the public role to requests without credentials', async () => {

@@ -45,7 +45,7 @@ export const changeFeedProjection = defineProjection({
                'actor', json_build_object('kind', ${actor?.kind ?? 'system'}::text, 'id', ${actor?.id ?? null}::text),
                'requestId', ${event.metadata.requestId ?? null}::text,
                'sourceEvent', ${event.type}::text,
-               'snapshot', ${entry.data === null ? null : JSON.stringify(entry.data)}::jsonb,
+               'snapshot', ${entry.data === null ? null : JSON.stringify(entry.data)}::json,
                'changedKeys', ${entry.changedKeys}::text[])::text
         FROM head`);
     tx.notifyAfterCommit('svc_checkpoints', feedNotificationPayload(event.siteId));

@@ -8,8 +8,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -185,27 +183,64 @@ async function realtimePhase(api: Api, child: ChildProcess, options: { sockets: 
   };
 }
 
+/**
+ * The webhook receiver runs in a process of its own, so its answers do not wait for this process's
+ * event loop (busy writing and long-polling); arrival times are absolute (timeOrigin + now).
+ */
+const RECEIVER_SOURCE = `
+const http = require('node:http');
+const arrivals = {};
+let duplicates = 0;
+const server = http.createServer((request, response) => {
+  const chunks = [];
+  request.on('data', (chunk) => chunks.push(chunk));
+  request.on('end', () => {
+    const at = performance.timeOrigin + performance.now();
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    if (arrivals[body.itemId] !== undefined) duplicates += 1; else arrivals[body.itemId] = at;
+    response.writeHead(204).end();
+  });
+});
+server.keepAliveTimeout = 60000;
+server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+process.on('message', (message) => {
+  if (message === 'count') process.send({ count: Object.keys(arrivals).length });
+  if (message === 'report') process.send({ arrivals, duplicates });
+});
+`;
+
+interface ReceiverProcess {
+  url: string;
+  ask<T>(message: string): Promise<T>;
+  stop(): void;
+}
+
+async function startReceiverProcess(): Promise<ReceiverProcess> {
+  const child = spawn(process.execPath, ['-e', RECEIVER_SOURCE], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const port = await new Promise<number>((resolve) => child.once('message', (message) => resolve((message as { port: number }).port)));
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    ask<T>(message: string) {
+      return new Promise<T>((resolve) => {
+        child.once('message', (answer) => resolve(answer as T));
+        child.send(message);
+      });
+    },
+    stop() {
+      child.kill();
+    },
+  };
+}
+
+const now = () => performance.timeOrigin + performance.now();
+
 async function webhookPhase(api: Api, options: { rate: number; seconds: number }) {
   const site = await createSite(api, `wh-${randomUUID().slice(0, 8)}`);
-  const arrivals = new Map<string, number>();
-  let duplicates = 0;
-  const receiver = http.createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const at = performance.now();
-      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { itemId: string };
-      if (arrivals.has(body.itemId)) duplicates += 1;
-      else arrivals.set(body.itemId, at);
-      response.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', () => resolve()));
-  const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const receiver = await startReceiverProcess();
   const created = await api.call('POST', '/cdc/subscriptions', {
     site: site.siteId,
     token: site.token,
-    body: { name: 'bench', kind: 'webhook', webhook: { url, secret: WEBHOOK_SECRET }, filters: { collections: ['articles'], operations: ['items.create'] } },
+    body: { name: 'bench', kind: 'webhook', webhook: { url: receiver.url, secret: WEBHOOK_SECRET }, filters: { collections: ['articles'], operations: ['items.create'] } },
   });
   if (created.status !== 201) throw new Error(`subscription failed: ${created.status} ${JSON.stringify(created.body)}`);
   const commits = new Map<string, number>();
@@ -222,29 +257,33 @@ async function webhookPhase(api: Api, options: { rate: number; seconds: number }
         `/cdc/events?limit=500&wait=2&operations=items.create&cursor=${cursor}`,
         { site: site.siteId, token: site.token },
       );
-      const at = performance.now();
+      const at = now();
       for (const entry of page.body.data) pulled.set(entry.itemId, at);
       cursor = page.body.meta.nextCursor;
     }
   })();
   const rate = await steadyWrites(count, options.rate, async (index) => {
-    const { id, committedAt } = await writeItem(api, site, index);
-    commits.set(id, committedAt);
+    const { id } = await writeItem(api, site, index);
+    commits.set(id, now());
   });
   const deadline = performance.now() + 60_000;
-  while ((arrivals.size < count || pulled.size < count) && performance.now() < deadline) await sleep(50);
+  for (;;) {
+    const { count: delivered } = await receiver.ask<{ count: number }>('count');
+    if ((delivered >= count && pulled.size >= count) || performance.now() > deadline) break;
+    await sleep(100);
+  }
   pulling = false;
   await puller;
-  const latencies = [...commits].filter(([id]) => arrivals.has(id)).map(([id, committedAt]) => arrivals.get(id)! - committedAt);
+  const report = await receiver.ask<{ arrivals: Record<string, number>; duplicates: number }>('report');
+  receiver.stop();
+  const latencies = [...commits].filter(([id]) => report.arrivals[id] !== undefined).map(([id, committedAt]) => report.arrivals[id]! - committedAt);
   const pullLatencies = [...commits].filter(([id]) => pulled.has(id)).map(([id, committedAt]) => pulled.get(id)! - committedAt);
-  receiver.closeAllConnections();
-  receiver.close();
   return {
     writes: count,
     targetRate: options.rate,
     achievedRate: rate.achievedPerSecond,
-    delivered: arrivals.size,
-    duplicates,
+    delivered: Object.keys(report.arrivals).length,
+    duplicates: report.duplicates,
     commitToDeliveryMs: quantiles(latencies),
     commitToLongPollMs: quantiles(pullLatencies),
   };

@@ -7,7 +7,8 @@ import { advisoryKey } from './projectionRunner.ts';
 
 export interface ScheduledTask {
   name: string;
-  run(context: AppContext, now: Date): Promise<void>;
+  /** `signal` aborts when the service stops: a long task should return at the next safe point. */
+  run(context: AppContext, now: Date, signal: AbortSignal): Promise<void>;
 }
 
 export const scheduledTasks: ScheduledTask[] = [{ name: 'cdc-retention', run: pruneChangeFeeds }];
@@ -22,6 +23,7 @@ export function startScheduler(context: AppContext, options: { intervalMs: numbe
   const tasks = options.tasks ?? scheduledTasks;
   let stopped = false;
   let current: Promise<void> | null = null;
+  const stopping = new AbortController();
 
   async function runTask(task: ScheduledTask, now: Date): Promise<void> {
     const client = await context.database.connect();
@@ -30,7 +32,7 @@ export function startScheduler(context: AppContext, options: { intervalMs: numbe
       const result = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [key]);
       if (!result.rows[0]?.locked) return;
       try {
-        await task.run(context, now);
+        await task.run(context, now, stopping.signal);
       } finally {
         await client.query('SELECT pg_advisory_unlock($1)', [key]);
       }
@@ -62,6 +64,7 @@ export function startScheduler(context: AppContext, options: { intervalMs: numbe
     tick,
     async stop() {
       stopped = true;
+      stopping.abort();
       clearInterval(timer);
       await current;
     },

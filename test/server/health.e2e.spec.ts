@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../infra/postgres/database.ts';
 import Fastify from 'fastify';
 import { utilsRoutes } from '../../src/modules/utils/routes.ts';
-import { buildServer, type ServerDeps } from '../../src/server/app.ts';
+import type { ServerDeps } from '../../src/server/app.ts';
 import { handleError } from '../../src/server/errorHandler.ts';
 import { startTestService, type TestService } from '../support/testService.ts';
 
@@ -20,14 +20,19 @@ function deps(): ServerDeps {
   return { context: service.context, tokens: null as never, sites: null as never, authenticators: [], healthChecks: {} };
 }
 
-/** A server like the running one but whose database is `connectionString`. */
-async function serverWithDatabaseAt(connectionString: string) {
+/**
+ * The utils routes alone, on a database at `connectionString`: background parts of other modules
+ * would wait on that database too, and are not what is tested here.
+ */
+async function utilsServerWithDatabaseAt(connectionString: string) {
   const database = createDatabase({ connectionString, poolSize: 1 });
-  const server = await buildServer({ ...service.context, database });
+  const app = Fastify();
+  app.setErrorHandler(handleError);
+  await app.register(async (scope) => utilsRoutes(scope, { ...deps(), context: { ...service.context, database } }), { prefix: '/api/v1' });
   return {
-    health: () => server.inject({ method: 'GET', url: '/api/v1/utils/health' }),
+    health: () => app.inject({ method: 'GET', url: '/api/v1/utils/health' }),
     async close() {
-      await server.close();
+      await app.close();
       await database.close().catch(() => undefined);
     },
   };
@@ -51,7 +56,7 @@ describe('GET /utils/health', () => {
     const { port } = probe.address() as { port: number };
     await new Promise((resolve) => probe.close(resolve));
 
-    const server = await serverWithDatabaseAt(`postgres://svc@127.0.0.1:${port}/none`);
+    const server = await utilsServerWithDatabaseAt(`postgres://svc@127.0.0.1:${port}/none`);
     const response = await server.health();
     await server.close();
     expect(response.statusCode).toBe(503);
@@ -63,14 +68,10 @@ describe('GET /utils/health', () => {
     const silent = createServer((socket) => sockets.add(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const { port } = silent.address() as { port: number };
-    // Only the utils routes: background parts of other modules would wait on that database too.
-    const database = createDatabase({ connectionString: `postgres://svc@127.0.0.1:${port}/none`, poolSize: 1 });
-    const app = Fastify();
-    app.setErrorHandler(handleError);
-    await app.register(async (scope) => utilsRoutes(scope, { ...deps(), context: { ...service.context, database } }), { prefix: '/api/v1' });
+    const server = await utilsServerWithDatabaseAt(`postgres://svc@127.0.0.1:${port}/none`);
     try {
       const started = Date.now();
-      const response = await app.inject({ method: 'GET', url: '/api/v1/utils/health' });
+      const response = await server.health();
       expect(response.statusCode).toBe(503);
       expect(response.json().data).toMatchObject({ status: 'error', checks: { database: 'unreachable' } });
       expect(Date.now() - started).toBeLessThan(10_000);
@@ -78,8 +79,7 @@ describe('GET /utils/health', () => {
       // The pool still waits for the silent server; cut it off so the pool can end.
       for (const socket of sockets) socket.destroy();
       silent.close();
-      await app.close();
-      await database.close().catch(() => undefined);
+      await server.close();
     }
   });
 });

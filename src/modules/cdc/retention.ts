@@ -8,6 +8,8 @@ import { handleCommand } from '../../runtime/commandBus.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { readFeedHead } from './feedQueries.ts';
 
+/** Used or expired realtime tickets are kept this long (for investigation), then removed. */
+const TICKET_GRACE_MS = 3_600_000;
 /** At most this many entries per site per run, so one run stays a short transaction. */
 const MAX_PRUNED_PER_RUN = 50_000;
 
@@ -33,7 +35,7 @@ export async function pruneSiteChangeFeed(context: Pick<AppContext, 'database' |
       await tx.query(sql`UPDATE cdc_feed_sites SET pruned_through = ${through} WHERE site_id = ${siteId}`);
     }
     await tx.query(sql`DELETE FROM cdc_deliveries WHERE site_id = ${siteId} AND attempted_at < ${cutoff}`);
-    await tx.query(sql`DELETE FROM realtime_tickets WHERE site_id = ${siteId} AND expires_at < ${new Date(now.getTime() - 3_600_000)}`);
+    await tx.query(sql`DELETE FROM realtime_tickets WHERE site_id = ${siteId} AND expires_at < ${new Date(now.getTime() - TICKET_GRACE_MS)}`);
     const lagging = await tx.query<{ id: string }>(sql`
       SELECT s.id FROM cdc_subscriptions s
         LEFT JOIN cdc_webhook_state w ON w.site_id = s.site_id AND w.subscription_id = s.id
@@ -53,14 +55,18 @@ export async function pruneSiteChangeFeed(context: Pick<AppContext, 'database' |
   return { pruned, prunedThrough, staleSubscriptions: behind };
 }
 
-/** The scheduler task: every site in turn. */
-export async function pruneChangeFeeds(context: AppContext, now: Date): Promise<void> {
-  const sites = await context.database.query<{ id: string }>(sql`SELECT id FROM sites WHERE deleted_at IS NULL ORDER BY id`);
+/** The scheduler task: every site with something past retention, in turn; stops early on `signal`. */
+export async function pruneChangeFeeds(context: AppContext, now: Date, signal?: AbortSignal): Promise<void> {
+  const cutoff = new Date(now.getTime() - context.config.SVC_CDC_RETENTION);
+  const sites = await context.database.query<{ site_id: string }>(
+    sql`SELECT site_id FROM svc_cdc_retention_sites(${cutoff}, ${new Date(now.getTime() - TICKET_GRACE_MS)}) AS site_id ORDER BY 1`,
+  );
   for (const site of sites) {
+    if (signal?.aborted) return;
     try {
-      await pruneSiteChangeFeed(context, site.id, now);
+      await pruneSiteChangeFeed(context, site.site_id, now);
     } catch (error) {
-      context.logger.error({ err: error, siteId: site.id }, 'change-feed retention failed for a site');
+      context.logger.error({ err: error, siteId: site.site_id }, 'change-feed retention failed for a site');
     }
   }
 }

@@ -17,7 +17,7 @@ export interface RealtimeSession {
   siteId: string;
   userId: string | null;
   socket: WebSocket;
-  readable: ReadonlySet<string> | 'all';
+  readable: ReadonlySet<string>;
   subscriptions: Map<string, FilterNode | null>;
   alive: boolean;
 }
@@ -63,7 +63,7 @@ export function createRealtimeHub(options: { logger: Logger; limiter: Connection
     }
     try {
       const request = parseClientFrame(data.toString(), { now: new Date(), userId: session.userId });
-      if (session.readable !== 'all' && !session.readable.has(request.collection)) {
+      if (!session.readable.has(request.collection)) {
         sendError(session, {
           type: 'error',
           code: 'SUBSCRIBE_FORBIDDEN',
@@ -110,7 +110,7 @@ export function createRealtimeHub(options: { logger: Logger; limiter: Connection
         siteId: ticket.siteId,
         userId: ticket.userId,
         socket,
-        readable: ticket.collections.includes('*') ? 'all' : new Set(ticket.collections),
+        readable: new Set(ticket.collections),
         subscriptions: new Map(),
         alive: true,
       };

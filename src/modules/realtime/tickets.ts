@@ -5,6 +5,7 @@
 import { AppError } from '../../../domain/shared/appError.ts';
 import { SITE_ID_PATTERN } from '../../../domain/sites/site.ts';
 import { randomToken, tokenHash } from '../../../infra/crypto/secrets.ts';
+import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import type { UserPrincipal } from '../../auth/principal.ts';
 import type { AppContext } from '../../runtime/context.ts';
@@ -17,17 +18,19 @@ export interface RealtimeTicket {
   siteId: string;
   kind: TicketKind;
   userId: string | null;
-  /** Collections whose item signals the holder may subscribe to; ['*'] = every collection. */
+  /** Collections whose item signals the holder may subscribe to. */
   collections: string[];
 }
 
 /**
- * The collections a principal may read, embedded in its ticket. Administrators read every
- * collection of the site, present and future ('*'); others get the collections a read rule covers
- * (computed by the caller through src/access), and still receive the site's notifications.
+ * The collections a principal may read, embedded in its ticket: for administrators every live
+ * collection of the site (the content schema's read model). Role permissions are not built yet, so
+ * other principals get none (they still receive the site's notifications).
  */
-export function readableCollections(principal: UserPrincipal, permitted: readonly string[] = []): string[] {
-  return principal.admin ? ['*'] : [...permitted];
+export async function readableCollections(tx: Queryable, siteId: string, principal: UserPrincipal): Promise<string[]> {
+  if (!principal.admin) return [];
+  const rows = await tx.query<{ name: string }>(sql`SELECT name FROM collections WHERE site_id = ${siteId} AND deleted_at IS NULL ORDER BY name`);
+  return rows.map((row) => row.name);
 }
 
 export async function issueTicket(
@@ -40,12 +43,13 @@ export async function issueTicket(
 ): Promise<{ ticket: string; expiresAt: Date; collections: string[] }> {
   const ticket = `${siteId}.${randomToken(32)}`;
   const expiresAt = new Date(now.getTime() + TICKET_LIFETIME_MS);
-  const collections = readableCollections(principal, permitted);
-  await context.database.withSite(siteId, (tx) =>
-    tx.query(sql`
+  const collections = await context.database.withSite(siteId, async (tx) => {
+    const readable = await readableCollections(tx, siteId, principal);
+    await tx.query(sql`
       INSERT INTO realtime_tickets (site_id, ticket_hash, kind, user_id, collections, created_at, expires_at)
-      VALUES (${siteId}, ${tokenHash(ticket)}, ${kind}, ${principal.userId}, ${JSON.stringify(collections)}::jsonb, ${now}, ${expiresAt})`),
-  );
+      VALUES (${siteId}, ${tokenHash(ticket)}, ${kind}, ${principal.userId}, ${JSON.stringify(readable)}::jsonb, ${now}, ${expiresAt})`);
+    return readable;
+  });
   return { ticket, expiresAt, collections };
 }
 

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestSite, startTestService, type TestService, type TestSite } from '../../support/testService.ts';
 import { connect, subscribe, ticketFor } from '../realtime/support.ts';
+import { feedCaughtUp } from './support.ts';
 
 let service: TestService;
 beforeAll(async () => {
@@ -22,7 +23,7 @@ describe('change feed over the content routes', () => {
     const id = created.body.data.id;
     expect((await call(site, 'PATCH', `/items/articles/${id}`, { title: 'Hello again' })).status).toBe(200);
     expect((await call(site, 'DELETE', `/items/articles/${id}`)).status).toBe(204);
-    await service.context.daemon.drain();
+    await feedCaughtUp(service);
 
     const feed = await call(site, 'GET', '/cdc/events');
     const types = feed.body.data.map((entry: { type: string }) => entry.type);

@@ -4,7 +4,7 @@ import { streamId } from '../../../domain/shared/events.ts';
 import { readAll, LOG_START } from '../../../infra/eventstore/eventStore.ts';
 import { pruneSiteChangeFeed } from '../../../src/modules/cdc/retention.ts';
 import { createTestSite, startTestService, type TestService, type TestSite } from '../../support/testService.ts';
-import { appendEvents, appendItemEvent, frontendToken } from './support.ts';
+import { appendEvents, appendItemEvent, frontendToken, feedCaughtUp } from './support.ts';
 
 let service: TestService;
 beforeAll(async () => {
@@ -22,7 +22,7 @@ describe('GET /cdc/events', () => {
     const itemId = await appendItemEvent(service, site.siteId, { type: 'item.created', collection: 'articles', fields: { title: 'Hello' }, actorId: site.adminUserId });
     await appendItemEvent(service, site.siteId, { type: 'item.updated', collection: 'articles', itemId, fields: { title: 'Hello again' }, actorId: site.adminUserId });
     await appendItemEvent(service, site.siteId, { type: 'item.deleted', collection: 'articles', itemId, actorId: site.adminUserId });
-    await service.context.daemon.drain();
+    await feedCaughtUp(service);
 
     const response = await events(site);
     expect(response.status).toBe(200);
@@ -60,7 +60,7 @@ describe('GET /cdc/events', () => {
       { type: 'collection.deleted', data: { collection: 'pages' } },
     ]);
     await appendEvents(service, site.siteId, streamId(site.siteId, 'relation', 'r1'), [{ type: 'relation.created', data: { relationId: 'r1', collection: 'pages' } }]);
-    await service.context.daemon.drain();
+    await feedCaughtUp(service);
 
     const response = await events(site);
     expect(response.body.data.map((entry: { type: string; sourceEvent: string }) => `${entry.sourceEvent}=${entry.type}`)).toEqual([
@@ -86,7 +86,7 @@ describe('GET /cdc/events', () => {
       const itemId = await appendItemEvent(service, site.siteId, { type: 'item.created', collection: index % 2 ? 'news' : 'articles', fields: { index } });
       if (index === 4) await appendItemEvent(service, site.siteId, { type: 'item.updated', collection: 'articles', itemId, fields: { index: 40 } });
     }
-    await service.context.daemon.drain();
+    await feedCaughtUp(service);
 
     const first = await events(site, '?limit=2');
     expect(first.body.data).toHaveLength(2);
@@ -134,7 +134,7 @@ describe('GET /cdc/events', () => {
     const site = await createTestSite(service);
     const other = await createTestSite(service);
     await appendItemEvent(service, other.siteId, { type: 'item.created', collection: 'secrets' });
-    await service.context.daemon.drain();
+    await feedCaughtUp(service);
 
     const frontend = await service.request('GET', '/cdc/events', { site: site.siteId, token: await frontendToken(service, site) });
     expect(frontend.status).toBe(403);
@@ -175,7 +175,7 @@ describe('GET /cdc/events', () => {
   it('answers 410 CURSOR_EXPIRED with earliestCursor once entries after the cursor were pruned', async () => {
     const site = await createTestSite(service);
     await appendItemEvent(service, site.siteId, { type: 'item.created', collection: 'articles' });
-    await service.context.daemon.drain();
+    await feedCaughtUp(service);
     const before = await events(site);
     const oldCursor = Buffer.from('f1:0').toString('base64url');
     expect(before.body.data).toHaveLength(1);
@@ -183,7 +183,7 @@ describe('GET /cdc/events', () => {
     const pruned = await pruneSiteChangeFeed(service.context, site.siteId, new Date(Date.now() + 8 * 86_400_000));
     expect(pruned.pruned).toBe(1);
     await appendItemEvent(service, site.siteId, { type: 'item.created', collection: 'articles', fields: { title: 'kept' } });
-    await service.context.daemon.drain();
+    await feedCaughtUp(service);
 
     const expired = await events(site, `?cursor=${oldCursor}`);
     expect(expired.status).toBe(410);
@@ -218,7 +218,7 @@ describe('GET /cdc/events', () => {
         }
       }),
     );
-    await service.context.daemon.drain();
+    await feedCaughtUp(service);
     writing = false;
     await consumer;
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pruneSiteChangeFeed } from '../../../src/modules/cdc/retention.ts';
 import { createTestSite, startTestService, type TestService, type TestSite } from '../../support/testService.ts';
-import { appendItemEvent, frontendToken } from './support.ts';
+import { appendItemEvent, frontendToken, feedCaughtUp } from './support.ts';
 
 let service: TestService;
 beforeAll(async () => {
@@ -28,7 +28,7 @@ describe('/cdc/subscriptions', () => {
   it('creates, lists, reads and deletes a pull subscription, starting at the end of the feed', async () => {
     const site = await createTestSite(service);
     await appendItemEvent(service, site.siteId, { type: 'item.created', collection: 'articles' });
-    await service.context.daemon.drain();
+    await feedCaughtUp(service);
     const created = await createPull(site, 'analytics', { collections: ['articles'], operations: ['create', 'items.update'] });
     expect(created).toMatchObject({
       name: 'analytics',
@@ -43,7 +43,7 @@ describe('/cdc/subscriptions', () => {
     expect(created.cursor).toBe(onlyCursor);
 
     await appendItemEvent(service, site.siteId, { type: 'item.created', collection: 'articles' });
-    await service.context.daemon.drain();
+    await feedCaughtUp(service);
     const list = await call(site, 'GET', '/cdc/subscriptions');
     expect(list.status).toBe(200);
     expect(list.body.meta.total).toBe(1);
@@ -126,7 +126,7 @@ describe('/cdc/subscriptions', () => {
     const site = await createTestSite(service);
     const { id } = await createPull(site);
     for (let index = 0; index < 3; index += 1) await appendItemEvent(service, site.siteId, { type: 'item.created', collection: 'articles' });
-    await service.context.daemon.drain();
+    await feedCaughtUp(service);
     const cursors = await feedCursors(site);
     expect((await call(site, 'GET', `/cdc/subscriptions/${id}`)).body.data.lag.events).toBe(3);
 
@@ -149,11 +149,11 @@ describe('/cdc/subscriptions', () => {
     const site = await createTestSite(service);
     const { id } = await createPull(site);
     await appendItemEvent(service, site.siteId, { type: 'item.created', collection: 'articles' });
-    await service.context.daemon.drain();
+    await feedCaughtUp(service);
     const afterFirst = new Date().toISOString();
     await new Promise((resolve) => setTimeout(resolve, 20));
     await appendItemEvent(service, site.siteId, { type: 'item.created', collection: 'articles' });
-    await service.context.daemon.drain();
+    await feedCaughtUp(service);
     const cursors = await feedCursors(site);
     await call(site, 'POST', `/cdc/subscriptions/${id}/ack`, { cursor: cursors[1] });
 

@@ -5,9 +5,12 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
-import { appendToStream } from '../../../infra/eventstore/eventStore.ts';
+import { appendToStream, readLogHead } from '../../../infra/eventstore/eventStore.ts';
 import { migrate } from '../../../infra/postgres/migrate.ts';
+import { sql } from '../../../infra/postgres/sql.ts';
+import { changeFeedProjection } from '../../../projections/changeFeedProjection.ts';
 import { createAccessTokenIssuer } from '../../../src/auth/accessTokens.ts';
+import { readCheckpoint, stepAsyncProjection } from '../../../src/runtime/projectionRunner.ts';
 import type { TestService, TestSite } from '../../support/testService.ts';
 
 export type ItemEventType = 'item.created' | 'item.updated' | 'item.deleted' | 'item.restored' | 'item.reverted' | 'item.promoted' | 'item.hard_deleted';
@@ -111,5 +114,29 @@ export async function until<T>(read: () => Promise<T>, accept: (value: T) => boo
     const value = await read();
     if (accept(value) || Date.now() > deadline) return value;
     await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/**
+ * Waits until the change-feed projection has applied the log as it stood when called (like
+ * `daemon.drain()`, for this projection only, so another projection's failure does not fail it).
+ */
+export async function feedCaughtUp(service: TestService, timeoutMs = 20_000): Promise<void> {
+  const { database } = service.context;
+  const deadline = Date.now() + timeoutMs;
+  const [called] = await database.query<{ xmax: string }>(sql`SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xmax`);
+  for (;;) {
+    const [now] = await database.query<{ xmin: string }>(sql`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin`);
+    if (BigInt(now!.xmin) >= BigInt(called!.xmax)) break;
+    if (Date.now() > deadline) throw new Error('older transactions did not end');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const target = await readLogHead(database);
+  for (;;) {
+    const checkpoint = await readCheckpoint(database, changeFeedProjection.name);
+    const behind = BigInt(checkpoint.txId) < BigInt(target.txId) || (checkpoint.txId === target.txId && checkpoint.position < target.position);
+    if (!behind) return;
+    if (Date.now() > deadline) throw new Error('the change feed did not catch up');
+    await stepAsyncProjection(database, changeFeedProjection);
   }
 }

@@ -2,7 +2,7 @@
 // of other test files' services must not pick these jobs up with their own settings).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestSite, startTestService, type TestService, type TestSite } from '../../support/testService.ts';
-import { appendItemEvent, createIsolatedDatabase, until } from './support.ts';
+import { appendItemEvent, createIsolatedDatabase, until, feedCaughtUp } from './support.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhookReceiver.ts';
 
 const SECRET = 'whsec-test-secret-0123456789';
@@ -98,7 +98,7 @@ describe('webhook delivery', () => {
       }),
     );
     await hooks.waitFor((r) => r.accepted().length === 80, 30_000);
-    await service.context.daemon.drain();
+    await feedCaughtUp(service);
     const feed = await service.request('GET', '/cdc/events?limit=500', { site: site.siteId, token: site.adminToken });
     const accepted = hooks.accepted();
     expect(accepted.map((delivery) => delivery.body.cursor)).toEqual(feed.body.data.map((entry: { cursor: string }) => entry.cursor));
@@ -184,7 +184,7 @@ describe('webhook delivery', () => {
 
     await service.request('PATCH', `/cdc/subscriptions/${subscription.id}`, { site: site.siteId, token: site.adminToken, body: { action: 'pause' } });
     await appendItemEvent(service, site.siteId, { type: 'item.updated', collection: 'news', itemId: newsId, fields: { title: 'y' } });
-    await service.context.daemon.drain();
+    await feedCaughtUp(service);
     const paused = await service.request('GET', `/cdc/subscriptions/${subscription.id}`, { site: site.siteId, token: site.adminToken });
     expect(paused.body.data.lag.events).toBe(1);
     await service.request('PATCH', `/cdc/subscriptions/${subscription.id}`, { site: site.siteId, token: site.adminToken, body: { action: 'resume' } });

@@ -17,7 +17,7 @@ function wrongLogin(service: TestService, siteId: string, ip?: string) {
 describe('auth rate limit in memory', () => {
   let service: TestService;
   beforeAll(async () => {
-    service = await startTestService({ SVC_RATE_LIMIT_AUTH: '3' });
+    service = await startTestService({ SVC_RATE_LIMIT_AUTH: '3', SVC_TRUST_PROXY: 'true' });
   });
   afterAll(async () => service?.close());
 
@@ -75,8 +75,8 @@ describe('auth rate limit in Redis', () => {
   let first: TestService;
   let second: TestService;
   beforeAll(async () => {
-    first = await startTestService({ REDIS_URL: SHARED_REDIS, SVC_RATE_LIMIT_AUTH: '4' });
-    second = await startTestService({ REDIS_URL: SHARED_REDIS, SVC_RATE_LIMIT_AUTH: '4' });
+    first = await startTestService({ REDIS_URL: SHARED_REDIS, SVC_RATE_LIMIT_AUTH: '4', SVC_TRUST_PROXY: 'true' });
+    second = await startTestService({ REDIS_URL: SHARED_REDIS, SVC_RATE_LIMIT_AUTH: '4', SVC_TRUST_PROXY: 'true' });
   });
   afterAll(async () => {
     await first?.close();

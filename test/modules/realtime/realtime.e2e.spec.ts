@@ -5,7 +5,7 @@ import { publishNotification } from '../../../src/modules/realtime/notifications
 import { issueTicket } from '../../../src/modules/realtime/tickets.ts';
 import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
 import { appendEvents, appendItemEvent, frontendToken } from '../cdc/support.ts';
-import { connect, subscribe, ticketFor, type RealtimeClient } from './support.ts';
+import { connect, createCollections, subscribe, ticketFor, type RealtimeClient } from './support.ts';
 
 let service: TestService;
 const clients: RealtimeClient[] = [];
@@ -26,9 +26,10 @@ async function open(ticket: string, target = service) {
 describe('realtime tickets', () => {
   it('issues one-minute studio tickets embedding the readable collections, and audience tickets', async () => {
     const site = await createTestSite(service);
+    await createCollections(service, site, ['news', 'articles']);
     const response = await service.request('POST', '/realtime/ticket', { site: site.siteId, token: site.adminToken });
     expect(response.status).toBe(200);
-    expect(response.body.data).toMatchObject({ ticket: expect.stringMatching(new RegExp(`^${site.siteId}\\.`)), collections: ['*'] });
+    expect(response.body.data).toMatchObject({ ticket: expect.stringMatching(new RegExp(`^${site.siteId}\\.`)), collections: ['articles', 'news'] });
     const lifetime = Date.parse(response.body.data.expiresAt) - Date.now();
     expect(lifetime).toBeGreaterThan(50_000);
     expect(lifetime).toBeLessThanOrEqual(60_000);
@@ -83,6 +84,7 @@ describe('realtime tickets', () => {
 describe('realtime frames', () => {
   it('sends a signal-only event frame for each committed change of a subscribed collection', async () => {
     const site = await createTestSite(service);
+    await createCollections(service, site, ['articles', 'news']);
     const client = await open(await ticketFor(service, site));
     await subscribe(client, 'articles');
     const itemId = await appendItemEvent(service, site.siteId, { type: 'item.created', collection: 'articles', fields: { title: 'secret' } });
@@ -99,6 +101,7 @@ describe('realtime frames', () => {
 
   it('applies a subscription filter over action, collection and itemId', async () => {
     const site = await createTestSite(service);
+    await createCollections(service, site, ['articles']);
     const client = await open(await ticketFor(service, site));
     await subscribe(client, 'articles', { _or: [{ action: { _eq: 'delete' } }, { itemId: { _eq: 'watched' } }] });
     await appendItemEvent(service, site.siteId, { type: 'item.created', collection: 'articles' });
@@ -110,6 +113,7 @@ describe('realtime frames', () => {
 
   it('answers bad frames with error frames and keeps the connection', async () => {
     const site = await createTestSite(service);
+    await createCollections(service, site, ['articles']);
     const client = await open(await ticketFor(service, site));
     client.socket.send('not json');
     client.socket.send(JSON.stringify({ type: 'shout' }));
@@ -143,10 +147,16 @@ describe('realtime frames', () => {
     await publishNotification(service.context, site.siteId, { kind: 'system', title: 'Hello' }, { actor: { kind: 'system', id: null } });
     await client.next((frame) => frame.type === 'notification');
     expect(client.frames.filter((frame) => frame.type === 'event')).toEqual([]);
+
+    // An administrator's ticket holds the site's collections as they were when it was issued.
+    const admin = await open(await ticketFor(service, site));
+    admin.socket.send(JSON.stringify({ type: 'subscribe', collection: 'ghosts' }));
+    expect(await admin.next((frame) => frame.type === 'error')).toMatchObject({ code: 'SUBSCRIBE_FORBIDDEN', collection: 'ghosts' });
   });
 
   it('broadcasts notification frames to every session of the site, and only that site', async () => {
     const site = await createTestSite(service);
+    await createCollections(service, site, ['articles']);
     const other = await createTestSite(service);
     const subscribed = await open(await ticketFor(service, site));
     await subscribe(subscribed, 'articles');

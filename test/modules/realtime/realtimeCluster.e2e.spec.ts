@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishNotification } from '../../../src/modules/realtime/notifications.ts';
 import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
 import { appendItemEvent, createIsolatedDatabase, REDIS_URL } from '../cdc/support.ts';
-import { connect, subscribe, ticketFor, type RealtimeClient } from './support.ts';
+import { connect, createCollections, subscribe, ticketFor, type RealtimeClient } from './support.ts';
 
 let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;
 let first: TestService;
@@ -33,6 +33,7 @@ async function open(service: TestService, ticket: string) {
 describe('realtime across instances (Redis)', () => {
   it('delivers a write committed through one instance to a socket on the other', async () => {
     const site = await createTestSite(first);
+    await createCollections(first, site, ['articles']);
     const onSecond = await open(second, await ticketFor(second, site));
     const onFirst = await open(first, await ticketFor(first, site));
     await subscribe(onSecond, 'articles');

@@ -80,3 +80,15 @@ export async function subscribe(client: RealtimeClient, collection: string, filt
   client.socket.send(JSON.stringify({ type: 'subscribe', collection, ...(filter === undefined ? {} : { filter }) }));
   await client.sync();
 }
+
+/** Creates collections through the schema routes (tickets embed the site's live collections). */
+export async function createCollections(service: TestService, site: TestSite, names: string[]): Promise<void> {
+  for (const name of names) {
+    const response = await service.request('POST', '/collections', {
+      site: site.siteId,
+      token: site.adminToken,
+      body: { name, fields: [{ field: 'title', type: 'string' }] },
+    });
+    if (response.status !== 201) throw new Error(`collection ${name}: ${response.status} ${JSON.stringify(response.body)}`);
+  }
+}

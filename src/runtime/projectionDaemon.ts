@@ -28,7 +28,7 @@ export function createProjectionDaemon(options: {
   const led = new Set<string>();
   let lockClient: pg.PoolClient | null = null;
   let running = false;
-  let loops: Promise<void>[] = [];
+  let loop: Promise<void> | null = null;
   const stopping = new AbortController();
 
   async function acquireLeadership(): Promise<void> {
@@ -50,38 +50,30 @@ export function createProjectionDaemon(options: {
     }
   }
 
-  // Leadership is taken over one lock connection: loops asking at the same time share one attempt.
-  let acquiring: Promise<void> | null = null;
-  function lead(): Promise<void> {
-    acquiring ??= acquireLeadership().finally(() => {
-      acquiring = null;
-    });
-    return acquiring;
-  }
-
-  /** Applies the log to one projection until it reaches the head. */
-  async function catchUp(projection: Projection): Promise<void> {
-    if (!led.has(projection.name)) return;
-    while (running && (await stepAsyncProjection(database, projection)) > 0) {
-      // keep applying until the projection reaches the head of the log
+  async function catchUp(): Promise<void> {
+    for (const projection of asyncProjections) {
+      if (!led.has(projection.name)) continue;
+      try {
+        while (running && (await stepAsyncProjection(database, projection)) > 0) {
+          // keep applying until the projection reaches the head of the log
+        }
+      } catch (error) {
+        // One projection failing on an event must not hold the others back.
+        logger.error({ err: error, projection: projection.name }, 'async projection step failed');
+      }
     }
   }
 
-  /** Committed events after the projection's checkpoint that the gap-safe read could not return yet. */
-  async function hiddenCommits(projection: Projection): Promise<boolean> {
-    if (!led.has(projection.name)) return false;
+  /** Committed events after some led projection's checkpoint that the gap-safe read could not return yet. */
+  async function hiddenCommits(): Promise<boolean> {
+    if (led.size === 0) return false;
     const [row] = await database.query<{ hidden: boolean | null }>(sql`
-      SELECT svc_log_has_after(tx_id, position) AS hidden FROM projection_checkpoints WHERE name = ${projection.name}`);
+      SELECT bool_or(svc_log_has_after(tx_id, position)) AS hidden FROM projection_checkpoints WHERE name = ANY(${[...led]}::text[])`);
     return row?.hidden === true;
   }
 
-  /**
-   * One loop per async projection, so a slow read model never delays a fast one (the change feed
-   * does not wait for search indexing). Each wakes on commits, remembers a commit notified while it
-   * works, looks again within milliseconds when an open older transaction hides committed events,
-   * and polls as the fallback.
-   */
-  async function run(projection: Projection): Promise<void> {
+  async function run(): Promise<void> {
+    // A commit notified while a step runs must not wait for the poll: remember it.
     let notified = false;
     const stopListening = notifier.on('svc_events', () => {
       notified = true;
@@ -91,14 +83,15 @@ export function createProjectionDaemon(options: {
       while (running) {
         notified = false;
         try {
-          await lead();
-          await catchUp(projection);
+          await acquireLeadership();
+          await catchUp();
         } catch (error) {
-          logger.error({ err: error, projection: projection.name }, 'async projection step failed');
+          logger.error({ err: error }, 'projection daemon step failed');
         }
         if (!running) break;
         if (notified) continue;
-        const hidden = await hiddenCommits(projection).catch(() => false);
+        // An older open transaction hides events that already committed: look again soon.
+        const hidden = await hiddenCommits().catch(() => false);
         gapDelayMs = hidden ? Math.min(Math.max(gapDelayMs * 2, 2), 100) : 0;
         if (notified) continue;
         await notifier.next('svc_events', hidden ? gapDelayMs : options.pollMs, stopping.signal);
@@ -112,12 +105,12 @@ export function createProjectionDaemon(options: {
     async start() {
       if (running) return;
       running = true;
-      loops = asyncProjections.map((projection) => run(projection));
+      loop = run();
     },
     async stop() {
       running = false;
       stopping.abort();
-      await Promise.all(loops);
+      await loop;
       if (lockClient) {
         await lockClient.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
         lockClient.release();

@@ -338,7 +338,7 @@ async function catchUpPhase(api: Api, databaseUrl: string, entries: number) {
   return { entries, read, pages, seconds: round(seconds), eventsPerSecond: round(read / seconds) };
 }
 
-function startService(databaseUrl: string, port: number, redis: boolean): ChildProcess {
+function startService(databaseUrl: string, port: number, redis: boolean, socketsPerSite: number): ChildProcess {
   return spawn(process.execPath, ['bin/svc.mjs', 'start'], {
     env: {
       ...process.env,
@@ -353,6 +353,7 @@ function startService(databaseUrl: string, port: number, redis: boolean): ChildP
       SVC_RATE_LIMIT_ITEMS_WRITE: '0',
       SVC_RATE_LIMIT_AUTH: '0',
       SVC_WEBHOOK_ALLOW_PRIVATE: 'true',
+      SVC_REALTIME_MAX_CONNECTIONS_PER_SITE: String(Math.max(50, socketsPerSite)),
       REDIS_URL: redis ? (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379') : '',
     },
     stdio: ['ignore', 'inherit', 'inherit'],
@@ -405,7 +406,7 @@ export async function run(args: string[]): Promise<void> {
   await admin.end();
   await migrate(databaseUrl.toString());
   const port = 20_000 + Math.floor(Math.random() * 2_000);
-  const child = startService(databaseUrl.toString(), port, values.redis === true);
+  const child = startService(databaseUrl.toString(), port, values.redis === true, positive(values['sockets-per-site'], 'sockets-per-site'));
   const api = new Api(`http://127.0.0.1:${port}/api/v1`);
   const result: Record<string, unknown> = {
     benchmark: 'feed',

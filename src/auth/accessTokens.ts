@@ -3,6 +3,7 @@
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { AppError, errors } from '../../domain/shared/appError.ts';
 import { deriveKey } from '../../infra/crypto/secrets.ts';
+import { createSecretKey } from 'node:crypto';
 
 export const ACCESS_TOKEN_ISSUER = 'svc';
 const AUDIENCE = 'svc-api';
@@ -22,7 +23,8 @@ export interface AccessTokenIssuer {
 }
 
 export function createAccessTokenIssuer(secret: string, ttlSeconds: number): AccessTokenIssuer {
-  const key = deriveKey(secret, 'access-token');
+  // A KeyObject is imported once; jose would re-import raw bytes on every sign and verify.
+  const key = createSecretKey(deriveKey(secret, 'access-token'));
   return {
     async issue(claims) {
       const expiresAt = new Date(Date.now() + ttlSeconds * 1000);

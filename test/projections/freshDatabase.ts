@@ -28,7 +28,12 @@ export async function createFreshDatabase(): Promise<FreshDatabase> {
   await onServer((client) => client.query(`CREATE DATABASE ${name}`));
   const url = new URL(inject('adminDatabaseUrl'));
   url.pathname = `/${name}`;
-  await migrate(url.toString());
+  try {
+    await migrate(url.toString());
+  } catch (error) {
+    await onServer((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    throw error;
+  }
   const owner = createDatabase({ connectionString: url.toString(), poolSize: 4, asApplicationRole: false });
   return {
     url: url.toString(),

@@ -22,29 +22,25 @@ export interface RealtimeTicket {
   collections: string[];
 }
 
-/**
- * The collections a principal may read, embedded in its ticket: for administrators every live
- * collection of the site (the content schema's read model). Role permissions are not built yet, so
- * other principals get none (they still receive the site's notifications).
- */
-export async function readableCollections(tx: Queryable, siteId: string, principal: UserPrincipal): Promise<string[]> {
-  if (!principal.admin) return [];
+/** The site's live collections that `mayRead` allows (the content schema's read model). */
+export async function readableCollections(tx: Queryable, siteId: string, mayRead: (collection: string) => boolean): Promise<string[]> {
   const rows = await tx.query<{ name: string }>(sql`SELECT name FROM collections WHERE site_id = ${siteId} AND deleted_at IS NULL ORDER BY name`);
-  return rows.map((row) => row.name);
+  return rows.map((row) => row.name).filter(mayRead);
 }
 
+/** Issues a ticket embedding the site's collections that `mayRead` allows, as they stand now. */
 export async function issueTicket(
   context: Pick<AppContext, 'database'>,
   siteId: string,
   principal: UserPrincipal,
   kind: TicketKind,
   now: Date,
-  permitted: readonly string[] = [],
+  mayRead: (collection: string) => boolean,
 ): Promise<{ ticket: string; expiresAt: Date; collections: string[] }> {
   const ticket = `${siteId}.${randomToken(32)}`;
   const expiresAt = new Date(now.getTime() + TICKET_LIFETIME_MS);
   const collections = await context.database.withSite(siteId, async (tx) => {
-    const readable = await readableCollections(tx, siteId, principal);
+    const readable = await readableCollections(tx, siteId, mayRead);
     await tx.query(sql`
       INSERT INTO realtime_tickets (site_id, ticket_hash, kind, user_id, collections, created_at, expires_at)
       VALUES (${siteId}, ${tokenHash(ticket)}, ${kind}, ${principal.userId}, ${JSON.stringify(readable)}::jsonb, ${now}, ${expiresAt})`);

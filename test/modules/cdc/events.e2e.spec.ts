@@ -4,6 +4,7 @@ import { streamId } from '../../../domain/shared/events.ts';
 import { readAll, LOG_START } from '../../../infra/eventstore/eventStore.ts';
 import { pruneSiteChangeFeed } from '../../../src/modules/cdc/retention.ts';
 import { createTestSite, startTestService, type TestService, type TestSite } from '../../support/testService.ts';
+import { createMember, createRole, grant, withHelpers } from '../access/support.ts';
 import { appendEvents, appendItemEvent, frontendToken, feedCaughtUp } from './support.ts';
 
 let service: TestService;
@@ -145,6 +146,25 @@ describe('GET /cdc/events', () => {
     expect(mine.body.data).toEqual([]);
     const crossSite = await service.request('GET', '/cdc/events', { site: other.siteId, token: site.adminToken });
     expect(crossSite.status).toBe(401);
+  });
+
+  it('is open to members whose policy grants cdc:subscribe, and to no other member', async () => {
+    const site = withHelpers(service, await createTestSite(service));
+    await appendItemEvent(service, site.siteId, { type: 'item.created', collection: 'articles' });
+    await feedCaughtUp(service);
+    const subscriberRole = await createRole(site);
+    await grant(site, { roleId: subscriberRole.id }, [{ action: 'cdc:subscribe' }]);
+    const subscriber = await createMember(service, site, { roleId: subscriberRole.id });
+    const other = await createMember(service, site, { roleId: (await createRole(site)).id });
+
+    const allowed = await site.as(subscriber.token, 'GET', '/cdc/events');
+    expect(allowed.status).toBe(200);
+    expect(allowed.body.data).toHaveLength(1);
+    const refused = await site.as(other.token, 'GET', '/cdc/events');
+    expect(refused.status).toBe(403);
+    expect(refused.body.errors[0].code).toBe('PERMISSION_DENIED');
+    // Managing subscriptions stays with site administrators.
+    expect((await site.as(subscriber.token, 'GET', '/cdc/subscriptions')).status).toBe(403);
   });
 
   it('long-polls: answers as soon as a matching entry is committed', async () => {

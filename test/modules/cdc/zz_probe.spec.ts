@@ -1,24 +1,46 @@
 import { it } from 'vitest';
+import pg from 'pg';
 import { createTestSite, startTestService } from '../../support/testService.ts';
 import { createIsolatedDatabase } from './support.ts';
 it('probe', async () => {
   const db = await createIsolatedDatabase();
-  const service = await startTestService({ DATABASE_URL: db.url, SVC_RATE_LIMIT_ITEMS_WRITE: '0', SVC_PROJECTION_POLL_MS: '1000' });
+  const service = await startTestService({ DATABASE_URL: db.url });
   const site = await createTestSite(service);
-  const call = (m: string, p: string, b?: unknown) => service.request(m, p, { site: site.siteId, token: site.adminToken, body: b });
-  await call('POST', '/collections', { name: 'articles', fields: [{ field: 'title', type: 'string' }, { field: 'body', type: 'text' }, { field: 'views', type: 'integer' }] });
-  const commits = new Map<string, number>(); const seen = new Map<string, number>();
-  let pulling = true;
-  const puller = (async () => { let cursor = (await call('GET', '/cdc/events?limit=1&collections=none')).body.meta.nextCursor;
-    while (pulling) { const page = await call('GET', `/cdc/events?limit=500&wait=2&operations=items.create&cursor=${cursor}`); const at = performance.now(); for (const e of page.body.data) seen.set(e.itemId, at); cursor = page.body.meta.nextCursor; } })();
-  const started = performance.now(); const inflight: Promise<void>[] = [];
-  for (let i = 0; i < 1000; i++) { const due = started + i * 5; const w = due - performance.now(); if (w > 0) await new Promise((r) => setTimeout(r, w));
-    inflight.push((async () => { const r = await call('POST', '/items/articles', { title: `A ${i}`, body: 'lorem ipsum '.repeat(20), views: i }); commits.set(r.body.data.id, performance.now()); })()); }
-  await Promise.all(inflight);
-  const rate = 1000 / ((performance.now() - started) / 1000);
-  while (seen.size < 1000) await new Promise((r) => setTimeout(r, 50));
-  pulling = false; await puller;
-  const lat = [...commits].map(([id, t]) => seen.get(id)! - t).sort((a, b) => a - b);
-  console.log(`PROBE rate ${rate.toFixed(0)}/s  feed p50 ${lat[500]!.toFixed(0)} p90 ${lat[900]!.toFixed(0)} p99 ${lat[990]!.toFixed(0)} max ${lat[999]!.toFixed(0)}`);
+  const owner = new pg.Client({ connectionString: db.url }); await owner.connect();
+  await owner.query(`INSERT INTO cdc_feed (site_id, seq, position, event_id, type, collection, item_id, occurred_at, envelope)
+    SELECT $1, g, g, gen_random_uuid(), 'items.create', 'articles', g::text, now(),
+      json_build_object('id', gen_random_uuid(), 'type', 'items.create', 'cursor', 'abc', 'sequence', g, 'snapshot', jsonb_build_object('id', g::text, 'title', 'Article ' || g, 'body', repeat('lorem ipsum ', 20), 'views', g))::text
+      FROM generate_series(1, 50000) g`, [site.siteId]);
+  await owner.query(`INSERT INTO cdc_feed_sites VALUES ($1, 50000, 0) ON CONFLICT (site_id) DO UPDATE SET last_seq = 50000`, [site.siteId]); await owner.query('ANALYZE cdc_feed'); await owner.end();
+  for (const mode of ['inject', 'fetch']) {
+    let cursor = ''; let n = 0; const t0 = performance.now(); let pages = 0;
+    for (;;) {
+      let body: any;
+      if (mode === 'inject') { const r = await service.server.inject({ method: 'GET', url: `/api/v1/cdc/events?limit=500${cursor ? `&cursor=${cursor}` : ''}`, headers: { 'x-svc-site': site.siteId, authorization: `Bearer ${site.adminToken}` } }); body = JSON.parse(r.body); }
+      else { body = (await service.request('GET', `/cdc/events?limit=500${cursor ? `&cursor=${cursor}` : ''}`, { site: site.siteId, token: site.adminToken })).body; }
+      n += body.data.length; pages++; cursor = body.meta.nextCursor; if (!body.meta.hasMore) break;
+    }
+    const s = (performance.now() - t0) / 1000;
+    console.log(`PROBE ${mode}: ${n} in ${s.toFixed(2)} s = ${Math.round(n / s)}/s, ${(s * 1000 / pages).toFixed(1)} ms/page`);
+  }
+  {
+    const t0 = performance.now(); let bytes = 0;
+    for (let i = 0; i < 100; i++) { const r = await fetch(`${service.url}/api/v1/cdc/events?limit=500&cursor=${Buffer.from('f1:' + i * 500).toString('base64url')}`, { headers: { 'x-svc-site': site.siteId, authorization: `Bearer ${site.adminToken}` } }); bytes += (await r.arrayBuffer()).byteLength; }
+    const s = (performance.now() - t0) / 1000; console.log(`PROBE noparse: ${Math.round(50000 / s)}/s, ${(s * 10).toFixed(1)} ms/page, ${Math.round(bytes / 100 / 1024)} KiB/page`);
+  }
+  {
+    const { readFeedPage } = await import('../../../src/modules/cdc/feedQueries.ts');
+    const t0 = performance.now();
+    for (let i = 0; i < 100; i++) await service.context.database.withSite(site.siteId, (tx) => readFeedPage(tx, site.siteId, { afterSeq: i * 500, filter: { collections: null, operations: null }, limit: 500 }));
+    const s = (performance.now() - t0) / 1000; console.log(`PROBE dbonly: ${Math.round(50000 / s)}/s, ${(s * 10).toFixed(1)} ms/page`);
+  }
+  const before = service.context.database.stats.queries;
+  const db2 = service.context.database as any;
+  const texts: string[] = [];
+  const origQuery = db2.query.bind(db2); db2.query = (q: any) => { texts.push('Q ' + q.text.replace(/\s+/g, ' ').slice(0, 90)); return origQuery(q); };
+  const origWithSite = db2.withSite.bind(db2); db2.withSite = (site: string, work: any) => origWithSite(site, (tx: any) => work({ ...tx, query: (q: any) => { texts.push('T ' + q.text.replace(/\s+/g, ' ').slice(0, 90)); return tx.query(q); }, setSite: tx.setSite, notifyAfterCommit: tx.notifyAfterCommit }));
+  await service.request('GET', `/cdc/events?limit=500`, { site: site.siteId, token: site.adminToken });
+  console.log('PROBE texts\n' + texts.join('\n'));
+  console.log('PROBE queries per page', service.context.database.stats.queries - before);
   await service.close(); await db.drop();
 }, 120000);

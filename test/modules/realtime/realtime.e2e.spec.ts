@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { streamId } from '../../../domain/shared/events.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { publishNotification } from '../../../src/modules/realtime/notifications.ts';
-import { issueTicket } from '../../../src/modules/realtime/tickets.ts';
 import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
 import { appendEvents, appendItemEvent, frontendToken } from '../cdc/support.ts';
+import { createMember, createRole, grant, withHelpers } from '../access/support.ts';
 import { connect, createCollections, subscribe, ticketFor, type RealtimeClient } from './support.ts';
 
 let service: TestService;
@@ -128,25 +128,25 @@ describe('realtime frames', () => {
     await client.next((frame) => frame.type === 'event');
   });
 
-  it('refuses a subscription to a collection the ticket does not hold with SUBSCRIBE_FORBIDDEN', async () => {
-    const site = await createTestSite(service);
-    const { ticket, collections } = await issueTicket(
-      service.context,
-      site.siteId,
-      { kind: 'user', userId: site.adminUserId, roleId: null, admin: false, sessionId: null, via: 'session', realm: 'frontend' },
-      'audience',
-      new Date(),
-    );
-    expect(collections).toEqual([]);
-    const client = await open(ticket);
+  it('embeds the collections the member may read, and refuses others with SUBSCRIBE_FORBIDDEN', async () => {
+    const site = withHelpers(service, await createTestSite(service));
+    await createCollections(service, site, ['articles', 'news']);
+    const role = await createRole(site);
+    await grant(site, { roleId: role.id }, [{ collection: 'news', action: 'read', fields: ['*'] }]);
+    const member = await createMember(service, site, { roleId: role.id });
+    const issued = await service.request('POST', '/realtime/audience-ticket', { site: site.siteId, token: member.token });
+    expect(issued.body.data.collections).toEqual(['news']);
+    const client = await open(issued.body.data.ticket);
+    await subscribe(client, 'news');
     client.socket.send(JSON.stringify({ type: 'subscribe', collection: 'articles' }));
     const error = await client.next((frame) => frame.type === 'error');
     expect(error).toMatchObject({ type: 'error', code: 'SUBSCRIBE_FORBIDDEN', collection: 'articles' });
     await appendItemEvent(service, site.siteId, { type: 'item.created', collection: 'articles' });
+    const newsId = await appendItemEvent(service, site.siteId, { type: 'item.created', collection: 'news' });
     // It still gets the site's notifications, and never the forbidden collection's events.
     await publishNotification(service.context, site.siteId, { kind: 'system', title: 'Hello' }, { actor: { kind: 'system', id: null } });
     await client.next((frame) => frame.type === 'notification');
-    expect(client.frames.filter((frame) => frame.type === 'event')).toEqual([]);
+    expect(client.frames.filter((frame) => frame.type === 'event')).toEqual([{ type: 'event', collection: 'news', action: 'create', itemId: newsId, payload: null }]);
 
     // An administrator's ticket holds the site's collections as they were when it was issued.
     const admin = await open(await ticketFor(service, site));

@@ -11,7 +11,7 @@ it('probe', async () => {
     SELECT $1, g, g, gen_random_uuid(), 'items.create', 'articles', g::text, now(),
       json_build_object('id', gen_random_uuid(), 'type', 'items.create', 'cursor', 'abc', 'sequence', g, 'snapshot', jsonb_build_object('id', g::text, 'title', 'Article ' || g, 'body', repeat('lorem ipsum ', 20), 'views', g))::text
       FROM generate_series(1, 50000) g`, [site.siteId]);
-  await owner.query(`INSERT INTO cdc_feed_sites VALUES ($1, 50000, 0) ON CONFLICT (site_id) DO UPDATE SET last_seq = 50000`, [site.siteId]); await owner.query('ANALYZE cdc_feed'); await owner.end();
+  await owner.query(`INSERT INTO cdc_feed_sites VALUES ($1, 50000, 0) ON CONFLICT (site_id) DO UPDATE SET last_seq = 50000`, [site.siteId]); const plan = await owner.query(`EXPLAIN ANALYZE SELECT f.seq, f.event_id, f.type, f.item_id, f.envelope FROM cdc_feed f WHERE f.site_id = $1 AND f.seq > 20000 AND true ORDER BY f.seq LIMIT 501`, [site.siteId]); console.log('PROBE plan\n' + plan.rows.map((r: any) => r['QUERY PLAN']).join('\n')); await owner.end();
   for (const mode of ['inject', 'fetch']) {
     let cursor = ''; let n = 0; const t0 = performance.now(); let pages = 0;
     for (;;) {

@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import WebSocket from 'ws';
+import { appendToStream } from '../../infra/eventstore/eventStore.ts';
+import { createDatabase } from '../../infra/postgres/database.ts';
 import { migrate } from '../../infra/postgres/migrate.ts';
 
 const INSTANCE_TOKEN = 'bench-instance-token-0123456789';
@@ -20,11 +22,14 @@ const WEBHOOK_SECRET = 'bench-webhook-secret-0123456789';
 const TARGETS = { frameP99Ms: 50, bytesPerIdleSocket: 50 * 1024, webhookP99Ms: 250, catchUpEventsPerSecond: 20_000 };
 
 const usage = `usage: npm run bench -- feed [--sockets 1000] [--sockets-per-site 50] [--realtime-writes 500] [--realtime-rate 50]
-                              [--webhook-rate 200] [--webhook-seconds 10] [--catch-up 50000] [--phases realtime,webhooks,catchup] [--redis]
+                              [--webhook-rate 200] [--webhook-seconds 10] [--webhook-writes route|direct]
+                              [--catch-up 50000] [--phases realtime,webhooks,catchup] [--redis]
   --sockets            open WebSocket connections (default 1000)
   --sockets-per-site   sockets per site; sites = sockets / this (default 50, the per-site limit)
   --realtime-writes    item writes during the realtime phase (default 500), at --realtime-rate per second (default 50)
   --webhook-rate       item writes per second during the webhook phase (default 200) for --webhook-seconds (default 10)
+  --webhook-writes     route (POST /items, default) or direct (item events appended from the bench: the feed and
+                       delivery pipeline without the items write path)
   --catch-up           feed entries to prefill and read back (default 50000)
   --redis              run the service with REDIS_URL (BullMQ, Redis fan-out)`;
 
@@ -234,8 +239,46 @@ async function startReceiverProcess(): Promise<ReceiverProcess> {
 
 const now = () => performance.timeOrigin + performance.now();
 
-async function webhookPhase(api: Api, options: { rate: number; seconds: number }) {
+/**
+ * `route`: items written through POST /items (the whole write path in the same service);
+ * `direct`: contract-shaped item events appended from here (the change-feed and delivery pipeline alone).
+ */
+type WriteMode = 'route' | 'direct';
+
+async function directWriter(databaseUrl: string, siteId: string) {
+  const database = createDatabase({ connectionString: databaseUrl, poolSize: 8 });
+  return {
+    async write(index: number): Promise<string> {
+      const itemId = randomUUID();
+      const at = new Date().toISOString();
+      await database.withSite(siteId, (tx) =>
+        appendToStream(tx, {
+          siteId,
+          streamId: `${siteId}/item/articles/${itemId}`,
+          expectedVersion: 'no_stream',
+          events: [
+            {
+              type: 'item.created',
+              data: {
+                collection: 'articles',
+                itemId,
+                snapshot: { id: itemId, status: null, sort: null, createdAt: at, updatedAt: at, userCreated: null, userUpdated: null, deletedAt: null, title: `Article ${index}`, views: index },
+                delta: { title: `Article ${index}`, views: index },
+              },
+            },
+          ],
+          metadata: { actor: { kind: 'system', id: 'bench' } },
+        }),
+      );
+      return itemId;
+    },
+    close: () => database.close(),
+  };
+}
+
+async function webhookPhase(api: Api, databaseUrl: string, options: { rate: number; seconds: number; writes: WriteMode }) {
   const site = await createSite(api, `wh-${randomUUID().slice(0, 8)}`);
+  const direct = options.writes === 'direct' ? await directWriter(databaseUrl, site.siteId) : null;
   const receiver = await startReceiverProcess();
   const created = await api.call('POST', '/cdc/subscriptions', {
     site: site.siteId,
@@ -263,9 +306,10 @@ async function webhookPhase(api: Api, options: { rate: number; seconds: number }
     }
   })();
   const rate = await steadyWrites(count, options.rate, async (index) => {
-    const { id } = await writeItem(api, site, index);
+    const id = direct ? await direct.write(index) : (await writeItem(api, site, index)).id;
     commits.set(id, now());
   });
+  await direct?.close();
   const deadline = performance.now() + 60_000;
   for (;;) {
     const { count: delivered } = await receiver.ask<{ count: number }>('count');
@@ -279,6 +323,7 @@ async function webhookPhase(api: Api, options: { rate: number; seconds: number }
   const latencies = [...commits].filter(([id]) => report.arrivals[id] !== undefined).map(([id, committedAt]) => report.arrivals[id]! - committedAt);
   const pullLatencies = [...commits].filter(([id]) => pulled.has(id)).map(([id, committedAt]) => pulled.get(id)! - committedAt);
   return {
+    writeMode: options.writes,
     writes: count,
     targetRate: options.rate,
     achievedRate: rate.achievedPerSecond,
@@ -384,6 +429,7 @@ export async function run(args: string[]): Promise<void> {
       'realtime-rate': { type: 'string', default: '50' },
       'webhook-rate': { type: 'string', default: '200' },
       'webhook-seconds': { type: 'string', default: '10' },
+      'webhook-writes': { type: 'string', default: 'route' },
       'catch-up': { type: 'string', default: '50000' },
       phases: { type: 'string', default: 'realtime,webhooks,catchup' },
       redis: { type: 'boolean', default: false },
@@ -432,10 +478,15 @@ export async function run(args: string[]): Promise<void> {
       );
     }
     if (phases.has('webhooks')) {
-      const webhooks = await webhookPhase(api, { rate: positive(values['webhook-rate'], 'webhook-rate'), seconds: positive(values['webhook-seconds'], 'webhook-seconds') });
+      const writes = values['webhook-writes'] === 'direct' ? 'direct' : 'route';
+      const webhooks = await webhookPhase(api, databaseUrl.toString(), {
+        rate: positive(values['webhook-rate'], 'webhook-rate'),
+        seconds: positive(values['webhook-seconds'], 'webhook-seconds'),
+        writes,
+      });
       result.webhooks = webhooks;
       console.log(
-        `webhooks: ${webhooks.writes} writes at ${webhooks.achievedRate}/s: commit→delivery p50 ${webhooks.commitToDeliveryMs.p50} ms, ` +
+        `webhooks (${webhooks.writeMode} writes): ${webhooks.writes} writes at ${webhooks.achievedRate}/s: commit→delivery p50 ${webhooks.commitToDeliveryMs.p50} ms, ` +
           `p99 ${webhooks.commitToDeliveryMs.p99} ms (${webhooks.delivered} delivered, ${webhooks.duplicates} duplicates); ` +
           `commit→long-poll p50 ${webhooks.commitToLongPollMs.p50} ms, p99 ${webhooks.commitToLongPollMs.p99} ms`,
       );

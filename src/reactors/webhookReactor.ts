@@ -13,7 +13,7 @@ import { OutboundRequestError, type OutboundHttp } from '../../infra/http/outbou
 import type { Queryable } from '../../infra/postgres/database.ts';
 import { join, sql } from '../../infra/postgres/sql.ts';
 import type { JobOutcome, JobQueue } from '../../infra/queue/jobQueue.ts';
-import { FEED_ROW_COLUMNS, feedFilterSql, type FeedRow } from '../modules/cdc/feedEnvelope.ts';
+import { FEED_ROW_COLUMNS, feedFilterSql, feedRangeSql, type FeedRow } from '../modules/cdc/feedEnvelope.ts';
 import { readFeedHead } from '../modules/cdc/feedQueries.ts';
 import type { FeedWatcher } from '../modules/cdc/feedWatcher.ts';
 import type { SubscriptionRow } from '../modules/cdc/subscriptionQueries.ts';
@@ -121,7 +121,7 @@ export function startWebhookReactor(options: WebhookReactorOptions): WebhookReac
     const filter = { collections: subscription.collections, operations: subscription.operations };
     const entries = await tx.query<FeedRow>(sql`
       SELECT ${FEED_ROW_COLUMNS} FROM cdc_feed f
-       WHERE f.site_id = ${siteId} AND f.seq > ${current.delivered_seq} AND f.seq <= ${head.lastSeq} AND ${feedFilterSql(filter)}
+       WHERE f.site_id = ${siteId} AND ${feedRangeSql(current.delivered_seq, BATCH_SIZE, filter)} AND f.seq <= ${head.lastSeq} AND ${feedFilterSql(filter)}
        ORDER BY f.seq LIMIT ${BATCH_SIZE}`);
     if (entries.length === 0) {
       // Nothing this subscription wants up to the head: move past what it filtered out.

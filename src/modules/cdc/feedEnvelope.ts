@@ -74,6 +74,16 @@ function parseList(value: string | string[] | undefined, path: (string | number)
   return [...new Set(entries)];
 }
 
+/**
+ * The sequences a page may come from (alias `f`). A site's sequences are dense above the pruned
+ * prefix, so an unfiltered page of n entries is exactly the next n sequences: saying so keeps the
+ * plan an index range read even when the planner's statistics are stale (a freshly filled feed).
+ */
+export function feedRangeSql(afterSeq: number, count: number, filter: FeedFilter): SqlFragment {
+  const unfiltered = filter.collections === null && filter.operations === null;
+  return unfiltered ? sql`f.seq > ${afterSeq} AND f.seq <= ${afterSeq + count}` : sql`f.seq > ${afterSeq}`;
+}
+
 /** SQL conditions for a filter over cdc_feed (alias `f`). */
 export function feedFilterSql(filter: FeedFilter): SqlFragment {
   const collections = filter.collections === null ? sql`true` : sql`f.collection = ANY(${filter.collections}::text[])`;

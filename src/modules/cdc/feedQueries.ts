@@ -2,7 +2,7 @@
 import { cursorExpired } from '../../../domain/changeFeed/cursor.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
-import { FEED_ROW_COLUMNS, feedFilterSql, type FeedFilter, type FeedRow } from './feedEnvelope.ts';
+import { FEED_ROW_COLUMNS, feedFilterSql, feedRangeSql, type FeedFilter, type FeedRow } from './feedEnvelope.ts';
 
 export interface FeedHead {
   /** The last sequence of the site's feed (0 when empty). */
@@ -43,7 +43,7 @@ export async function readFeedPage(
   const after = request.afterSeq ?? head.prunedThrough;
   const rows = await tx.query<FeedRow>(sql`
     SELECT ${FEED_ROW_COLUMNS} FROM cdc_feed f
-     WHERE f.site_id = ${siteId} AND f.seq > ${after} AND ${feedFilterSql(request.filter)}
+     WHERE f.site_id = ${siteId} AND ${feedRangeSql(after, request.limit + 1, request.filter)} AND ${feedFilterSql(request.filter)}
      ORDER BY f.seq LIMIT ${request.limit + 1}`);
   const hasMore = rows.length > request.limit;
   const page = hasMore ? rows.slice(0, request.limit) : rows;

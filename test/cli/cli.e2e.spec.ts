@@ -6,7 +6,7 @@ import { sql } from '../../infra/postgres/sql.ts';
 import { projections } from '../../projections/index.ts';
 import { startTestService, uniqueSiteId, type TestService } from '../support/testService.ts';
 import { createFreshDatabase, type FreshDatabase } from '../projections/freshDatabase.ts';
-import { cliEnvironment, runCli, spawnCli, waitForLine } from './runCli.ts';
+import { cliEnvironment, runCli } from './runCli.ts';
 
 let service: TestService;
 let owner: Database;
@@ -121,32 +121,5 @@ describe('svc projections', () => {
         expect(result.stderr).toMatch(/^svc: name a projection \(.*users.*\) or pass --all\n$/);
       }
     });
-  });
-});
-
-describe('svc events tail', () => {
-  it("prints a site's events, then new ones as they are committed, and stops on Ctrl-C", { timeout: 60_000 }, async () => {
-    const siteId = uniqueSiteId('tail');
-    const otherSiteId = uniqueSiteId('tail');
-    const email = `tail@${siteId}.test`;
-    expect((await runCli(['site', 'create', siteId, '--admin-email', email, '--admin-password', 'long enough'])).code).toBe(0);
-
-    const tail = spawnCli(['events', 'tail', '--site', siteId, '--from-start']);
-    const lines: string[] = [];
-    tail.stdout.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n').filter(Boolean)));
-    try {
-      const first = JSON.parse(await waitForLine(tail, (line) => line.includes('"site.created"')));
-      expect(first).toMatchObject({ site: siteId, stream: `${siteId}/site/${siteId}`, type: 'site.created', actor: { kind: 'system', id: 'cli' } });
-
-      expect((await runCli(['site', 'create', otherSiteId, '--admin-email', email, '--admin-password', 'long enough'])).code).toBe(0);
-      expect((await signIn(siteId, email, 'long enough')).status).toBe(200);
-      const live = JSON.parse(await waitForLine(tail, (line) => line.includes('"session.started"')));
-      expect(live).toMatchObject({ site: siteId, type: 'session.started' });
-    } finally {
-      tail.kill('SIGINT');
-    }
-    const code = await new Promise((resolve) => tail.once('close', resolve));
-    expect(code).toBe(0);
-    expect(lines.map((line) => JSON.parse(line).site)).toEqual(lines.map(() => siteId));
   });
 });

@@ -1,30 +1,9 @@
 // The shapes shared by the query language: field definitions, the raw filter tree, parsed list
 // queries, and the validated filter that both the SQL compiler and the in-memory evaluator consume.
 
-export const FIELD_TYPES = [
-  'boolean',
-  'integer',
-  'float',
-  'decimal',
-  'bigInteger',
-  'dateTime',
-  'date',
-  'time',
-  'timestamp',
-  'string',
-  'text',
-  'uuid',
-  'hash',
-  'slug',
-  'code',
-  'color',
-  'json',
-  'csv',
-  'geometry',
-  'files',
-] as const;
+import { FIELD_TYPES, type FieldType } from '../../domain/content/schemaModel.ts';
 
-export type FieldType = (typeof FIELD_TYPES)[number];
+export { FIELD_TYPES, type FieldType };
 
 export type RelationKind = 'm2o' | 'o2m' | 'm2m' | 'm2a';
 

@@ -31,14 +31,10 @@ export async function loadUserAccess(
   userId: string,
   sessionId: string | null = null,
 ): Promise<(UserAccessRow & { session_revoked: boolean }) | null> {
-  const rows = await context.database.withSite(siteId, (tx) =>
-    tx.query<UserAccessRow & { session_revoked: boolean }>(sql`
-      SELECT u.id, u.status, u.token_version, u.role_id, r.admin,
-             (${sessionId}::uuid IS NOT NULL AND (s.id IS NULL OR s.revoked_at IS NOT NULL)) AS session_revoked
-        FROM users u
-        LEFT JOIN roles r ON r.site_id = u.site_id AND r.id = u.role_id
-        LEFT JOIN sessions s ON s.site_id = u.site_id AND s.id = ${sessionId}::uuid AND s.user_id = u.id
-       WHERE u.site_id = ${siteId} AND u.id = ${userId}`),
+  // Token subjects and session ids are UUIDs; anything else names no user.
+  if (!UUID_PATTERN.test(userId) || (sessionId !== null && !UUID_PATTERN.test(sessionId))) return null;
+  const rows = await context.database.query<UserAccessRow & { session_revoked: boolean }>(
+    sql`SELECT * FROM svc_user_access(${siteId}, ${userId}::uuid, ${sessionId}::uuid)`,
   );
   return rows[0] ?? null;
 }

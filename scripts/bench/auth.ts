@@ -8,7 +8,7 @@
 // a scratch database of DATABASE_URL's server; a local JWKS server plays the identity provider.
 // Each round measures, per credential, the administrator and the member back to back; the cost is
 // the median over rounds of 1 - member/admin, so that drift and outside load hit both sides alike.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, totalmem } from 'node:os';
@@ -25,6 +25,7 @@ import type { Principal } from '../../src/auth/principal.ts';
 import { loadSiteSchema } from '../../src/modules/schema/schemaCache.ts';
 import type { AppContext } from '../../src/runtime/context.ts';
 import { startIssuerServer } from '../../test/modules/identity/support/issuerServer.ts';
+import { BENCH_INSTANCE_TOKEN, startBenchService, waitForHealth } from './support/benchService.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -40,7 +41,7 @@ interface AutocannonRequest {
 type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-const INSTANCE_TOKEN = 'bench-instance-token-0123456789';
+const INSTANCE_TOKEN = BENCH_INSTANCE_TOKEN;
 const AUDIENCE = 'svc-bench';
 const SITE = 'authbench';
 const MAX_COST = 0.15;
@@ -56,6 +57,16 @@ function positive(text: string | undefined, name: string): number {
   const value = Number(text);
   if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer\n${usage}`);
   return value;
+}
+
+function startService(databaseUrl: string, port: number): ChildProcess {
+  return startBenchService(databaseUrl, port, {
+    // Not production only because a trusted issuer must then be https, and the local JWKS server is
+    // plain http; nothing on the measured path depends on it.
+    NODE_ENV: 'development',
+    SVC_ISSUER_ALLOW_PRIVATE: 'true',
+    SVC_ACCESS_TOKEN_TTL: '7200',
+  });
 }
 
 export async function run(args: string[]): Promise<void> {
@@ -357,40 +368,3 @@ async function prepare(base: string, itemCount: number, idp: Awaited<ReturnType<
   };
 }
 
-function startService(databaseUrl: string, port: number): ChildProcess {
-  return spawn(process.execPath, ['bin/svc.mjs', 'start'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      // Not production only because a trusted issuer must then be https, and the local JWKS server is
-      // plain http; nothing on the measured path depends on it.
-      NODE_ENV: 'development',
-      LOG_LEVEL: 'warn',
-      SVC_SECRET: 'bench-secret-that-is-long-enough-0123456789',
-      SVC_INSTANCE_TOKEN: INSTANCE_TOKEN,
-      SVC_RATE_LIMIT_ITEMS_READ: '0',
-      SVC_RATE_LIMIT_ITEMS_WRITE: '0',
-      SVC_RATE_LIMIT_AUTH: '0',
-      SVC_ISSUER_ALLOW_PRIVATE: 'true',
-      SVC_ACCESS_TOKEN_TTL: '7200',
-      REDIS_URL: '',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-}
-
-async function waitForHealth(base: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${base}/utils/version`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error('the service did not start within 60 s');
-}

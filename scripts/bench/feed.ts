@@ -16,8 +16,9 @@ import WebSocket from 'ws';
 import { appendToStream } from '../../infra/eventstore/eventStore.ts';
 import { createDatabase } from '../../infra/postgres/database.ts';
 import { migrate } from '../../infra/postgres/migrate.ts';
+import { BENCH_INSTANCE_TOKEN, startBenchService, waitForHealth } from './support/benchService.ts';
 
-const INSTANCE_TOKEN = 'bench-instance-token-0123456789';
+const INSTANCE_TOKEN = BENCH_INSTANCE_TOKEN;
 const WEBHOOK_SECRET = 'bench-webhook-secret-0123456789';
 const TARGETS = { frameP99Ms: 50, bytesPerIdleSocket: 50 * 1024, webhookP99Ms: 250, catchUpEventsPerSecond: 20_000 };
 
@@ -384,39 +385,11 @@ async function catchUpPhase(api: Api, databaseUrl: string, entries: number) {
 }
 
 function startService(databaseUrl: string, port: number, redis: boolean, socketsPerSite: number): ChildProcess {
-  return spawn(process.execPath, ['bin/svc.mjs', 'start'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      SVC_SECRET: 'bench-secret-that-is-long-enough-0123456789',
-      SVC_INSTANCE_TOKEN: INSTANCE_TOKEN,
-      SVC_RATE_LIMIT_ITEMS_READ: '0',
-      SVC_RATE_LIMIT_ITEMS_WRITE: '0',
-      SVC_RATE_LIMIT_AUTH: '0',
-      SVC_WEBHOOK_ALLOW_PRIVATE: 'true',
-      SVC_REALTIME_MAX_CONNECTIONS_PER_SITE: String(Math.max(50, socketsPerSite)),
-      REDIS_URL: redis ? (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379') : '',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
+  return startBenchService(databaseUrl, port, {
+    SVC_WEBHOOK_ALLOW_PRIVATE: 'true',
+    SVC_REALTIME_MAX_CONNECTIONS_PER_SITE: String(Math.max(50, socketsPerSite)),
+    REDIS_URL: redis ? (process.env.REDIS_URL ?? 'redis://127.0.0.1:6379') : '',
   });
-}
-
-async function waitForHealth(base: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${base}/utils/version`)).ok) return;
-    } catch {
-      // not listening yet
-    }
-    await sleep(200);
-  }
-  throw new Error('the service did not start within 60 s');
 }
 
 export async function run(args: string[]): Promise<void> {

@@ -4,7 +4,7 @@
 // through the real command path (bulk POSTs of 500), then measures: create one, bulk create 500,
 // read one by id, list 25 with a filter on an indexed field + sort, list with author.name, update.
 // Prints EXPLAIN (as the application role, under row-level security) for the list query.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -22,6 +22,7 @@ import { createItems } from '../../src/modules/items/handlers.ts';
 import { listItems } from '../../src/modules/items/queries.ts';
 import { parseListQuery } from '../../src/query/index.ts';
 import type { AppContext } from '../../src/runtime/context.ts';
+import { BENCH_INSTANCE_TOKEN, startBenchService, waitForHealth } from './support/benchService.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -42,7 +43,7 @@ interface AutocannonRequest {
 type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-const INSTANCE_TOKEN = 'bench-instance-token-0123456789';
+const INSTANCE_TOKEN = BENCH_INSTANCE_TOKEN;
 const HTTP_SEED_WITH_FAST = 100_000;
 const TARGETS = { createPerSecond: 1_500, bulkItemsPerSecond: 10_000, readOnePerSecond: 5_000, listPerSecond: 2_000, listP99Ms: 25 };
 const STATUSES = ['published', 'published', 'published', 'published', 'published', 'draft', 'draft', 'draft', 'archived', 'archived'];
@@ -99,6 +100,10 @@ function positive(text: string | undefined, name: string): number {
   const value = Number(text);
   if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
   return value;
+}
+
+function startService(databaseUrl: string, port: number): ChildProcess {
+  return startBenchService(databaseUrl, port, { SVC_ACCESS_TOKEN_TTL: '86400', SVC_BODY_LIMIT: String(8 * 1024 * 1024) });
 }
 
 export async function run(args: string[]): Promise<void> {
@@ -373,44 +378,6 @@ function summarize(result: AutocannonResult) {
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
   };
-}
-
-function startService(databaseUrl: string, port: number): ChildProcess {
-  const child = spawn(process.execPath, ['bin/svc.mjs', 'start'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      SVC_SECRET: 'bench-secret-that-is-long-enough-0123456789',
-      SVC_INSTANCE_TOKEN: INSTANCE_TOKEN,
-      SVC_RATE_LIMIT_ITEMS_READ: '0',
-      SVC_RATE_LIMIT_ITEMS_WRITE: '0',
-      SVC_RATE_LIMIT_AUTH: '0',
-      SVC_ACCESS_TOKEN_TTL: '86400',
-      SVC_BODY_LIMIT: String(8 * 1024 * 1024),
-      REDIS_URL: '',
-    },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
-  return child;
-}
-
-async function waitForHealth(base: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
-    try {
-      const response = await fetch(`${base}/utils/version`);
-      if (response.ok) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error('the service did not start within 60 s');
 }
 
 async function prepareSite(base: string, siteId: string, reuse: boolean): Promise<{ token: string }> {

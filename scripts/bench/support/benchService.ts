@@ -1,0 +1,41 @@
+// The service under measurement: `svc start` as a child process, production-like and quiet, with the
+// rate limits off so they never cap a figure. Each benchmark adds the variables it needs.
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export const BENCH_INSTANCE_TOKEN = 'bench-instance-token-0123456789';
+
+export function startBenchService(databaseUrl: string, port: number, environment: Record<string, string> = {}): ChildProcess {
+  return spawn(process.execPath, ['bin/svc.mjs', 'start'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      SVC_SECRET: 'bench-secret-that-is-long-enough-0123456789',
+      SVC_INSTANCE_TOKEN: BENCH_INSTANCE_TOKEN,
+      SVC_RATE_LIMIT_ITEMS_READ: '0',
+      SVC_RATE_LIMIT_ITEMS_WRITE: '0',
+      SVC_RATE_LIMIT_AUTH: '0',
+      REDIS_URL: '',
+      ...environment,
+    },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+}
+
+/** Resolves once the service answers `base`/utils/version; throws if it exits or takes over a minute. */
+export async function waitForHealth(base: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${base}/utils/version`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error('the service did not start within 60 s');
+}

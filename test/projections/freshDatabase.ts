@@ -5,6 +5,8 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { createDatabase, type Database } from '../../infra/postgres/database.ts';
 import { migrate } from '../../infra/postgres/migrate.ts';
+import { identifier, sql } from '../../infra/postgres/sql.ts';
+import type { Projection } from '../../projections/projection.ts';
 
 export interface FreshDatabase {
   url: string;
@@ -43,4 +45,16 @@ export async function createFreshDatabase(): Promise<FreshDatabase> {
       await onServer((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
   };
+}
+
+/** Every row of every table the given projections own, as sorted JSON lines (to compare a rebuild). */
+export async function snapshotReadModels(owner: Database, projections: readonly Projection[]): Promise<Record<string, string[]>> {
+  const tables: Record<string, string[]> = {};
+  for (const projection of projections) {
+    for (const table of projection.tables) {
+      const rows = await owner.query(sql`SELECT * FROM ${identifier(table)}`);
+      tables[table] = rows.map((row) => JSON.stringify(row)).sort();
+    }
+  }
+  return tables;
 }

@@ -4,12 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userDecider } from '../../domain/identity/user.ts';
 import { streamId } from '../../domain/shared/events.ts';
 import { hashPassword } from '../../infra/crypto/passwords.ts';
-import { identifier, sql } from '../../infra/postgres/sql.ts';
 import { projections } from '../../projections/index.ts';
 import { handleCommand } from '../../src/runtime/commandBus.ts';
 import { rebuildProjection } from '../../src/runtime/projectionRunner.ts';
 import { createTestSite, INSTANCE_TOKEN, startTestService, type TestService, type TestSite } from '../support/testService.ts';
-import { createFreshDatabase, type FreshDatabase } from './freshDatabase.ts';
+import { createFreshDatabase, snapshotReadModels, type FreshDatabase } from './freshDatabase.ts';
 
 let fresh: FreshDatabase;
 let service: TestService;
@@ -59,13 +58,7 @@ async function runWorkload(site: TestSite): Promise<void> {
 
 /** Every row of every table a projection owns, as sorted JSON lines. */
 async function snapshot(): Promise<Record<string, string[]>> {
-  const tables: Record<string, string[]> = {};
-  for (const projection of projections) {
-    for (const table of projection.tables) {
-      const rows = await fresh.owner.query(sql`SELECT * FROM ${identifier(table)}`);
-      tables[table] = rows.map((row) => JSON.stringify(row)).sort();
-    }
-  }
+  const tables = await snapshotReadModels(fresh.owner, projections);
   return tables;
 }
 

@@ -1,14 +1,13 @@
 // The history and search read models rebuilt from the log give the same rows as the incremental run,
 // after a workload that exercises every event they handle.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { identifier, sql } from '../../../infra/postgres/sql.ts';
 import { itemHistoryProjection } from '../../../projections/itemHistoryProjection.ts';
 import { itemPinsProjection } from '../../../projections/itemPinsProjection.ts';
 import { itemVersionsProjection } from '../../../projections/itemVersionsProjection.ts';
 import { revisionsProjection } from '../../../projections/revisionsProjection.ts';
 import { searchProjection } from '../../../projections/searchProjection.ts';
 import { rebuildProjection } from '../../../src/runtime/projectionRunner.ts';
-import { createFreshDatabase, type FreshDatabase } from '../../projections/freshDatabase.ts';
+import { createFreshDatabase, snapshotReadModels, type FreshDatabase } from '../../projections/freshDatabase.ts';
 import { startTestService, type TestService } from '../../support/testService.ts';
 import { createHistorySite, createItem, patchItem, revisionsOf, type HistorySite } from './support.ts';
 
@@ -55,13 +54,7 @@ async function runWorkload(site: HistorySite): Promise<void> {
 }
 
 async function snapshot(): Promise<Record<string, string[]>> {
-  const tables: Record<string, string[]> = {};
-  for (const projection of historyProjections) {
-    for (const table of projection.tables) {
-      const rows = await fresh.owner.query(sql`SELECT * FROM ${identifier(table)}`);
-      tables[table] = rows.map((row) => JSON.stringify(row)).sort();
-    }
-  }
+  const tables = await snapshotReadModels(fresh.owner, historyProjections);
   return tables;
 }
 

@@ -1,12 +1,12 @@
 // The schema, items and field-access read models rebuilt from the log give the same rows (and the
 // same field indexes) as the incremental run, after a workload that exercises every event they handle.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { identifier, sql } from '../../../infra/postgres/sql.ts';
+import { sql } from '../../../infra/postgres/sql.ts';
 import { fieldAccessLogProjection } from '../../../projections/fieldAccessLogProjection.ts';
 import { itemsProjection } from '../../../projections/itemsProjection.ts';
 import { schemaProjection } from '../../../projections/schemaProjection.ts';
 import { rebuildProjection } from '../../../src/runtime/projectionRunner.ts';
-import { createFreshDatabase, type FreshDatabase } from '../../projections/freshDatabase.ts';
+import { createFreshDatabase, snapshotReadModels, type FreshDatabase } from '../../projections/freshDatabase.ts';
 import { startTestService, type TestService } from '../../support/testService.ts';
 import { createContentSite, createItem, type ContentSite } from './support.ts';
 
@@ -53,13 +53,7 @@ async function runWorkload(site: ContentSite): Promise<void> {
 }
 
 async function snapshot(): Promise<Record<string, string[]>> {
-  const tables: Record<string, string[]> = {};
-  for (const projection of contentProjections) {
-    for (const table of projection.tables) {
-      const rows = await fresh.owner.query(sql`SELECT * FROM ${identifier(table)}`);
-      tables[table] = rows.map((row) => JSON.stringify(row)).sort();
-    }
-  }
+  const tables = await snapshotReadModels(fresh.owner, contentProjections);
   const indexes = await fresh.owner.query<{ indexdef: string }>(sql`SELECT indexdef FROM pg_indexes WHERE tablename = 'items' ORDER BY indexdef`);
   tables.indexes = indexes.map((row) => row.indexdef);
   return tables;

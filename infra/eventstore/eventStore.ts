@@ -161,6 +161,7 @@ export async function appendFirstEvents(tx: Queryable, request: FirstEventsReque
     if (code === '23505') throw new StreamConflictError('One of these streams already exists; reload and retry');
     throw error;
   }
+  tx.notifyAfterCommit('svc_events', request.siteId);
   const byEventId = new Map(rows.map((row) => [row.new_event_id, row]));
   return payload
     .map((event): StoredEvent => {
@@ -186,12 +187,23 @@ export async function appendFirstEvents(tx: Queryable, request: FirstEventsReque
 }
 
 export async function readStream(tx: Queryable, streamId: string, options: { after?: number; until?: Date } = {}): Promise<StoredEvent[]> {
-  const rows = await tx.query<EventRow>(sql`
-    SELECT * FROM events
-     WHERE stream_id = ${streamId} AND stream_position > ${options.after ?? 0}
-       AND (${options.until ?? null}::timestamptz IS NULL OR recorded_at <= ${options.until ?? null}::timestamptz)
-     ORDER BY stream_position`);
+  // svc_read_stream (migration 0005): the stream index only, then the transaction's site.
+  const rows = await tx.query<EventRow>(
+    sql`SELECT * FROM svc_read_stream(${streamId}, ${options.after ?? 0}, ${options.until ?? null}::timestamptz)`,
+  );
   return rows.map(toStoredEvent);
+}
+
+/** The last event of one stream, if it has any. */
+export async function readStreamHead(tx: Pick<Queryable, 'query'>, streamId: string): Promise<StoredEvent | null> {
+  const rows = await tx.query<EventRow>(sql`SELECT * FROM svc_read_stream_head(${streamId})`);
+  return rows[0] ? toStoredEvent(rows[0]) : null;
+}
+
+/** Which of `streamIds` have been started (in the transaction's site). */
+export async function startedStreams(tx: Pick<Queryable, 'query'>, streamIds: string[]): Promise<Set<string>> {
+  const rows = await tx.query<{ stream_id: string }>(sql`SELECT svc_started_streams AS stream_id FROM svc_started_streams(${streamIds}::text[])`);
+  return new Set(rows.map((row) => row.stream_id));
 }
 
 /**

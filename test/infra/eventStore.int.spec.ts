@@ -125,6 +125,29 @@ describe('appending to one stream', () => {
     expect(stored.map((event) => event.eventId)).toEqual([eventId]);
   });
 
+  it('appends only to the site its transaction is set to, and never to a stream or event id of another site', async () => {
+    const [siteA, siteB] = [uniqueSiteId('es'), uniqueSiteId('es')];
+    const stream = streamId(siteA, 'item', 'owned');
+    const eventId = randomUUID();
+    await append(siteA, { streamId: stream, expectedVersion: 'no_stream', events: [{ eventId, type: 'a', data: {} }] });
+
+    // The transaction is set to B but names A: refused before anything is written.
+    await expect(
+      database.withSite(siteB, (tx) =>
+        appendToStream(tx, { siteId: siteA, streamId: stream, expectedVersion: 'any', events: [{ type: 'b', data: {} }], metadata }),
+      ),
+    ).rejects.toMatchObject({ code: '42501' });
+    // B appending to A's stream under its own name, or replaying A's event id: refused too.
+    await expect(append(siteB, { streamId: stream, expectedVersion: 'any', events: [{ type: 'b', data: {} }] })).rejects.toMatchObject({ code: '42501' });
+    await expect(
+      append(siteB, { streamId: streamId(siteB, 'item', 'x'), expectedVersion: 'any', events: [{ eventId, type: 'a', data: {} }] }),
+    ).rejects.toBeInstanceOf(StreamConflictError);
+
+    expect(await database.withSite(siteB, (tx) => readStream(tx, stream))).toEqual([]);
+    const stored = await database.withSite(siteA, (tx) => readStream(tx, stream));
+    expect(stored.map((event) => event.eventId)).toEqual([eventId]);
+  });
+
   it('returns the events as stored: positions, transaction, time and a hash chain linking each to the one before', async () => {
     const siteId = uniqueSiteId('es');
     const stream = streamId(siteId, 'item', 'chain');

@@ -4,8 +4,13 @@ import { spawn, type ChildProcess } from 'node:child_process';
 
 export const BENCH_INSTANCE_TOKEN = 'bench-instance-token-0123456789';
 
+/**
+ * `BENCH_SERVICE_NODE_ARGS` passes Node flags to the measured service only, e.g.
+ * `BENCH_SERVICE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` for a CPU profile of the run.
+ */
 export function startBenchService(databaseUrl: string, port: number, environment: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, ['bin/svc.mjs', 'start'], {
+  const nodeArgs = (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  return spawn(process.execPath, [...nodeArgs, 'bin/svc.mjs', 'start'], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,

@@ -17,7 +17,7 @@ import {
 import { AppError } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata, type StoredEvent } from '../../../domain/shared/events.ts';
 import { hashPassword } from '../../../infra/crypto/passwords.ts';
-import { appendFirstEvents, appendToStream, StreamConflictError, toStoredEvent, type EventRow } from '../../../infra/eventstore/eventStore.ts';
+import { appendFirstEvents, appendToStream, readStreamHead, startedStreams, StreamConflictError } from '../../../infra/eventstore/eventStore.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { inSiteTransaction } from '../../runtime/commandBus.ts';
@@ -76,10 +76,8 @@ function underPath(error: unknown, basePath: (string | number)[]): unknown {
  * enough (see itemDecider).
  */
 export async function loadItemState(tx: Queryable, stream: string): Promise<{ state: ItemState; version: number }> {
-  const rows = await tx.query<EventRow>(sql`SELECT * FROM events WHERE stream_id = ${stream} ORDER BY stream_position DESC LIMIT 1`);
-  const row = rows[0];
-  if (!row) return { state: initialItemState(), version: 0 };
-  const event = toStoredEvent(row);
+  const event = await readStreamHead(tx, stream);
+  if (!event) return { state: initialItemState(), version: 0 };
   return { state: itemDecider.evolve(initialItemState(), event), version: event.streamPosition };
 }
 
@@ -211,10 +209,8 @@ export async function createItemsWithVersions(context: ItemsWriteContext, input:
     const provided = planned.filter((item) => item.provided);
     if (provided.length > 0) {
       const streams = provided.map((item) => itemStreamId(input.siteId, collection.name, item.id));
-      const existing = await tx.query<{ stream_id: string }>(
-        sql`SELECT stream_id FROM events WHERE stream_id = ANY(${streams}::text[]) AND stream_position = 1`,
-      );
-      const taken = provided.find((item) => existing.some((row) => row.stream_id === itemStreamId(input.siteId, collection.name, item.id)));
+      const existing = await startedStreams(tx, streams);
+      const taken = provided.find((item) => existing.has(itemStreamId(input.siteId, collection.name, item.id)));
       if (taken) {
         throw new AppError('CONFLICT', 409, `An item "${taken.id}" of "${collection.name}" exists or existed`, { path: [...taken.basePath, 'id'] });
       }

@@ -2,6 +2,7 @@
 import type { RoleEvent } from '../domain/identity/role.ts';
 import { sql } from '../infra/postgres/sql.ts';
 import { defineProjection } from './projection.ts';
+import { IDENTITY_CHANNEL } from './usersProjection.ts';
 
 export const rolesProjection = defineProjection({
   name: 'roles',
@@ -9,6 +10,7 @@ export const rolesProjection = defineProjection({
   eventTypes: ['role.created', 'role.updated', 'role.deleted'],
   tables: ['roles'],
   async apply(tx, event) {
+    tx.notifyAfterCommit(IDENTITY_CHANNEL, event.siteId);
     const typed = { type: event.type, data: event.data } as RoleEvent;
     switch (typed.type) {
       case 'role.created': {

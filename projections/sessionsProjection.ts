@@ -1,6 +1,7 @@
 import type { SessionEvent } from '../domain/identity/session.ts';
 import { sql } from '../infra/postgres/sql.ts';
 import { defineProjection } from './projection.ts';
+import { IDENTITY_CHANNEL } from './usersProjection.ts';
 
 export const sessionsProjection = defineProjection({
   name: 'sessions',
@@ -8,6 +9,7 @@ export const sessionsProjection = defineProjection({
   eventTypes: ['session.started', 'session.refreshed', 'session.revoked'],
   tables: ['sessions'],
   async apply(tx, event) {
+    tx.notifyAfterCommit(IDENTITY_CHANNEL, event.siteId);
     const typed = { type: event.type, data: event.data } as SessionEvent;
     switch (typed.type) {
       case 'session.started': {

@@ -12,12 +12,19 @@ const CHANGE_COLUMNS: Record<keyof UserChanges, string> = {
   status: 'status',
 };
 
+/**
+ * Announced with the site id after the commit of any change to users, their roles or their sessions:
+ * what a token check reads (src/auth/userAccessCache.ts drops the site's cached checks then).
+ */
+export const IDENTITY_CHANNEL = 'svc_identity';
+
 export const usersProjection = defineProjection({
   name: 'users',
   mode: 'inline',
   eventTypes: ['user.created', 'user.password_changed', 'user.email_verified', 'user.updated', 'user.deleted', 'user.preferences_updated'],
   tables: ['users'],
   async apply(tx, event) {
+    tx.notifyAfterCommit(IDENTITY_CHANNEL, event.siteId);
     const typed = { type: event.type, data: event.data } as UserEvent;
     const at = event.recordedAt;
     switch (typed.type) {

@@ -6,8 +6,9 @@ import type pg from 'pg';
 
 // svc_schema: a site's content schema changed (payload: the site id); schema caches drop that site.
 // svc_access: something that changes a site's effective permissions committed (payload: the site id).
-export type LogChannel = 'svc_events' | 'svc_checkpoints' | 'svc_schema' | 'svc_access';
-const CHANNELS: LogChannel[] = ['svc_events', 'svc_checkpoints', 'svc_schema', 'svc_access'];
+// svc_identity: a site's users, roles or sessions changed (payload: the site id); token checks drop that site.
+export type LogChannel = 'svc_events' | 'svc_checkpoints' | 'svc_schema' | 'svc_access' | 'svc_identity';
+const CHANNELS: LogChannel[] = ['svc_events', 'svc_checkpoints', 'svc_schema', 'svc_access', 'svc_identity'];
 
 export interface LogNotifier {
   /** Resolves on the next notification of `channel`, or after `timeoutMs`, whichever comes first. */

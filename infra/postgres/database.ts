@@ -20,6 +20,12 @@ export interface Queryable {
 export interface Database {
   /** Runs `work` in one transaction that sees only `siteId`'s rows. */
   withSite<T>(siteId: string, work: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work`'s statements each in its own one-round-trip transaction that sees only `siteId`'s
+   * rows, on one connection. For reads: at READ COMMITTED each statement of a transaction takes its
+   * own snapshot anyway, so reads lose nothing, and each saves the BEGIN and COMMIT round trips.
+   */
+  withSiteReads<T>(siteId: string, work: (tx: Queryable) => Promise<T>): Promise<T>;
   /** Runs `work` in one transaction with no site set: only instance-level tables are visible. */
   withSystem<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
   /** One statement outside a transaction, no site set. */
@@ -62,52 +68,66 @@ export function createDatabase(options: DatabaseOptions): Database {
   const notifications = createNotificationSender(pool);
   const committedListeners = new Set<(channel: string, payload: string) => void>();
 
-  function queryable(client: pg.PoolClient, afterCommit: Map<string, Set<string>>): Queryable {
-    return {
-      async query<Row extends object>(query: SqlQuery) {
-        stats.queries += 1;
-        const result = await client.query<Row>(query.text, query.values);
-        return result.rows;
-      },
-      async setSite(siteId: string) {
-        await client.query(`SELECT set_config('svc.site_id', $1, true)`, [siteId]);
-      },
-      notifyAfterCommit(channel: string, payload: string) {
-        let payloads = afterCommit.get(channel);
-        if (!payloads) afterCommit.set(channel, (payloads = new Set()));
-        payloads.add(payload);
-      },
-    };
-  }
-
-  async function transaction<T>(siteId: string | null, work: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await pool.connect();
-    let broken = false;
-    try {
-      await client.query(
-        siteId === null ? 'BEGIN' : `BEGIN; SELECT set_config('svc.site_id', ${literal(siteId)}, true)`,
-      );
-      const afterCommit = new Map<string, Set<string>>();
-      const result = await work(queryable(client, afterCommit));
-      await client.query('COMMIT');
-      notifications.send(afterCommit);
-      for (const [channel, payloads] of afterCommit) {
-        for (const payload of payloads) {
-          for (const listener of committedListeners) {
-            try {
-              listener(channel, payload);
-            } catch {
-              // A listener's failure must not turn a committed transaction into an error.
-            }
+  function announce(afterCommit: Map<string, Set<string>>): void {
+    if (afterCommit.size === 0) return;
+    notifications.send(afterCommit);
+    for (const [channel, payloads] of afterCommit) {
+      for (const payload of payloads) {
+        for (const listener of committedListeners) {
+          try {
+            listener(channel, payload);
+          } catch {
+            // A listener's failure must not turn a committed transaction into an error.
           }
         }
       }
+    }
+  }
+
+  function collect(afterCommit: Map<string, Set<string>>) {
+    return (channel: string, payload: string) => {
+      let payloads = afterCommit.get(channel);
+      if (!payloads) afterCommit.set(channel, (payloads = new Set()));
+      payloads.add(payload);
+    };
+  }
+
+  /**
+   * A transaction that begins with its first statement: BEGIN and the site setting travel in the
+   * same write and the same Sync as that statement (one round trip where three were), and a
+   * transaction that sends nothing costs nothing.
+   */
+  async function transaction<T>(siteId: string | null, work: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    let begun = false;
+    let broken = false;
+    let site = siteId;
+    const afterCommit = new Map<string, Set<string>>();
+    const tx: Queryable = {
+      async query<Row extends object>(query: SqlQuery) {
+        stats.queries += 1;
+        if (begun) return (await client.query<Row>(query.text, query.values)).rows;
+        begun = true;
+        return (await sendAfter(client, site === null ? [BEGIN] : [BEGIN, setSiteStatement(site)], query)).rows as Row[];
+      },
+      async setSite(siteId: string) {
+        if (!begun) site = siteId;
+        else await client.query(SET_SITE, [siteId]);
+      },
+      notifyAfterCommit: collect(afterCommit),
+    };
+    try {
+      const result = await work(tx);
+      if (begun) await client.query('COMMIT');
+      announce(afterCommit);
       return result;
     } catch (error) {
-      try {
-        await client.query('ROLLBACK');
-      } catch {
-        broken = true;
+      if (begun) {
+        try {
+          await client.query('ROLLBACK');
+        } catch {
+          broken = true;
+        }
       }
       throw error;
     } finally {
@@ -115,10 +135,33 @@ export function createDatabase(options: DatabaseOptions): Database {
     }
   }
 
+  async function siteReads<T>(siteId: string, work: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    let site = siteId;
+    const afterCommit = new Map<string, Set<string>>();
+    try {
+      const result = await work({
+        async query<Row extends object>(query: SqlQuery) {
+          stats.queries += 1;
+          return (await sendAfter(client, [setSiteStatement(site)], query)).rows as Row[];
+        },
+        async setSite(siteId: string) {
+          site = siteId;
+        },
+        notifyAfterCommit: collect(afterCommit),
+      });
+      announce(afterCommit);
+      return result;
+    } finally {
+      client.release();
+    }
+  }
+
   return {
     pool,
     stats,
     withSite: (siteId, work) => transaction(siteId, work),
+    withSiteReads: (siteId, work) => siteReads(siteId, work),
     withSystem: (work) => transaction(null, work),
     async query<Row extends object>(query: SqlQuery) {
       stats.queries += 1;
@@ -184,7 +227,75 @@ function createNotificationSender(pool: pg.Pool) {
   };
 }
 
-/** A quoted SQL string literal; used only where a parameter cannot go (a multi-statement text). */
-function literal(value: string): string {
-  return `'${value.replaceAll("'", "''")}'`;
+const SET_SITE = `SELECT set_config('svc.site_id', $1, true)`;
+const BEGIN: Statement = { text: 'BEGIN', values: [] };
+
+function setSiteStatement(siteId: string): Statement {
+  return { text: SET_SITE, values: [siteId] };
+}
+
+interface Statement {
+  text: string;
+  values: unknown[];
+}
+
+/**
+ * Sends `prelude` and then `query` in one write, under one Sync: one round trip, and one implicit
+ * transaction when no transaction block is open (PostgreSQL commits an implicit transaction at Sync,
+ * so a `set_config(..., true)` in the prelude holds for the query). The prelude's results are
+ * dropped; an error in it fails the query. pg's Submittable interface, with the extended protocol
+ * messages pg's own Query sends (parse, bind, execute) written before the query's own.
+ */
+function sendAfter(client: pg.PoolClient, prelude: Statement[], query: SqlQuery): Promise<pg.QueryResult> {
+  return new Promise((resolve, reject) => {
+    client.query(
+      new PipelinedQuery(prelude, query, (error, result) => (error ? reject(error) : resolve(result!))) as unknown as pg.QueryConfig,
+    );
+  });
+}
+
+interface PgConnection {
+  parse(message: { text: string; name: string; types: unknown[] }): void;
+  bind(message: { portal: string; statement: string; values: unknown[] }): void;
+  execute(message: { portal: string; rows: number }): void;
+}
+
+type QueryCallback = (error: Error | null, result?: pg.QueryResult) => void;
+
+// pg.Query's message handlers, which the prelude's replies must skip; not in pg's type declarations.
+interface QueryInternals {
+  prepare(connection: PgConnection): void;
+  handleDataRow(message: unknown): void;
+  handleCommandComplete(message: unknown, connection: PgConnection): void;
+}
+
+const BaseQuery = pg.Query as unknown as new (config: { text: string; values: unknown[]; queryMode: 'extended'; callback: QueryCallback }) => QueryInternals;
+
+class PipelinedQuery extends BaseQuery {
+  private unansweredPrelude: number;
+  private readonly prelude: Statement[];
+
+  constructor(prelude: Statement[], query: SqlQuery, callback: QueryCallback) {
+    super({ text: query.text, values: query.values, queryMode: 'extended', callback });
+    this.prelude = prelude;
+    this.unansweredPrelude = prelude.length;
+  }
+
+  override prepare(connection: PgConnection): void {
+    for (const statement of this.prelude) {
+      connection.parse({ text: statement.text, name: '', types: [] });
+      connection.bind({ portal: '', statement: '', values: statement.values });
+      connection.execute({ portal: '', rows: 0 });
+    }
+    super.prepare(connection);
+  }
+
+  override handleDataRow(message: unknown): void {
+    if (this.unansweredPrelude === 0) super.handleDataRow(message);
+  }
+
+  override handleCommandComplete(message: unknown, connection: PgConnection): void {
+    if (this.unansweredPrelude > 0) this.unansweredPrelude -= 1;
+    else super.handleCommandComplete(message, connection);
+  }
 }

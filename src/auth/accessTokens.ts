@@ -7,6 +7,7 @@ import { createSecretKey } from 'node:crypto';
 
 export const ACCESS_TOKEN_ISSUER = 'svc';
 const AUDIENCE = 'svc-api';
+const VERIFIED_TOKENS = 10_000;
 
 export interface AccessClaims {
   siteId: string;
@@ -25,6 +26,10 @@ export interface AccessTokenIssuer {
 export function createAccessTokenIssuer(secret: string, ttlSeconds: number): AccessTokenIssuer {
   // A KeyObject is imported once; jose would re-import raw bytes on every sign and verify.
   const key = createSecretKey(deriveKey(secret, 'access-token'));
+  // Tokens whose signature and claims were checked, by their exact text, until they expire: a client
+  // sends the same token on every request, and the HMAC check is a large part of a cheap request's
+  // cost. Whether the token is still honoured (session, tokenVersion) is checked per request.
+  const verified = new Map<string, { claims: AccessClaims; expiresAtMs: number }>();
   return {
     async issue(claims) {
       const expiresAt = new Date(Date.now() + ttlSeconds * 1000);
@@ -45,12 +50,18 @@ export function createAccessTokenIssuer(secret: string, ttlSeconds: number): Acc
       return { token, expiresAt };
     },
     async verify(token) {
+      const known = verified.get(token);
+      if (known) {
+        if (Date.now() < known.expiresAtMs) return known.claims;
+        verified.delete(token);
+        throw errors.tokenExpired();
+      }
       try {
         const { payload } = await jwtVerify(token, key, { algorithms: ['HS256'], issuer: ACCESS_TOKEN_ISSUER, audience: AUDIENCE });
-        if (typeof payload.sub !== 'string' || typeof payload.site !== 'string' || typeof payload.tv !== 'number') {
+        if (typeof payload.sub !== 'string' || typeof payload.site !== 'string' || typeof payload.tv !== 'number' || typeof payload.exp !== 'number') {
           throw errors.unauthenticated('Invalid token');
         }
-        return {
+        const claims: AccessClaims = {
           siteId: payload.site,
           userId: payload.sub,
           sessionId: typeof payload.sid === 'string' ? payload.sid : null,
@@ -58,6 +69,9 @@ export function createAccessTokenIssuer(secret: string, ttlSeconds: number): Acc
           impersonatorId: typeof payload.imp === 'string' ? payload.imp : null,
           realm: payload.realm === 'frontend' ? 'frontend' : 'studio',
         };
+        if (verified.size >= VERIFIED_TOKENS) verified.delete(verified.keys().next().value!);
+        verified.set(token, { claims, expiresAtMs: payload.exp * 1000 });
+        return claims;
       } catch (error) {
         if (error instanceof AppError) throw error;
         if (error instanceof joseErrors.JWTExpired) throw errors.tokenExpired();

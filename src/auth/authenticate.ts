@@ -5,6 +5,7 @@ import { sql } from '../../infra/postgres/sql.ts';
 import type { AppContext } from '../runtime/context.ts';
 import type { AccessTokenIssuer } from './accessTokens.ts';
 import type { Principal } from './principal.ts';
+import { createUserAccessCache, type UserAccessRow } from './userAccessCache.ts';
 
 export interface AuthenticationRequest {
   token: string;
@@ -17,30 +18,21 @@ export type Authenticator = (request: AuthenticationRequest) => Promise<Principa
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export interface UserAccessRow {
-  id: string;
-  status: string;
-  token_version: number;
-  role_id: string | null;
-  admin: boolean | null;
-}
-
-export async function loadUserAccess(
+async function loadUserAccess(
   context: Pick<AppContext, 'database'>,
   siteId: string,
   userId: string,
-  sessionId: string | null = null,
-): Promise<(UserAccessRow & { session_revoked: boolean }) | null> {
-  // Token subjects and session ids are UUIDs; anything else names no user.
-  if (!UUID_PATTERN.test(userId) || (sessionId !== null && !UUID_PATTERN.test(sessionId))) return null;
-  const rows = await context.database.query<UserAccessRow & { session_revoked: boolean }>(
+  sessionId: string | null,
+): Promise<UserAccessRow | null> {
+  const rows = await context.database.query<UserAccessRow>(
     sql`SELECT * FROM svc_user_access(${siteId}, ${userId}::uuid, ${sessionId}::uuid)`,
   );
   return rows[0] ?? null;
 }
 
 /** The service's own login tokens. */
-export function internalJwtAuthenticator(context: Pick<AppContext, 'database'>, tokens: AccessTokenIssuer): Authenticator {
+export function internalJwtAuthenticator(context: Pick<AppContext, 'database' | 'notifier' | 'onClose'>, tokens: AccessTokenIssuer): Authenticator {
+  const checks = createUserAccessCache(context, (siteId, userId, sessionId) => loadUserAccess(context, siteId, userId, sessionId));
   return async ({ token, siteId }) => {
     const claims = await tokens.verify(token);
     if (siteId === null || claims.siteId !== siteId) throw errors.unauthenticated('This token was issued for another site');
@@ -49,7 +41,7 @@ export function internalJwtAuthenticator(context: Pick<AppContext, 'database'>, 
     }
     // A revoked session (logout, DELETE /me/sessions/:id) ends its access tokens at once, like a
     // password change does through tokenVersion.
-    const user = await loadUserAccess(context, siteId, claims.userId, claims.sessionId);
+    const user = await checks.get(siteId, claims.userId, claims.sessionId);
     if (!user || user.status !== 'active' || user.token_version !== claims.tokenVersion || user.session_revoked) {
       throw errors.unauthenticated('This token is no longer valid');
     }

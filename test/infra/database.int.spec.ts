@@ -75,3 +75,40 @@ describe('transactions', () => {
     }
   });
 });
+
+describe('site scoping in one round trip', () => {
+  const setting = sql`SELECT current_setting('svc.site_id', true) AS site, pg_current_xact_id()::text AS transaction`;
+
+  it('sets the site for the first statement of a transaction and keeps it for the rest', async () => {
+    const rows = await database.withSite('site-a', async (tx) => [...(await tx.query(setting)), ...(await tx.query(setting))]);
+    expect(rows.map((row) => row.site)).toEqual(['site-a', 'site-a']);
+    expect(rows[1]!.transaction).toBe(rows[0]!.transaction);
+  });
+
+  it('runs each read of withSiteReads in its own transaction set to the site, and leaves the connection unset', async () => {
+    const rows = await database.withSiteReads('site-b', async (tx) => [...(await tx.query(setting)), ...(await tx.query(setting))]);
+    expect(rows.map((row) => row.site)).toEqual(['site-b', 'site-b']);
+    expect(rows[1]!.transaction).not.toBe(rows[0]!.transaction);
+    // Every pooled connection is back to no site at all.
+    const after = await Promise.all(Array.from({ length: 4 }, () => database.withSystem((tx) => tx.query(setting))));
+    expect(after.flat().map((row) => row.site ?? '')).toEqual(['', '', '', '']);
+  });
+
+  it('sees only the site`s rows under row-level security, and recovers from a failed statement', async () => {
+    const [siteA, siteB] = [`rt-a-${Date.now()}`, `rt-b-${Date.now()}`];
+    try {
+      await owner.query(sql`
+        INSERT INTO events (site_id, stream_id, stream_position, event_id, type, data, metadata, hash)
+        VALUES (${siteA}, ${`${siteA}/probe/1`}, 1, gen_random_uuid(), 'probe.created', '{}', '{}', 'h')`);
+      const seen = (siteId: string) =>
+        database.withSiteReads(siteId, (tx) => tx.query<{ site_id: string }>(sql`SELECT site_id FROM events WHERE stream_id LIKE 'rt-%'`));
+      expect(await seen(siteA)).toEqual([{ site_id: siteA }]);
+      expect(await seen(siteB)).toEqual([]);
+      await expect(database.withSiteReads(siteA, (tx) => tx.query(sql`SELECT 1 / 0`))).rejects.toThrow(/division by zero/);
+      await expect(database.withSite(siteA, (tx) => tx.query(sql`SELECT 1 / 0`))).rejects.toThrow(/division by zero/);
+      expect(await seen(siteA)).toEqual([{ site_id: siteA }]);
+    } finally {
+      await owner.query(sql`DELETE FROM events WHERE site_id = ${siteA}`);
+    }
+  });
+});

@@ -91,7 +91,7 @@ interface Prepared {
   where: SqlFragment;
 }
 
-/** Runs `work` in one site transaction with the request's read context, then logs sensitive reads. */
+/** Runs `work`'s reads in the site with the request's read context, then logs sensitive reads. */
 async function withReadContext<T>(
   app: AppContext,
   input: ReadItemsInput,
@@ -106,7 +106,7 @@ async function withReadContext<T>(
   const conditions: SqlFragment[] = [];
   if (filter) conditions.push(compileFilter(filter, compileContext));
   if (input.restrictions?.filter) conditions.push(compileFilter(input.restrictions.filter, { ...compileContext, path: ['permissions', 'filter'] }));
-  const result = await app.database.withSite(input.siteId, async (tx) => {
+  const result = await app.database.withSiteReads(input.siteId, async (tx) => {
     const context: ReadContext = {
       tx,
       siteId: input.siteId,

@@ -51,7 +51,8 @@ async function statementsOf(query: string): Promise<SqlQuery[]> {
   const recorded: SqlQuery[] = [];
   const recording: Database = {
     ...database,
-    withSite: (siteId, work) => database.withSite(siteId, (tx) => work({ ...tx, query: (statement) => (recorded.push(statement), tx.query(statement)) })),
+    withSiteReads: (siteId, work) =>
+      database.withSiteReads(siteId, (tx) => work({ ...tx, query: (statement) => (recorded.push(statement), tx.query(statement)) })),
   };
   const context = { database: recording, projections: [], notifier: { on: () => () => undefined }, onClose: () => undefined } as unknown as AppContext;
   await listItems(context, {

@@ -27,7 +27,7 @@ function rowOf(event: StoredEvent) {
 }
 
 async function openRows(tx: Queryable, events: readonly StoredEvent[]): Promise<void> {
-  await tx.query(sql`
+  tx.defer(sql`
     INSERT INTO item_history (site_id, collection, id, status, sort, created_at, updated_at, user_created, user_updated,
                               deleted_at, version, data, valid_from, valid_to)
     SELECT r.site_id, r.collection, r.id, r.status, r.sort, r.created_at, r.updated_at, r.user_created, r.user_updated,
@@ -41,7 +41,7 @@ async function openRows(tx: Queryable, events: readonly StoredEvent[]): Promise<
 async function applyOne(tx: Queryable, event: StoredEvent): Promise<void> {
   const data = event.data as unknown as ItemEventData;
   // GREATEST: a row never ends before it starts, even if two appends' clocks disagree.
-  await tx.query(sql`
+  tx.defer(sql`
     UPDATE item_history SET valid_to = GREATEST(valid_from, ${event.recordedAt}::timestamptz)
      WHERE site_id = ${event.siteId} AND collection = ${data.collection} AND id = ${data.itemId} AND valid_to IS NULL`);
   if (event.type !== 'item.hard_deleted') await openRows(tx, [event]);

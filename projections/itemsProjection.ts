@@ -51,7 +51,7 @@ function rowOf(event: StoredEvent): ItemRowValues {
 }
 
 async function upsertRows(tx: Queryable, rows: ItemRowValues[]): Promise<void> {
-  await tx.query(sql`
+  tx.defer(sql`
     INSERT INTO items (site_id, collection, id, status, sort, created_at, updated_at, user_created, user_updated, deleted_at, version, data)
     SELECT r.site_id, r.collection, r.id, r.status, r.sort, r.created_at, r.updated_at, r.user_created, r.user_updated, r.deleted_at, r.version, r.data
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(
@@ -65,7 +65,7 @@ async function upsertRows(tx: Queryable, rows: ItemRowValues[]): Promise<void> {
 
 async function upsertDraft(tx: Queryable, event: StoredEvent, draft: ItemBody): Promise<void> {
   const { collection, itemId, snapshot } = event.data as unknown as ItemEventData;
-  await tx.query(sql`
+  tx.defer(sql`
     INSERT INTO item_drafts (site_id, collection, id, data, status, sort, updated_at, user_updated)
     VALUES (${event.siteId}, ${collection}, ${itemId}, ${JSON.stringify(contentOf(draft))}::jsonb, ${(draft.status as string | null) ?? null},
             ${(draft.sort as number | null) ?? null}, ${event.recordedAt}, ${event.metadata.actor?.id ?? snapshot.userUpdated ?? null})
@@ -83,8 +83,8 @@ async function applyOne(tx: Queryable, event: StoredEvent): Promise<void> {
   if (!isItemEvent(event)) return;
   const data = event.data as unknown as ItemEventData;
   if (event.type === 'item.hard_deleted') {
-    await tx.query(sql`DELETE FROM items WHERE site_id = ${event.siteId} AND collection = ${data.collection} AND id = ${data.itemId}`);
-    await tx.query(sql`DELETE FROM item_drafts WHERE site_id = ${event.siteId} AND collection = ${data.collection} AND id = ${data.itemId}`);
+    tx.defer(sql`DELETE FROM items WHERE site_id = ${event.siteId} AND collection = ${data.collection} AND id = ${data.itemId}`);
+    tx.defer(sql`DELETE FROM item_drafts WHERE site_id = ${event.siteId} AND collection = ${data.collection} AND id = ${data.itemId}`);
     return;
   }
   await upsertRows(tx, [rowOf(event)]);

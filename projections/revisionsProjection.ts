@@ -30,7 +30,7 @@ function rowOf(event: StoredEvent) {
 }
 
 async function insertRows(tx: Queryable, events: readonly StoredEvent[]): Promise<void> {
-  await tx.query(sql`
+  tx.defer(sql`
     INSERT INTO item_revisions (site_id, revision_id, collection, item_id, version, event_type, snapshot, delta, cause, draft, staged,
                                 actor_kind, actor_id, request_id, position, recorded_at)
     SELECT r.site_id, r.revision_id, r.collection, r.item_id, r.version, r.event_type, r.snapshot, r.delta, r.cause, r.draft, r.staged,

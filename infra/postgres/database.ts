@@ -1,5 +1,6 @@
 // The Postgres pool and the two ways in: a site-scoped transaction (row-level security keyed on the
 // site) and a system transaction for instance-level work.
+import { createRequire } from 'node:module';
 import pg from 'pg';
 import type { SqlQuery } from './sql.ts';
 
@@ -7,6 +8,12 @@ export const APPLICATION_ROLE = 'svc_app';
 
 export interface Queryable {
   query<Row extends object = Record<string, unknown>>(query: SqlQuery): Promise<Row[]>;
+  /**
+   * Sends a statement whose rows nobody reads (a read model's write) with the transaction's next
+   * round trip: ahead of the next `query`, in order, or with the COMMIT. Its error fails that round
+   * trip, and so the transaction. Several projections' writes then cost one round trip, not one each.
+   */
+  defer(query: SqlQuery): void;
   /** Sets the site whose rows the rest of this transaction may see (row-level security). */
   setSite(siteId: string): Promise<void>;
   /**
@@ -94,31 +101,45 @@ export function createDatabase(options: DatabaseOptions): Database {
 
   /**
    * A transaction that begins with its first statement: BEGIN and the site setting travel in the
-   * same write and the same Sync as that statement (one round trip where three were), and a
-   * transaction that sends nothing costs nothing.
+   * same write and the same Sync as that statement (one round trip where three were), deferred
+   * writes travel with the next statement or the COMMIT, and a transaction that sends nothing costs
+   * nothing.
    */
   async function transaction<T>(siteId: string | null, work: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await pool.connect();
     let begun = false;
     let broken = false;
     let site = siteId;
+    const pending: Statement[] = [];
     const afterCommit = new Map<string, Set<string>>();
+    /** What must precede the next statement: BEGIN and the site if not sent yet, then deferred writes. */
+    function prelude(): Statement[] {
+      const statements = begun ? pending.splice(0) : [BEGIN, ...(site === null ? [] : [setSiteStatement(site)]), ...pending.splice(0)];
+      begun = true;
+      return statements;
+    }
+    async function send(query: SqlQuery): Promise<pg.QueryResult> {
+      const before = prelude();
+      return before.length === 0 ? client.query(query.text, query.values) : sendAfter(client, before, query);
+    }
     const tx: Queryable = {
       async query<Row extends object>(query: SqlQuery) {
         stats.queries += 1;
-        if (begun) return (await client.query<Row>(query.text, query.values)).rows;
-        begun = true;
-        return (await sendAfter(client, site === null ? [BEGIN] : [BEGIN, setSiteStatement(site)], query)).rows as Row[];
+        return (await send(query)).rows as Row[];
+      },
+      defer(query: SqlQuery) {
+        stats.queries += 1;
+        pending.push({ text: query.text, values: query.values });
       },
       async setSite(siteId: string) {
         if (!begun) site = siteId;
-        else await client.query(SET_SITE, [siteId]);
+        else pending.push(setSiteStatement(siteId));
       },
       notifyAfterCommit: collect(afterCommit),
     };
     try {
       const result = await work(tx);
-      if (begun) await client.query('COMMIT');
+      if (begun || pending.length > 0) await send(COMMIT);
       announce(afterCommit);
       return result;
     } catch (error) {
@@ -138,18 +159,25 @@ export function createDatabase(options: DatabaseOptions): Database {
   async function siteReads<T>(siteId: string, work: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await pool.connect();
     let site = siteId;
+    const pending: Statement[] = [];
     const afterCommit = new Map<string, Set<string>>();
     try {
       const result = await work({
         async query<Row extends object>(query: SqlQuery) {
           stats.queries += 1;
-          return (await sendAfter(client, [setSiteStatement(site)], query)).rows as Row[];
+          return (await sendAfter(client, [setSiteStatement(site), ...pending.splice(0)], query)).rows as Row[];
+        },
+        defer(query: SqlQuery) {
+          stats.queries += 1;
+          pending.push({ text: query.text, values: query.values });
         },
         async setSite(siteId: string) {
           site = siteId;
         },
         notifyAfterCommit: collect(afterCommit),
       });
+      const last = pending.pop();
+      if (last) await sendAfter(client, [setSiteStatement(site), ...pending.splice(0)], last);
       announce(afterCommit);
       return result;
     } finally {
@@ -229,6 +257,7 @@ function createNotificationSender(pool: pg.Pool) {
 
 const SET_SITE = `SELECT set_config('svc.site_id', $1, true)`;
 const BEGIN: Statement = { text: 'BEGIN', values: [] };
+const COMMIT: SqlQuery = { text: 'COMMIT', values: [] };
 
 function setSiteStatement(siteId: string): Statement {
   return { text: SET_SITE, values: [siteId] };
@@ -256,9 +285,12 @@ function sendAfter(client: pg.PoolClient, prelude: Statement[], query: SqlQuery)
 
 interface PgConnection {
   parse(message: { text: string; name: string; types: unknown[] }): void;
-  bind(message: { portal: string; statement: string; values: unknown[] }): void;
+  bind(message: { portal: string; statement: string; values: unknown[]; valueMapper: (value: unknown) => unknown }): void;
   execute(message: { portal: string; rows: number }): void;
 }
+
+// pg's own conversion of parameter values (dates, arrays, JSON, buffers), as its Query binds them.
+const { prepareValue } = createRequire(import.meta.url)('pg/lib/utils.js') as { prepareValue: (value: unknown) => unknown };
 
 type QueryCallback = (error: Error | null, result?: pg.QueryResult) => void;
 
@@ -284,7 +316,7 @@ class PipelinedQuery extends BaseQuery {
   override prepare(connection: PgConnection): void {
     for (const statement of this.prelude) {
       connection.parse({ text: statement.text, name: '', types: [] });
-      connection.bind({ portal: '', statement: '', values: statement.values });
+      connection.bind({ portal: '', statement: '', values: statement.values, valueMapper: prepareValue });
       connection.execute({ portal: '', rows: 0 });
     }
     super.prepare(connection);

@@ -28,19 +28,27 @@ const asOfMoment = new AsyncLocalStorage<string>();
 const asOfContexts = new WeakMap<AppContext, AppContext>();
 
 /**
- * The app context whose site transactions first set `svc.as_of` to the moment of the running asOf
- * read. One per app context (so per-context caches, such as the schema cache, are made once).
+ * The app context whose site reads see `svc.as_of` set to the moment of the running asOf read: each
+ * read statement runs in its own transaction (withSiteReads), so the setting travels with each one,
+ * in the same round trip. One per app context (so per-context caches, such as the schema cache, are
+ * made once).
  */
 function asOfContext(app: AppContext): AppContext {
   let context = asOfContexts.get(app);
   if (!context) {
     const database: Database = {
       ...app.database,
-      withSite: (siteId, work) =>
-        app.database.withSite(siteId, async (tx) => {
+      withSiteReads: (siteId, work) =>
+        app.database.withSiteReads(siteId, (tx) => {
           const moment = asOfMoment.getStore();
-          if (moment) await tx.query(sql`SELECT set_config('svc.as_of', ${moment}, true)`);
-          return work(tx);
+          if (!moment) return work(tx);
+          return work({
+            ...tx,
+            query: (query) => {
+              tx.defer(sql`SELECT set_config('svc.as_of', ${moment}, true)`);
+              return tx.query(query);
+            },
+          });
         }),
     };
     context = { ...app, database };

@@ -11,7 +11,7 @@ export const auditProjection = defineProjection({
   async apply(tx, event) {
     const { actor, requestId } = event.metadata;
     const target = event.streamId.slice(event.siteId.length + 1);
-    await tx.query(sql`
+    tx.defer(sql`
       INSERT INTO audit_log (site_id, position, event_id, action, actor_kind, actor_id, impersonator_id, target, request_id, occurred_at)
       VALUES (${event.siteId}, ${event.position}, ${event.eventId}, ${event.type}, ${actor?.kind ?? 'system'}, ${actor?.id ?? null},
               ${actor?.impersonatorId ?? null}, ${target}, ${requestId ?? null}, ${event.recordedAt})

@@ -23,7 +23,7 @@ export const changeFeedProjection = defineProjection({
     if (!entry) return;
     const actor = event.metadata.actor;
     // The envelope (docs/change-feed.md) is rendered here, once; the cursor is encodeCursor(seq).
-    await tx.query(sql`
+    tx.defer(sql`
       WITH head AS (
         INSERT INTO cdc_feed_sites (site_id, last_seq) VALUES (${event.siteId}, 1)
         ON CONFLICT (site_id) DO UPDATE SET last_seq = cdc_feed_sites.last_seq + 1

@@ -16,7 +16,7 @@ export const fieldAccessLogProjection = defineProjection({
     );
     if (rows.length === 0) return;
     const { actor, requestId } = event.metadata;
-    await tx.query(sql`
+    tx.defer(sql`
       INSERT INTO field_access_log (site_id, position, ordinal, user_id, actor_kind, collection, item_id, field, sensitivity, request_id, accessed_at)
       SELECT ${event.siteId}, ${event.position}, r.ordinal::integer, ${actor?.id ?? null}, ${actor?.kind ?? 'system'},
              r.value->>'collection', r.value->>'item_id', r.value->>'field', r.value->>'sensitivity', ${requestId ?? null}, ${event.recordedAt}

@@ -60,11 +60,24 @@ function joinedText(texts: IndexedTexts, weight: 'A' | 'B'): string {
     .join('\n');
 }
 
+/**
+ * A collection's indexed fields, read once per transaction (a step applies hundreds of item events of
+ * few collections); this projection's own field events drop the transaction's copy.
+ */
+const fieldTypesByTransaction = new WeakMap<Queryable, Map<string, Map<string, string>>>();
+
 async function fieldTypesOf(tx: Queryable, siteId: string, collection: string): Promise<Map<string, string>> {
+  let known = fieldTypesByTransaction.get(tx);
+  if (!known) fieldTypesByTransaction.set(tx, (known = new Map()));
+  const key = `${siteId}\u0000${collection}`;
+  const cached = known.get(key);
+  if (cached) return cached;
   const rows = await tx.query<{ field: string; type: string }>(
     sql`SELECT field, type FROM search_fields WHERE site_id = ${siteId} AND collection = ${collection}`,
   );
-  return new Map(rows.map((row) => [row.field, row.type]));
+  const types = new Map(rows.map((row) => [row.field, row.type]));
+  known.set(key, types);
+  return types;
 }
 
 async function writeDocument(
@@ -74,7 +87,7 @@ async function writeDocument(
   version: number,
   at: Date,
 ): Promise<void> {
-  await tx.query(sql`
+  tx.defer(sql`
     INSERT INTO search_documents (site_id, collection, id, title_text, body_text, texts, version, indexed_at)
     VALUES (${key.siteId}, ${key.collection}, ${key.id}, ${joinedText(texts, 'A')}, ${joinedText(texts, 'B')},
             ${JSON.stringify(texts)}::jsonb, ${version}, ${at})
@@ -84,7 +97,7 @@ async function writeDocument(
 }
 
 async function removeDocument(tx: Queryable, siteId: string, collection: string, id: string): Promise<void> {
-  await tx.query(sql`DELETE FROM search_documents WHERE site_id = ${siteId} AND collection = ${collection} AND id = ${id}`);
+  tx.defer(sql`DELETE FROM search_documents WHERE site_id = ${siteId} AND collection = ${collection} AND id = ${id}`);
 }
 
 const SCHEMA_EVENT_TYPES = ['field.added', 'field.updated', 'field.removed'] as const;
@@ -96,19 +109,20 @@ export const searchProjection = defineProjection({
   tables: ['search_documents', 'search_fields'],
   async apply(tx, event) {
     const siteId = event.siteId;
+    if (event.type.startsWith('field.')) fieldTypesByTransaction.delete(tx);
     switch (event.type) {
       case 'field.added':
       case 'field.updated': {
         const { collection, field } = event.data as { collection: string; field: { field: string; type?: string } };
         if (!field?.field || typeof field.type !== 'string') return;
-        await tx.query(sql`
+        tx.defer(sql`
           INSERT INTO search_fields (site_id, collection, field, type) VALUES (${siteId}, ${collection}, ${field.field}, ${field.type})
           ON CONFLICT (site_id, collection, field) DO UPDATE SET type = excluded.type`);
         return;
       }
       case 'field.removed': {
         const { collection, field } = event.data as { collection: string; field: string };
-        await tx.query(sql`DELETE FROM search_fields WHERE site_id = ${siteId} AND collection = ${collection} AND field = ${field}`);
+        tx.defer(sql`DELETE FROM search_fields WHERE site_id = ${siteId} AND collection = ${collection} AND field = ${field}`);
         const documents = await tx.query<{ id: string; texts: IndexedTexts; version: number; indexed_at: Date }>(sql`
           SELECT id, texts, version, indexed_at FROM search_documents
            WHERE site_id = ${siteId} AND collection = ${collection} AND texts ? ${field}`);

@@ -132,7 +132,8 @@ export function createDatabase(options: DatabaseOptions): Database {
         pending.push({ text: query.text, values: query.values });
       },
       async setSite(siteId: string) {
-        if (!begun) site = siteId;
+        // Before anything is queued it is the transaction's first setting; after, it takes its place in line.
+        if (!begun && pending.length === 0) site = siteId;
         else pending.push(setSiteStatement(siteId));
       },
       notifyAfterCommit: collect(afterCommit),

@@ -2,12 +2,12 @@
 // log; others stand by and take over when that lock is released. Wakes on commits, polls as fallback.
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { readLogHead } from '../../infra/eventstore/eventStore.ts';
+import { readLogHead, type GlobalCursor } from '../../infra/eventstore/eventStore.ts';
 import type { LogNotifier } from '../../infra/eventstore/logNotifier.ts';
 import type { Database } from '../../infra/postgres/database.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 import type { Projection } from '../../projections/projection.ts';
-import { advisoryKey, readCheckpoint, stepAsyncProjection } from './projectionRunner.ts';
+import { advisoryKey, BATCH_SIZE, readCheckpoint, stepAsyncProjection, stepAsyncProjectionFrom } from './projectionRunner.ts';
 
 export interface ProjectionDaemon {
   start(): Promise<void>;
@@ -26,6 +26,12 @@ export function createProjectionDaemon(options: {
   const { database, notifier, logger } = options;
   const asyncProjections = options.projections.filter((p) => p.mode === 'async');
   const led = new Set<string>();
+  /**
+   * Where each led projection's checkpoint stands: only its leader moves it (or a rebuild, which a
+   * step notices and answers by reading it again), so it is read once, not before every step.
+   */
+  const cursors = new Map<string, GlobalCursor>();
+
   let lockClient: pg.PoolClient | null = null;
   let running = false;
   let loop: Promise<void> | null = null;
@@ -39,6 +45,7 @@ export function createProjectionDaemon(options: {
         led.clear();
         lockClient?.release(true);
         lockClient = null;
+        cursors.clear();
       });
     }
     for (const projection of asyncProjections) {
@@ -52,12 +59,22 @@ export function createProjectionDaemon(options: {
 
   async function catchUp(): Promise<void> {
     for (const projection of asyncProjections) {
-      if (!led.has(projection.name)) continue;
+      if (!led.has(projection.name)) {
+        cursors.delete(projection.name);
+        continue;
+      }
       try {
-        while (running && (await stepAsyncProjection(database, projection)) > 0) {
-          // keep applying until the projection reaches the head of the log
+        for (;;) {
+          if (!running) return;
+          const from = cursors.get(projection.name) ?? (await readCheckpoint(database, projection.name));
+          const step = await stepAsyncProjectionFrom(database, projection, from);
+          if (step.cursor) cursors.set(projection.name, step.cursor);
+          else cursors.delete(projection.name);
+          // A short batch reached the head of the log as readers may see it; a voided one reads again.
+          if (step.cursor && step.read < BATCH_SIZE) break;
         }
       } catch (error) {
+        cursors.delete(projection.name);
         // One projection failing on an event must not hold the others back.
         logger.error({ err: error, projection: projection.name }, 'async projection step failed');
       }

@@ -7,7 +7,7 @@ import type { Database, Queryable } from '../../infra/postgres/database.ts';
 import { identifier, join, sql } from '../../infra/postgres/sql.ts';
 import { handles, type Projection } from '../../projections/projection.ts';
 
-const BATCH_SIZE = 500;
+export const BATCH_SIZE = 500;
 
 /** Runs every inline projection over freshly appended events, in the append's transaction. */
 export async function applyInline(tx: Queryable, projections: readonly Projection[], events: readonly StoredEvent[]): Promise<void> {
@@ -65,26 +65,40 @@ async function writeCheckpoint(tx: Queryable, name: string, cursor: GlobalCursor
   tx.notifyAfterCommit('svc_checkpoints', name);
 }
 
+export interface StepResult {
+  /** Events read (and applied): 0 at the head of the log, or when the step was voided. */
+  read: number;
+  /** The checkpoint after the step; null when it had moved under the step (re-read it). */
+  cursor: GlobalCursor | null;
+}
+
 /**
- * One step of an async projection: reads the next batch after its checkpoint and applies it with the
- * new checkpoint in one transaction. A checkpoint moved by someone else (a rebuild) voids the batch.
- * Returns how many events were read.
+ * One step of an async projection from `from` (its checkpoint, as its leader last left it): reads
+ * the next batch, then applies it and advances the checkpoint in one transaction, the checkpoint
+ * first (svc_advance_checkpoint locks it and refuses if it moved, e.g. by a rebuild, voiding the
+ * batch) and the projection's deferred writes with the COMMIT: two round trips when the projection
+ * only writes.
  */
-export async function stepAsyncProjection(database: Database, projection: Projection): Promise<number> {
-  const from = await readCheckpoint(database, projection.name);
+export async function stepAsyncProjectionFrom(database: Database, projection: Projection, from: GlobalCursor): Promise<StepResult> {
   const batch = await readAll(database, from, BATCH_SIZE);
-  if (batch.length === 0) return 0;
-  const applied = await database.withSystem(async (tx) => {
-    // A projection's first step has no checkpoint row to lock: create it first, so that a concurrent
-    // first step (or a rebuild) waits on it instead of applying the same batch or deadlocking.
-    if (from.txId === LOG_START.txId && from.position === LOG_START.position) await ensureCheckpointRow(tx, projection.name);
-    const current = await readCheckpoint(tx, projection.name, true);
-    if (current.txId !== from.txId || current.position !== from.position) return false;
-    await applyEvents(tx, projection, batch);
-    await writeCheckpoint(tx, projection.name, cursorOf(batch.at(-1)!));
-    return true;
-  });
-  return applied ? batch.length : 0;
+  if (batch.length === 0) return { read: 0, cursor: from };
+  const to = cursorOf(batch.at(-1)!);
+  try {
+    await database.withSystem(async (tx) => {
+      tx.defer(sql`SELECT svc_advance_checkpoint(${projection.name}, ${from.txId}::xid8, ${from.position}, ${to.txId}::xid8, ${to.position})`);
+      tx.notifyAfterCommit('svc_checkpoints', projection.name);
+      await applyEvents(tx, projection, batch);
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === 'SV412') return { read: 0, cursor: null };
+    throw error;
+  }
+  return { read: batch.length, cursor: to };
+}
+
+/** One step from the projection's stored checkpoint; returns how many events were applied. */
+export async function stepAsyncProjection(database: Database, projection: Projection): Promise<number> {
+  return (await stepAsyncProjectionFrom(database, projection, await readCheckpoint(database, projection.name))).read;
 }
 
 /**

@@ -111,4 +111,34 @@ describe('site scoping in one round trip', () => {
       await owner.query(sql`DELETE FROM events WHERE site_id = ${siteA}`);
     }
   });
+
+  it('sends deferred writes in order, each under the site set before it, with the COMMIT', async () => {
+    const [siteA, siteB] = [`rt-a-${Date.now()}`, `rt-b-${Date.now()}`];
+    const probe = (siteId: string, stream = 'deferred') => sql`
+      INSERT INTO events (site_id, stream_id, stream_position, event_id, type, data, metadata, hash)
+      VALUES (${siteId}, ${`${siteId}/probe/${stream}`}, 1, gen_random_uuid(), 'probe.created', '{}', '{}', 'h')`;
+    try {
+      const before = database.stats.queries;
+      await database.withSystem(async (tx) => {
+        await tx.setSite(siteA);
+        tx.defer(probe(siteA));
+        await tx.setSite(siteB);
+        tx.defer(probe(siteB));
+      });
+      expect(database.stats.queries - before).toBe(2);
+      const rows = await owner.query<{ site_id: string }>(sql`SELECT site_id FROM events WHERE stream_id LIKE '%/probe/deferred' AND site_id IN (${siteA}, ${siteB}) ORDER BY position`);
+      expect(rows.map((row) => row.site_id)).toEqual([siteA, siteB]);
+      // A deferred write that fails fails the transaction: nothing of it stays.
+      await expect(
+        database.withSystem(async (tx) => {
+          await tx.setSite(siteA);
+          tx.defer(probe(siteA, 'failed'));
+          tx.defer(probe(siteB, 'failed'));
+        }),
+      ).rejects.toThrow(/row-level security/);
+      expect(await owner.query(sql`SELECT 1 FROM events WHERE stream_id LIKE '%/probe/failed' AND site_id IN (${siteA}, ${siteB})`)).toEqual([]);
+    } finally {
+      await owner.query(sql`DELETE FROM events WHERE site_id IN (${siteA}, ${siteB})`);
+    }
+  });
 });

@@ -25,8 +25,15 @@ const BATCH_SIZE = 1_000;
 const MAX_SENT_AHEAD = 200_000;
 /** A new leader resumes from the last leader's cursor if it was written this recently. */
 const RESUME_WINDOW_MS = 60_000;
+/** How long a tailer without sessions keeps following after a socket was admitted (its upgrade ends well inside). */
+const FOLLOW_AFTER_ADMISSION_MS = 60_000;
 
 export interface LogTailer {
+  /**
+   * Called before a socket opens: makes sure the tailer follows the log from now on, so that every
+   * event committed after the socket opened reaches it (an idle tailer reads the head first).
+   */
+  follow(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -63,6 +70,12 @@ export interface LogTailerOptions {
   publish(messages: RealtimeMessage[]): Promise<void>;
   /** Redis mode: lead through an advisory lock, keep the cursor under `cursorKey`. */
   leadership?: { redis: Redis; cursorKey: string; retryMs: number };
+  /**
+   * Without Redis: whether this instance has realtime sessions. With none (and no socket admitted
+   * lately) the tailer reads nothing: a commit costs it no query. With Redis the leader publishes for
+   * every instance's sessions, so it always follows.
+   */
+  hasSessions?: () => boolean;
 }
 
 export function startLogTailer(options: LogTailerOptions): LogTailer {
@@ -77,6 +90,11 @@ export function startLogTailer(options: LogTailerOptions): LogTailer {
   let running: Promise<void> | null = null;
   let again = false;
   let lockClient: pg.PoolClient | null = null;
+  let admittedAt = -Infinity;
+
+  function idle(): boolean {
+    return !leadership && options.hasSessions !== undefined && !options.hasSessions() && Date.now() - admittedAt > FOLLOW_AFTER_ADMISSION_MS;
+  }
 
   /** Without Redis every instance tails for itself; with it only the lock holder does. */
   function leading(): boolean {
@@ -114,6 +132,13 @@ export function startLogTailer(options: LogTailerOptions): LogTailer {
   }
 
   async function step(): Promise<void> {
+    if (idle()) {
+      // Nobody to tell: drop the cursor; the next admitted socket starts from the head.
+      safe = null;
+      ahead = null;
+      sentAhead.clear();
+      return;
+    }
     if (!(await lead())) return;
     safe ??= await readLogHead(database);
     for (;;) {
@@ -164,6 +189,12 @@ export function startLogTailer(options: LogTailerOptions): LogTailer {
   kick();
 
   return {
+    async follow() {
+      admittedAt = Date.now();
+      if (leadership || safe !== null) return;
+      const head = await readLogHead(database);
+      if (safe === null) safe = head;
+    },
     async stop() {
       stopped = true;
       offEvents();

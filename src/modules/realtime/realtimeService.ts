@@ -5,12 +5,13 @@ import { deploymentNamespace } from '../../../infra/queue/deploymentNamespace.ts
 import { createRedis, type Redis } from '../../../infra/redis/redis.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { createInProcessLimiter, createRedisLimiter, type ConnectionLimiter } from './connectionLimiter.ts';
-import { startLogTailer } from './logTailer.ts';
+import { startLogTailer, type LogTailer } from './logTailer.ts';
 import { createInProcessBroker, createRedisBroker, type RealtimeBroker } from './realtimeBroker.ts';
 import { createRealtimeHub, type RealtimeHub } from './realtimeHub.ts';
 
 export interface RealtimeService {
   hub: RealtimeHub;
+  tailer: LogTailer;
   broker: RealtimeBroker;
   limiter: ConnectionLimiter;
 }
@@ -48,6 +49,7 @@ export async function startRealtimeService(context: AppContext): Promise<Realtim
     pollMs: config.SVC_PROJECTION_POLL_MS,
     publish: (messages) => broker.publish(messages),
     leadership: redis ? { redis, cursorKey: `${prefix}:cursor`, retryMs: 1_000 } : undefined,
+    hasSessions: () => hub.sessionCount() > 0,
   });
   context.onClose(async () => {
     await tailer.stop();
@@ -55,5 +57,5 @@ export async function startRealtimeService(context: AppContext): Promise<Realtim
     await broker.close();
     redis?.disconnect();
   });
-  return { hub, broker, limiter };
+  return { hub, tailer, broker, limiter };
 }

@@ -58,6 +58,8 @@ export async function realtimeRoutes(app: FastifyInstance, { context }: ServerDe
         request.raw.socket.once('close', () => {
           realtime.limiter.release(ticket.siteId, connectionId).catch(() => undefined);
         });
+        // From here on the log is followed for this socket (an idle instance starts following now).
+        await realtime.tailer.follow();
         admissions.set(request, { ticket, connectionId });
       },
     },

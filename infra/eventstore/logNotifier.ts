@@ -3,6 +3,7 @@
 // so a lost notification only delays, never stalls.
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
+import { releaseOnce } from '../postgres/database.ts';
 
 // svc_schema: a site's content schema changed (payload: the site id); schema caches drop that site.
 // svc_access: something that changes a site's effective permissions committed (payload: the site id).
@@ -30,7 +31,7 @@ export async function createLogNotifier(connect: () => Promise<pg.PoolClient>): 
       const connection = await connect();
       connection.on('notification', (message) => emitter.emit(message.channel, message.payload ?? ''));
       connection.on('error', () => {
-        connection.release(true);
+        releaseOnce(connection, true);
         if (client === connection) client = null;
         setTimeout(() => void listen(), 500).unref();
       });
@@ -67,7 +68,7 @@ export async function createLogNotifier(connect: () => Promise<pg.PoolClient>): 
       emitter.emit('close');
       if (client) {
         await client.query('UNLISTEN *').catch(() => undefined);
-        client.release();
+        releaseOnce(client);
         client = null;
       }
     },

@@ -58,6 +58,18 @@ export interface DatabaseOptions {
   asApplicationRole?: boolean;
 }
 
+const releasedClients = new WeakSet<pg.PoolClient>();
+
+/**
+ * Releases a dedicated connection (LISTEN, advisory locks) once: its 'error' event can fire more
+ * than once (an error message, then the socket's end), and pg-pool throws on a second release.
+ */
+export function releaseOnce(client: pg.PoolClient, destroy = false): void {
+  if (releasedClients.has(client)) return;
+  releasedClients.add(client);
+  client.release(destroy);
+}
+
 // Numeric columns arrive as JS numbers where that is exact; bigint identities stay safe up to 2^53.
 pg.types.setTypeParser(20, (value) => Number(value));
 

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { readLogHead, type GlobalCursor } from '../../infra/eventstore/eventStore.ts';
 import type { LogNotifier } from '../../infra/eventstore/logNotifier.ts';
-import type { Database } from '../../infra/postgres/database.ts';
+import { releaseOnce, type Database } from '../../infra/postgres/database.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 import type { Projection } from '../../projections/projection.ts';
 import { advisoryKey, BATCH_SIZE, readCheckpoint, stepAsyncProjection, stepAsyncProjectionFrom } from './projectionRunner.ts';
@@ -39,14 +39,16 @@ export function createProjectionDaemon(options: {
 
   async function acquireLeadership(): Promise<void> {
     if (!lockClient) {
-      lockClient = await database.connect();
-      lockClient.on('error', () => {
+      const client = await database.connect();
+      client.on('error', () => {
         // The lock connection died: our locks are gone with it, so stop leading until re-acquired.
+        releaseOnce(client, true);
+        if (lockClient !== client) return;
         led.clear();
-        lockClient?.release(true);
         lockClient = null;
         cursors.clear();
       });
+      lockClient = client;
     }
     for (const projection of asyncProjections) {
       if (led.has(projection.name)) continue;
@@ -130,7 +132,7 @@ export function createProjectionDaemon(options: {
       await loop;
       if (lockClient) {
         await lockClient.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
-        lockClient.release();
+        releaseOnce(lockClient);
         lockClient = null;
       }
       led.clear();

@@ -14,7 +14,7 @@ import { notificationFrameOf } from '../../../domain/changeFeed/notification.ts'
 import type { StoredEvent } from '../../../domain/shared/events.ts';
 import { readAll, readLogHead, toStoredEvent, type EventRow, type GlobalCursor } from '../../../infra/eventstore/eventStore.ts';
 import type { LogNotifier } from '../../../infra/eventstore/logNotifier.ts';
-import type { Database } from '../../../infra/postgres/database.ts';
+import { releaseOnce, type Database } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import type { Redis } from '../../../infra/redis/redis.ts';
 import { advisoryKey } from '../../runtime/projectionRunner.ts';
@@ -114,7 +114,7 @@ export function startLogTailer(options: LogTailerOptions): LogTailer {
       // Lost the lock with the connection: stop leading; another instance (or we) will take over.
       if (lockClient === client) lockClient = null;
       safe = null;
-      client.release(true);
+      releaseOnce(client, true);
     });
     lockClient = client;
     // Continue where the last leader stopped, unless that was long ago (stale signals help no one).
@@ -202,7 +202,7 @@ export function startLogTailer(options: LogTailerOptions): LogTailer {
       await running;
       if (lockClient) {
         await lockClient.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
-        lockClient.release();
+        releaseOnce(lockClient);
         lockClient = null;
       }
     },

@@ -3,7 +3,7 @@
 // so a lost notification only delays, never stalls.
 import { EventEmitter } from 'node:events';
 import type pg from 'pg';
-import { releaseOnce } from '../postgres/database.ts';
+import { releaserOf } from '../postgres/database.ts';
 
 // svc_schema: a site's content schema changed (payload: the site id); schema caches drop that site.
 // svc_access: something that changes a site's effective permissions committed (payload: the site id).
@@ -22,22 +22,27 @@ export interface LogNotifier {
 export async function createLogNotifier(connect: () => Promise<pg.PoolClient>): Promise<LogNotifier> {
   const emitter = new EventEmitter();
   emitter.setMaxListeners(0);
-  let client: pg.PoolClient | null = null;
+  let listening: { connection: pg.PoolClient; release: (destroy?: boolean) => void } | null = null;
   let closed = false;
 
   async function listen(): Promise<void> {
     if (closed) return;
+    let release: ((destroy?: boolean) => void) | null = null;
     try {
       const connection = await connect();
+      const entry = { connection, release: (release = releaserOf(connection)) };
       connection.on('notification', (message) => emitter.emit(message.channel, message.payload ?? ''));
       connection.on('error', () => {
-        releaseOnce(connection, true);
-        if (client === connection) client = null;
+        entry.release(true);
+        // Only the live connection's first error listens again (one during setup fails the setup).
+        if (listening !== entry) return;
+        listening = null;
         setTimeout(() => void listen(), 500).unref();
       });
       for (const channel of CHANNELS) await connection.query(`LISTEN ${channel}`);
-      client = connection;
+      listening = entry;
     } catch {
+      release?.(true);
       setTimeout(() => void listen(), 500).unref();
     }
   }
@@ -66,10 +71,11 @@ export async function createLogNotifier(connect: () => Promise<pg.PoolClient>): 
     async close() {
       closed = true;
       emitter.emit('close');
-      if (client) {
-        await client.query('UNLISTEN *').catch(() => undefined);
-        releaseOnce(client);
-        client = null;
+      if (listening) {
+        const { connection, release } = listening;
+        listening = null;
+        await connection.query('UNLISTEN *').catch(() => undefined);
+        release();
       }
     },
   };

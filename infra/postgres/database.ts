@@ -58,16 +58,19 @@ export interface DatabaseOptions {
   asApplicationRole?: boolean;
 }
 
-const releasedClients = new WeakSet<pg.PoolClient>();
-
 /**
- * Releases a dedicated connection (LISTEN, advisory locks) once: its 'error' event can fire more
- * than once (an error message, then the socket's end), and pg-pool throws on a second release.
+ * The release of a dedicated connection (LISTEN, advisory locks) for this checkout, which acts once:
+ * its 'error' event can fire more than once (an error message, then the socket's end), and pg-pool
+ * throws on a second release (or, had the client been handed out again, would take it from its new
+ * holder).
  */
-export function releaseOnce(client: pg.PoolClient, destroy = false): void {
-  if (releasedClients.has(client)) return;
-  releasedClients.add(client);
-  client.release(destroy);
+export function releaserOf(client: pg.PoolClient): (destroy?: boolean) => void {
+  let released = false;
+  return (destroy = false) => {
+    if (released) return;
+    released = true;
+    client.release(destroy);
+  };
 }
 
 // Numeric columns arrive as JS numbers where that is exact; bigint identities stay safe up to 2^53.

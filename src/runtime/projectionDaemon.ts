@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { readLogHead, type GlobalCursor } from '../../infra/eventstore/eventStore.ts';
 import type { LogNotifier } from '../../infra/eventstore/logNotifier.ts';
-import { releaseOnce, type Database } from '../../infra/postgres/database.ts';
+import { releaserOf, type Database } from '../../infra/postgres/database.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 import type { Projection } from '../../projections/projection.ts';
 import { advisoryKey, BATCH_SIZE, readCheckpoint, stepAsyncProjection, stepAsyncProjectionFrom } from './projectionRunner.ts';
@@ -33,6 +33,7 @@ export function createProjectionDaemon(options: {
   const cursors = new Map<string, GlobalCursor>();
 
   let lockClient: pg.PoolClient | null = null;
+  let releaseLock: () => void = () => undefined;
   let running = false;
   let loop: Promise<void> | null = null;
   const stopping = new AbortController();
@@ -40,9 +41,11 @@ export function createProjectionDaemon(options: {
   async function acquireLeadership(): Promise<void> {
     if (!lockClient) {
       const client = await database.connect();
+      const release = releaserOf(client);
+      releaseLock = release;
       client.on('error', () => {
         // The lock connection died: our locks are gone with it, so stop leading until re-acquired.
-        releaseOnce(client, true);
+        release(true);
         if (lockClient !== client) return;
         led.clear();
         lockClient = null;
@@ -132,7 +135,7 @@ export function createProjectionDaemon(options: {
       await loop;
       if (lockClient) {
         await lockClient.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
-        releaseOnce(lockClient);
+        releaseLock();
         lockClient = null;
       }
       led.clear();

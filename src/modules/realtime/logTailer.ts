@@ -14,7 +14,7 @@ import { notificationFrameOf } from '../../../domain/changeFeed/notification.ts'
 import type { StoredEvent } from '../../../domain/shared/events.ts';
 import { readAll, readLogHead, toStoredEvent, type EventRow, type GlobalCursor } from '../../../infra/eventstore/eventStore.ts';
 import type { LogNotifier } from '../../../infra/eventstore/logNotifier.ts';
-import { releaseOnce, type Database } from '../../../infra/postgres/database.ts';
+import { releaserOf, type Database } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import type { Redis } from '../../../infra/redis/redis.ts';
 import { advisoryKey } from '../../runtime/projectionRunner.ts';
@@ -90,6 +90,7 @@ export function startLogTailer(options: LogTailerOptions): LogTailer {
   let running: Promise<void> | null = null;
   let again = false;
   let lockClient: pg.PoolClient | null = null;
+  let releaseLock: () => void = () => undefined;
   let admittedAt = -Infinity;
 
   function idle(): boolean {
@@ -110,13 +111,16 @@ export function startLogTailer(options: LogTailerOptions): LogTailer {
       client.release();
       return false;
     }
+    const release = releaserOf(client);
     client.on('error', () => {
       // Lost the lock with the connection: stop leading; another instance (or we) will take over.
-      if (lockClient === client) lockClient = null;
+      release(true);
+      if (lockClient !== client) return;
+      lockClient = null;
       safe = null;
-      releaseOnce(client, true);
     });
     lockClient = client;
+    releaseLock = release;
     // Continue where the last leader stopped, unless that was long ago (stale signals help no one).
     const stored = await leadership.redis.get(leadership.cursorKey).catch(() => null);
     const last = stored ? (JSON.parse(stored) as { cursor: GlobalCursor; at: number }) : null;
@@ -202,7 +206,7 @@ export function startLogTailer(options: LogTailerOptions): LogTailer {
       await running;
       if (lockClient) {
         await lockClient.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
-        releaseOnce(lockClient);
+        releaseLock();
         lockClient = null;
       }
     },

@@ -14,7 +14,6 @@ import { createRequire } from 'node:module';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import pino from 'pino';
 import { createLogNotifier } from '../../infra/eventstore/logNotifier.ts';
 import { createDatabase } from '../../infra/postgres/database.ts';
@@ -25,7 +24,9 @@ import type { Principal } from '../../src/auth/principal.ts';
 import { loadSiteSchema } from '../../src/modules/schema/schemaCache.ts';
 import type { AppContext } from '../../src/runtime/context.ts';
 import { startIssuerServer } from '../../test/modules/identity/support/issuerServer.ts';
-import { BENCH_INSTANCE_TOKEN, startBenchService, waitForHealth } from './support/benchService.ts';
+import { BENCH_INSTANCE_TOKEN, startBenchService, stopBenchService, waitForHealth } from './support/benchService.ts';
+import { positiveInteger } from './support/options.ts';
+import { createScratchDatabase } from './support/scratchDatabase.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -53,11 +54,6 @@ const usage = `usage: npm run bench -- auth [--duration 3] [--rounds 5] [--conne
   --connections  concurrent HTTP connections
   --items        articles seeded (half of them published)`;
 
-function positive(text: string | undefined, name: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer\n${usage}`);
-  return value;
-}
 
 function startService(databaseUrl: string, port: number): ChildProcess {
   return startBenchService(databaseUrl, port, {
@@ -84,21 +80,16 @@ export async function run(args: string[]): Promise<void> {
     console.log(usage);
     return;
   }
-  const duration = positive(values.duration, 'duration');
-  const rounds = positive(values.rounds, 'rounds');
-  const connections = positive(values.connections, 'connections');
-  const itemCount = positive(values.items, 'items');
+  const duration = positiveInteger(values.duration, 'duration', usage);
+  const rounds = positiveInteger(values.rounds, 'rounds', usage);
+  const connections = positiveInteger(values.connections, 'connections', usage);
+  const itemCount = positiveInteger(values.items, 'items', usage);
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) throw new Error('set DATABASE_URL to a PostgreSQL server (a scratch database is created on it)');
 
-  const databaseName = `svc_bench_auth_${Date.now().toString(36)}`;
-  const databaseUrl = new URL(serverUrl);
-  databaseUrl.pathname = `/${databaseName}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${databaseName}`);
-  await admin.end();
-  await migrate(databaseUrl.toString());
+  const scratch = await createScratchDatabase(serverUrl, `svc_bench_auth_${Date.now().toString(36)}`);
+  const databaseUrl = new URL(scratch.url);
+  await migrate(scratch.url);
 
   const idp = await startIssuerServer(AUDIENCE);
   const signingKey = await idp.createKey('ES256', 'bench-1');
@@ -219,13 +210,9 @@ export async function run(args: string[]): Promise<void> {
     writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
     console.log(`results written to ${file}`);
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await stopBenchService(child);
     await idp.close();
-    const cleanup = new pg.Client({ connectionString: serverUrl });
-    await cleanup.connect();
-    await cleanup.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-    await cleanup.end();
+    await scratch.drop();
   }
 }
 

@@ -11,6 +11,8 @@ import { appendToStream, LOG_START, cursorOf, readAll } from '../../infra/events
 import { createDatabase, type Database } from '../../infra/postgres/database.ts';
 import { startEmbeddedPostgres } from '../../infra/postgres/embedded.ts';
 import { migrate } from '../../infra/postgres/migrate.ts';
+import { positiveInteger } from './support/options.ts';
+import { createScratchDatabase } from './support/scratchDatabase.ts';
 
 const TARGETS = { singleAppendsPerSecond: 5_000, readEventsPerSecond: 50_000 };
 
@@ -58,11 +60,11 @@ export async function run(args: string[]): Promise<void> {
     console.log(usage);
     return;
   }
-  const seconds = positive(values.seconds, 'seconds');
-  const writers = positive(values.writers, 'writers');
-  const batch = positive(values.batch, 'batch');
-  const readBatch = positive(values['read-batch'], 'read-batch');
-  const prefill = values.prefill === '0' ? 0 : positive(values.prefill, 'prefill');
+  const seconds = positiveInteger(values.seconds, 'seconds', usage);
+  const writers = positiveInteger(values.writers, 'writers', usage);
+  const batch = positiveInteger(values.batch, 'batch', usage);
+  const readBatch = positiveInteger(values['read-batch'], 'read-batch', usage);
+  const prefill = values.prefill === '0' ? 0 : positiveInteger(values.prefill, 'prefill', usage);
 
   const scratch = await scratchDatabase();
   try {
@@ -222,30 +224,17 @@ async function scratchDatabase(): Promise<Scratch> {
 }
 
 async function createScratchOn(serverUrl: string, name: string, kind: string, after: () => Promise<void>): Promise<Scratch> {
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
+  const database = await createScratchDatabase(serverUrl, name);
   return {
     kind,
-    url: url.toString(),
+    url: database.url,
     async drop() {
-      const cleanup = new pg.Client({ connectionString: serverUrl });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await cleanup.end();
+      await database.drop();
       await after();
     },
   };
 }
 
-function positive(value: string | undefined, name: string): number {
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 1) throw new Error(`--${name} must be a positive integer\n${usage}`);
-  return number;
-}
 
 function round(value: number): number {
   return Math.round(value * 100) / 100;

@@ -16,7 +16,9 @@ import WebSocket from 'ws';
 import { appendToStream } from '../../infra/eventstore/eventStore.ts';
 import { createDatabase } from '../../infra/postgres/database.ts';
 import { migrate } from '../../infra/postgres/migrate.ts';
-import { BENCH_INSTANCE_TOKEN, startBenchService, waitForHealth } from './support/benchService.ts';
+import { BENCH_INSTANCE_TOKEN, startBenchService, stopBenchService, waitForHealth } from './support/benchService.ts';
+import { positiveInteger } from './support/options.ts';
+import { createScratchDatabase } from './support/scratchDatabase.ts';
 
 const INSTANCE_TOKEN = BENCH_INSTANCE_TOKEN;
 const WEBHOOK_SECRET = 'bench-webhook-secret-0123456789';
@@ -52,11 +54,6 @@ function round(value: number): number {
   return Math.round(value * 100) / 100;
 }
 
-function positive(text: string | undefined, name: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer\n${usage}`);
-  return value;
-}
 
 function rssBytes(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -416,16 +413,11 @@ export async function run(args: string[]): Promise<void> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) throw new Error('set DATABASE_URL to a PostgreSQL server (a scratch database is created on it)');
   const phases = new Set(values.phases!.split(','));
-  const databaseName = `svc_bench_feed_${Date.now().toString(36)}`;
-  const databaseUrl = new URL(serverUrl);
-  databaseUrl.pathname = `/${databaseName}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${databaseName}`);
-  await admin.end();
-  await migrate(databaseUrl.toString());
+  const scratch = await createScratchDatabase(serverUrl, `svc_bench_feed_${Date.now().toString(36)}`);
+  const databaseUrl = new URL(scratch.url);
+  await migrate(scratch.url);
   const port = 20_000 + Math.floor(Math.random() * 2_000);
-  const child = startService(databaseUrl.toString(), port, values.redis === true, positive(values['sockets-per-site'], 'sockets-per-site'));
+  const child = startService(databaseUrl.toString(), port, values.redis === true, positiveInteger(values['sockets-per-site'], 'sockets-per-site', usage));
   const api = new Api(`http://127.0.0.1:${port}/api/v1`);
   const result: Record<string, unknown> = {
     benchmark: 'feed',
@@ -438,10 +430,10 @@ export async function run(args: string[]): Promise<void> {
     await waitForHealth(api.base, child);
     if (phases.has('realtime')) {
       const realtime = await realtimePhase(api, child, {
-        sockets: positive(values.sockets, 'sockets'),
-        perSite: positive(values['sockets-per-site'], 'sockets-per-site'),
-        writes: positive(values['realtime-writes'], 'realtime-writes'),
-        rate: positive(values['realtime-rate'], 'realtime-rate'),
+        sockets: positiveInteger(values.sockets, 'sockets', usage),
+        perSite: positiveInteger(values['sockets-per-site'], 'sockets-per-site', usage),
+        writes: positiveInteger(values['realtime-writes'], 'realtime-writes', usage),
+        rate: positiveInteger(values['realtime-rate'], 'realtime-rate', usage),
       });
       result.realtime = realtime;
       console.log(
@@ -453,8 +445,8 @@ export async function run(args: string[]): Promise<void> {
     if (phases.has('webhooks')) {
       const writes = values['webhook-writes'] === 'direct' ? 'direct' : 'route';
       const webhooks = await webhookPhase(api, databaseUrl.toString(), {
-        rate: positive(values['webhook-rate'], 'webhook-rate'),
-        seconds: positive(values['webhook-seconds'], 'webhook-seconds'),
+        rate: positiveInteger(values['webhook-rate'], 'webhook-rate', usage),
+        seconds: positiveInteger(values['webhook-seconds'], 'webhook-seconds', usage),
         writes,
       });
       result.webhooks = webhooks;
@@ -465,7 +457,7 @@ export async function run(args: string[]): Promise<void> {
       );
     }
     if (phases.has('catchup')) {
-      const catchUp = await catchUpPhase(api, databaseUrl.toString(), positive(values['catch-up'], 'catch-up'));
+      const catchUp = await catchUpPhase(api, databaseUrl.toString(), positiveInteger(values['catch-up'], 'catch-up', usage));
       result.catchUp = catchUp;
       console.log(`catch-up: GET /cdc/events read ${catchUp.read} entries in ${catchUp.pages} pages, ${catchUp.eventsPerSecond} events/s`);
     }
@@ -484,11 +476,7 @@ export async function run(args: string[]): Promise<void> {
     writeFileSync(file, `${JSON.stringify(result, null, 2)}\n`);
     console.log(`results written to ${file}`);
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
-    const cleanup = new pg.Client({ connectionString: serverUrl });
-    await cleanup.connect();
-    await cleanup.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-    await cleanup.end();
+    await stopBenchService(child);
+    await scratch.drop();
   }
 }

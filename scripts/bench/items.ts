@@ -22,7 +22,9 @@ import { createItems } from '../../src/modules/items/handlers.ts';
 import { listItems } from '../../src/modules/items/queries.ts';
 import { parseListQuery } from '../../src/query/index.ts';
 import type { AppContext } from '../../src/runtime/context.ts';
-import { BENCH_INSTANCE_TOKEN, startBenchService, waitForHealth } from './support/benchService.ts';
+import { BENCH_INSTANCE_TOKEN, startBenchService, stopBenchService, waitForHealth } from './support/benchService.ts';
+import { positiveInteger } from './support/options.ts';
+import { createScratchDatabase } from './support/scratchDatabase.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -96,11 +98,6 @@ function article(i: number, authorIds: string[]): Record<string, unknown> {
   };
 }
 
-function positive(text: string | undefined, name: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
-  return value;
-}
 
 function startService(databaseUrl: string, port: number): ChildProcess {
   return startBenchService(databaseUrl, port, { SVC_ACCESS_TOKEN_TTL: '86400', SVC_BODY_LIMIT: String(8 * 1024 * 1024) });
@@ -126,21 +123,17 @@ export async function run(args: string[]): Promise<void> {
   }
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) throw new Error('set DATABASE_URL to a PostgreSQL server (a scratch database is created on it)');
-  const itemCount = positive(values.items, 'items');
-  const duration = positive(values.duration, 'duration');
-  const connections = positive(values.connections, 'connections');
+  const itemCount = positiveInteger(values.items, 'items', usage);
+  const duration = positiveInteger(values.duration, 'duration', usage);
+  const connections = positiveInteger(values.connections, 'connections', usage);
   const scenarios = new Set(values.scenarios!.split(','));
 
-  const databaseName = values.reuse ?? `svc_bench_items_${Date.now().toString(36)}`;
-  const databaseUrl = new URL(serverUrl);
-  databaseUrl.pathname = `/${databaseName}`;
-  if (!values.reuse) {
-    const admin = new pg.Client({ connectionString: serverUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${databaseName}`);
-    await admin.end();
-  }
-  await migrate(databaseUrl.toString());
+  const scratch = await createScratchDatabase(serverUrl, values.reuse ?? `svc_bench_items_${Date.now().toString(36)}`, {
+    reuse: values.reuse !== undefined,
+  });
+  const databaseName = scratch.name;
+  const databaseUrl = new URL(scratch.url);
+  await migrate(scratch.url);
   const owner = new pg.Client({ connectionString: databaseUrl.toString() });
   await owner.connect();
 
@@ -189,8 +182,7 @@ export async function run(args: string[]): Promise<void> {
     }
     if (httpTarget < itemCount) {
       // The service stops meanwhile, so its projection daemon does not index the seed.
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
+      await stopBenchService(child);
       const from = Math.max(seeded, httpTarget) + 1;
       results.fastSeed = await fastSeed(databaseUrl.toString(), siteId, from, itemCount, authorIds);
       child = startService(databaseUrl.toString(), port);
@@ -284,14 +276,10 @@ export async function run(args: string[]): Promise<void> {
     writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
     console.log(`results written to ${file}`);
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
+    await stopBenchService(child);
     await owner.end();
     if (!values.keep && !values.reuse) {
-      const admin = new pg.Client({ connectionString: serverUrl });
-      await admin.connect();
-      await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`);
-      await admin.end();
+      await scratch.drop();
     } else {
       console.log(`kept database ${databaseName} (rerun with --reuse ${databaseName})`);
     }

@@ -44,3 +44,11 @@ export async function waitForHealth(base: string, child: ChildProcess): Promise<
   }
   throw new Error('the service did not start within 60 s');
 }
+
+/** Stops the service (SIGTERM, a graceful shutdown) and resolves once it has exited. */
+export async function stopBenchService(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}

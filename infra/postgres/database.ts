@@ -179,21 +179,26 @@ export function createDatabase(options: DatabaseOptions): Database {
     const afterCommit = new Map<string, Set<string>>();
     try {
       const result = await work({
+        // Deferred statements queue behind the site in effect when they were deferred (and any later
+        // setting): the queue, when there is one, ends with the current site.
         async query<Row extends object>(query: SqlQuery) {
           stats.queries += 1;
-          return (await sendAfter(client, [setSiteStatement(site), ...pending.splice(0)], query)).rows as Row[];
+          const prelude = pending.length > 0 ? pending.splice(0) : [setSiteStatement(site)];
+          return (await sendAfter(client, prelude, query)).rows as Row[];
         },
         defer(query: SqlQuery) {
           stats.queries += 1;
+          if (pending.length === 0) pending.push(setSiteStatement(site));
           pending.push({ text: query.text, values: query.values });
         },
         async setSite(siteId: string) {
           site = siteId;
+          if (pending.length > 0) pending.push(setSiteStatement(siteId));
         },
         notifyAfterCommit: collect(afterCommit),
       });
       const last = pending.pop();
-      if (last) await sendAfter(client, [setSiteStatement(site), ...pending.splice(0)], last);
+      if (last) await sendAfter(client, pending.splice(0), last);
       announce(afterCommit);
       return result;
     } finally {

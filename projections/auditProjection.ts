@@ -1,20 +1,42 @@
 // The audit log: who did what to which target, when, in which request, for every event of a site.
 // It keeps no event data (that may hold personal data); the log itself has the full record.
+import type { StoredEvent } from '../domain/shared/events.ts';
+import type { Queryable } from '../infra/postgres/database.ts';
 import { sql } from '../infra/postgres/sql.ts';
 import { defineProjection } from './projection.ts';
+
+function rowOf(event: StoredEvent) {
+  const { actor, requestId } = event.metadata;
+  return {
+    site_id: event.siteId,
+    position: event.position,
+    event_id: event.eventId,
+    action: event.type,
+    actor_kind: actor?.kind ?? 'system',
+    actor_id: actor?.id ?? null,
+    impersonator_id: actor?.impersonatorId ?? null,
+    target: event.streamId.slice(event.siteId.length + 1),
+    request_id: requestId ?? null,
+    occurred_at: event.recordedAt.toISOString(),
+  };
+}
+
+/** One statement for any number of events (the daemon hands a step's events of one site at once). */
+async function insertRows(tx: Queryable, events: readonly StoredEvent[]): Promise<void> {
+  tx.defer(sql`
+    INSERT INTO audit_log (site_id, position, event_id, action, actor_kind, actor_id, impersonator_id, target, request_id, occurred_at)
+    SELECT r.site_id, r.position, r.event_id, r.action, r.actor_kind, r.actor_id, r.impersonator_id, r.target, r.request_id, r.occurred_at
+      FROM jsonb_to_recordset(${JSON.stringify(events.map(rowOf))}::jsonb) AS r(
+        site_id text, position bigint, event_id uuid, action text, actor_kind text, actor_id text, impersonator_id text,
+        target text, request_id text, occurred_at timestamptz)
+    ON CONFLICT DO NOTHING`);
+}
 
 export const auditProjection = defineProjection({
   name: 'audit',
   mode: 'async',
   eventTypes: '*',
   tables: ['audit_log'],
-  async apply(tx, event) {
-    const { actor, requestId } = event.metadata;
-    const target = event.streamId.slice(event.siteId.length + 1);
-    tx.defer(sql`
-      INSERT INTO audit_log (site_id, position, event_id, action, actor_kind, actor_id, impersonator_id, target, request_id, occurred_at)
-      VALUES (${event.siteId}, ${event.position}, ${event.eventId}, ${event.type}, ${actor?.kind ?? 'system'}, ${actor?.id ?? null},
-              ${actor?.impersonatorId ?? null}, ${target}, ${requestId ?? null}, ${event.recordedAt})
-      ON CONFLICT DO NOTHING`);
-  },
+  apply: (tx, event) => insertRows(tx, [event]),
+  applyBatch: insertRows,
 });

@@ -3,6 +3,8 @@
 // daemon applies it after commit. Each batch tells waiting readers (long-poll, webhook reactor)
 // which sites moved, with a notification that is delivered when the batch commits.
 import { FEED_EVENT_TYPES, feedEntryOf } from '../domain/changeFeed/feedEntry.ts';
+import type { StoredEvent } from '../domain/shared/events.ts';
+import type { Queryable } from '../infra/postgres/database.ts';
 import { sql } from '../infra/postgres/sql.ts';
 import { defineProjection } from './projection.ts';
 
@@ -13,41 +15,71 @@ export function feedNotificationPayload(siteId: string): string {
   return `${CHANGE_FEED_PROJECTION}:${siteId}`;
 }
 
+function rowOf(event: StoredEvent) {
+  const entry = feedEntryOf(event);
+  if (!entry) return null;
+  const actor = event.metadata.actor;
+  return {
+    position: event.position,
+    event_id: event.eventId,
+    type: entry.type,
+    collection: entry.collection,
+    item_id: entry.itemId,
+    occurred_at: event.recordedAt.toISOString(),
+    actor_kind: actor?.kind ?? 'system',
+    actor_id: actor?.id ?? null,
+    request_id: event.metadata.requestId ?? null,
+    source_event: event.type,
+    // Text, parsed as json (not jsonb) below, so the envelope keeps the snapshot's key order.
+    snapshot: entry.data === null ? null : JSON.stringify(entry.data),
+    changed_keys: entry.changedKeys,
+  };
+}
+
+/**
+ * Appends the feed entries of events of one site in one statement: the site's head moves by their
+ * count and each entry takes the next sequence in log order.
+ */
+async function appendEntries(tx: Queryable, events: readonly StoredEvent[]): Promise<void> {
+  const rows = events.map(rowOf).filter((row) => row !== null);
+  if (rows.length === 0) return;
+  const siteId = events[0]!.siteId;
+  // The envelope (docs/change-feed.md) is rendered here, once; the cursor is encodeCursor(seq).
+  tx.defer(sql`
+    WITH head AS (
+      INSERT INTO cdc_feed_sites (site_id, last_seq) VALUES (${siteId}, ${rows.length})
+      ON CONFLICT (site_id) DO UPDATE SET last_seq = cdc_feed_sites.last_seq + ${rows.length}
+      RETURNING last_seq - ${rows.length} AS before_seq
+    ), entries AS (
+      SELECT head.before_seq + r.ordinal AS seq, r.value AS entry FROM head, jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS r(value, ordinal)
+    )
+    INSERT INTO cdc_feed (site_id, seq, position, event_id, type, collection, item_id, occurred_at, envelope)
+    SELECT ${siteId}, e.seq, (e.entry->>'position')::bigint, (e.entry->>'event_id')::uuid, e.entry->>'type', e.entry->>'collection',
+           e.entry->>'item_id', (e.entry->>'occurred_at')::timestamptz,
+           json_build_object(
+             'id', (e.entry->>'event_id')::uuid,
+             'type', e.entry->>'type',
+             'cursor', rtrim(translate(encode(convert_to('f1:' || e.seq, 'UTF8'), 'base64'), '+/', '-_'), '='),
+             'sequence', e.seq,
+             'position', (e.entry->>'position')::bigint,
+             'site', ${siteId}::text,
+             'occurredAt', to_char((e.entry->>'occurred_at')::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+             'collection', e.entry->>'collection',
+             'itemId', e.entry->>'item_id',
+             'actor', json_build_object('kind', e.entry->>'actor_kind', 'id', e.entry->>'actor_id'),
+             'requestId', e.entry->>'request_id',
+             'sourceEvent', e.entry->>'source_event',
+             'snapshot', (e.entry->>'snapshot')::json,
+             'changedKeys', ARRAY(SELECT jsonb_array_elements_text(e.entry->'changed_keys')))::text
+      FROM entries e`);
+  tx.notifyAfterCommit('svc_checkpoints', feedNotificationPayload(siteId));
+}
+
 export const changeFeedProjection = defineProjection({
   name: CHANGE_FEED_PROJECTION,
   mode: 'async',
   eventTypes: FEED_EVENT_TYPES,
   tables: ['cdc_feed', 'cdc_feed_sites'],
-  async apply(tx, event) {
-    const entry = feedEntryOf(event);
-    if (!entry) return;
-    const actor = event.metadata.actor;
-    // The envelope (docs/change-feed.md) is rendered here, once; the cursor is encodeCursor(seq).
-    tx.defer(sql`
-      WITH head AS (
-        INSERT INTO cdc_feed_sites (site_id, last_seq) VALUES (${event.siteId}, 1)
-        ON CONFLICT (site_id) DO UPDATE SET last_seq = cdc_feed_sites.last_seq + 1
-        RETURNING last_seq
-      )
-      INSERT INTO cdc_feed (site_id, seq, position, event_id, type, collection, item_id, occurred_at, envelope)
-      SELECT ${event.siteId}, head.last_seq, ${event.position}, ${event.eventId}, ${entry.type}, ${entry.collection}, ${entry.itemId},
-             ${event.recordedAt},
-             json_build_object(
-               'id', ${event.eventId}::uuid,
-               'type', ${entry.type}::text,
-               'cursor', rtrim(translate(encode(convert_to('f1:' || head.last_seq, 'UTF8'), 'base64'), '+/', '-_'), '='),
-               'sequence', head.last_seq,
-               'position', ${event.position}::bigint,
-               'site', ${event.siteId}::text,
-               'occurredAt', to_char(${event.recordedAt}::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-               'collection', ${entry.collection}::text,
-               'itemId', ${entry.itemId}::text,
-               'actor', json_build_object('kind', ${actor?.kind ?? 'system'}::text, 'id', ${actor?.id ?? null}::text),
-               'requestId', ${event.metadata.requestId ?? null}::text,
-               'sourceEvent', ${event.type}::text,
-               'snapshot', ${entry.data === null ? null : JSON.stringify(entry.data)}::json,
-               'changedKeys', ${entry.changedKeys}::text[])::text
-        FROM head`);
-    tx.notifyAfterCommit('svc_checkpoints', feedNotificationPayload(event.siteId));
-  },
+  apply: (tx, event) => appendEntries(tx, [event]),
+  applyBatch: appendEntries,
 });

@@ -40,6 +40,11 @@ async function openRows(tx: Queryable, events: readonly StoredEvent[]): Promise<
 
 async function applyOne(tx: Queryable, event: StoredEvent): Promise<void> {
   const data = event.data as unknown as ItemEventData;
+  if (event.type === 'item.created') {
+    // A create starts a new stream (the item decider refuses to create over any history): no open row to close.
+    await openRows(tx, [event]);
+    return;
+  }
   // GREATEST: a row never ends before it starts, even if two appends' clocks disagree.
   tx.defer(sql`
     UPDATE item_history SET valid_to = GREATEST(valid_from, ${event.recordedAt}::timestamptz)

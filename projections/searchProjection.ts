@@ -4,6 +4,7 @@
 // numbers are not indexed). Soft-deleted items leave the index; soft-deleted collections and items
 // are also filtered at query time against the live read models (src/modules/search/queries.ts).
 import { ITEM_EVENT_TYPES, STRUCTURAL_KEYS, type ItemEventData } from '../domain/content/versions/itemSnapshot.ts';
+import type { StoredEvent } from '../domain/shared/events.ts';
 import type { Queryable } from '../infra/postgres/database.ts';
 import { sql } from '../infra/postgres/sql.ts';
 import { defineProjection } from './projection.ts';
@@ -80,24 +81,114 @@ async function fieldTypesOf(tx: Queryable, siteId: string, collection: string): 
   return types;
 }
 
-async function writeDocument(
-  tx: Queryable,
-  key: { siteId: string; collection: string; id: string },
-  texts: IndexedTexts,
-  version: number,
-  at: Date,
-): Promise<void> {
+interface SearchDocument {
+  collection: string;
+  id: string;
+  texts: IndexedTexts;
+  version: number;
+  indexedAt: Date;
+}
+
+/** Writes documents of one site (at most one per item) in one statement. */
+function writeDocuments(tx: Queryable, siteId: string, documents: readonly SearchDocument[]): void {
+  if (documents.length === 0) return;
+  const rows = documents.map((document) => ({
+    collection: document.collection,
+    id: document.id,
+    title_text: joinedText(document.texts, 'A'),
+    body_text: joinedText(document.texts, 'B'),
+    texts: document.texts,
+    version: document.version,
+    indexed_at: document.indexedAt.toISOString(),
+  }));
   tx.defer(sql`
     INSERT INTO search_documents (site_id, collection, id, title_text, body_text, texts, version, indexed_at)
-    VALUES (${key.siteId}, ${key.collection}, ${key.id}, ${joinedText(texts, 'A')}, ${joinedText(texts, 'B')},
-            ${JSON.stringify(texts)}::jsonb, ${version}, ${at})
+    SELECT ${siteId}, r.collection, r.id, r.title_text, r.body_text, r.texts, r.version, r.indexed_at
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(
+        collection text, id text, title_text text, body_text text, texts jsonb, version integer, indexed_at timestamptz)
     ON CONFLICT (site_id, collection, id) DO UPDATE SET
       title_text = excluded.title_text, body_text = excluded.body_text, texts = excluded.texts,
       version = excluded.version, indexed_at = excluded.indexed_at`);
 }
 
-async function removeDocument(tx: Queryable, siteId: string, collection: string, id: string): Promise<void> {
-  tx.defer(sql`DELETE FROM search_documents WHERE site_id = ${siteId} AND collection = ${collection} AND id = ${id}`);
+/** Removes documents of one site in one statement. */
+function removeDocuments(tx: Queryable, siteId: string, keys: readonly { collection: string; id: string }[]): void {
+  if (keys.length === 0) return;
+  tx.defer(sql`
+    DELETE FROM search_documents d
+     USING jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) AS r(collection text, id text)
+     WHERE d.site_id = ${siteId} AND d.collection = r.collection AND d.id = r.id`);
+}
+
+/**
+ * Indexes item events of one site. A document is a function of the item's last event alone (a live
+ * snapshot replaces it, a deletion removes it), so only each item's last event is written, all
+ * upserts in one statement and all removals in another.
+ */
+async function indexItemEvents(tx: Queryable, events: readonly StoredEvent[]): Promise<void> {
+  const last = new Map<string, StoredEvent>();
+  for (const event of events) {
+    const { collection, itemId } = event.data as unknown as ItemEventData;
+    const key = `${collection}\u0000${itemId}`;
+    last.delete(key);
+    last.set(key, event);
+  }
+  const siteId = events[0]!.siteId;
+  const documents: SearchDocument[] = [];
+  const removed: { collection: string; id: string }[] = [];
+  for (const event of last.values()) {
+    const data = event.data as unknown as ItemEventData;
+    const live = event.type !== 'item.deleted' && event.type !== 'item.hard_deleted' && !data.snapshot?.deletedAt;
+    if (!live) {
+      removed.push({ collection: data.collection, id: data.itemId });
+      continue;
+    }
+    const texts = indexedTextsOf(data.snapshot, await fieldTypesOf(tx, siteId, data.collection));
+    documents.push({ collection: data.collection, id: data.itemId, texts, version: event.streamPosition, indexedAt: event.recordedAt });
+  }
+  writeDocuments(tx, siteId, documents);
+  removeDocuments(tx, siteId, removed);
+}
+
+async function applySchemaEvent(tx: Queryable, event: StoredEvent): Promise<void> {
+  const siteId = event.siteId;
+  fieldTypesByTransaction.delete(tx);
+  if (event.type === 'field.removed') {
+    const { collection, field } = event.data as { collection: string; field: string };
+    tx.defer(sql`DELETE FROM search_fields WHERE site_id = ${siteId} AND collection = ${collection} AND field = ${field}`);
+    const documents = await tx.query<{ id: string; texts: IndexedTexts; version: number; indexed_at: Date }>(sql`
+      SELECT id, texts, version, indexed_at FROM search_documents
+       WHERE site_id = ${siteId} AND collection = ${collection} AND texts ? ${field}`);
+    writeDocuments(
+      tx,
+      siteId,
+      documents.map((document) => {
+        const { [field]: _removed, ...texts } = document.texts;
+        return { collection, id: document.id, texts, version: document.version, indexedAt: document.indexed_at };
+      }),
+    );
+    return;
+  }
+  const { collection, field } = event.data as { collection: string; field: { field: string; type?: string } };
+  if (!field?.field || typeof field.type !== 'string') return;
+  tx.defer(sql`
+    INSERT INTO search_fields (site_id, collection, field, type) VALUES (${siteId}, ${collection}, ${field.field}, ${field.type})
+    ON CONFLICT (site_id, collection, field) DO UPDATE SET type = excluded.type`);
+}
+
+/** Events of one site in log order: runs of item events are indexed together, schema events one by one. */
+async function applyEvents(tx: Queryable, events: readonly StoredEvent[]): Promise<void> {
+  let items: StoredEvent[] = [];
+  for (const event of events) {
+    if (!event.type.startsWith('field.')) {
+      items.push(event);
+      continue;
+    }
+    if (items.length > 0) await indexItemEvents(tx, items);
+    items = [];
+    await applySchemaEvent(tx, event);
+  }
+  if (items.length > 0) await indexItemEvents(tx, items);
 }
 
 const SCHEMA_EVENT_TYPES = ['field.added', 'field.updated', 'field.removed'] as const;
@@ -107,41 +198,6 @@ export const searchProjection = defineProjection({
   mode: 'async',
   eventTypes: [...ITEM_EVENT_TYPES, ...SCHEMA_EVENT_TYPES],
   tables: ['search_documents', 'search_fields'],
-  async apply(tx, event) {
-    const siteId = event.siteId;
-    if (event.type.startsWith('field.')) fieldTypesByTransaction.delete(tx);
-    switch (event.type) {
-      case 'field.added':
-      case 'field.updated': {
-        const { collection, field } = event.data as { collection: string; field: { field: string; type?: string } };
-        if (!field?.field || typeof field.type !== 'string') return;
-        tx.defer(sql`
-          INSERT INTO search_fields (site_id, collection, field, type) VALUES (${siteId}, ${collection}, ${field.field}, ${field.type})
-          ON CONFLICT (site_id, collection, field) DO UPDATE SET type = excluded.type`);
-        return;
-      }
-      case 'field.removed': {
-        const { collection, field } = event.data as { collection: string; field: string };
-        tx.defer(sql`DELETE FROM search_fields WHERE site_id = ${siteId} AND collection = ${collection} AND field = ${field}`);
-        const documents = await tx.query<{ id: string; texts: IndexedTexts; version: number; indexed_at: Date }>(sql`
-          SELECT id, texts, version, indexed_at FROM search_documents
-           WHERE site_id = ${siteId} AND collection = ${collection} AND texts ? ${field}`);
-        for (const document of documents) {
-          const { [field]: _removed, ...texts } = document.texts;
-          await writeDocument(tx, { siteId, collection, id: document.id }, texts, document.version, document.indexed_at);
-        }
-        return;
-      }
-      default: {
-        const data = event.data as unknown as ItemEventData;
-        const live = event.type !== 'item.deleted' && event.type !== 'item.hard_deleted' && !data.snapshot?.deletedAt;
-        if (!live) {
-          await removeDocument(tx, siteId, data.collection, data.itemId);
-          return;
-        }
-        const texts = indexedTextsOf(data.snapshot, await fieldTypesOf(tx, siteId, data.collection));
-        await writeDocument(tx, { siteId, collection: data.collection, id: data.itemId }, texts, event.streamPosition, event.recordedAt);
-      }
-    }
-  },
+  apply: (tx, event) => applyEvents(tx, [event]),
+  applyBatch: applyEvents,
 });

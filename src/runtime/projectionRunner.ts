@@ -30,17 +30,26 @@ export async function applyInline(tx: Queryable, projections: readonly Projectio
   }
 }
 
-/** Applies events of several sites: each event is applied under its own site's row-level security. */
+/**
+ * Applies events of several sites: each run of one site's events under that site's row-level
+ * security, in one `applyBatch` call where the projection has one (one statement per batch instead
+ * of one per event), else event by event.
+ */
 async function applyEvents(tx: Queryable, projection: Projection, events: readonly StoredEvent[]): Promise<void> {
-  let currentSite: string | null = null;
+  let run: StoredEvent[] = [];
+  const applyRun = async () => {
+    if (run.length === 0) return;
+    await tx.setSite(run[0]!.siteId);
+    if (projection.applyBatch && run.length > 1) await projection.applyBatch(tx, run);
+    else for (const event of run) await projection.apply(tx, event);
+    run = [];
+  };
   for (const event of events) {
     if (!handles(projection, event.type)) continue;
-    if (event.siteId !== currentSite) {
-      await tx.setSite(event.siteId);
-      currentSite = event.siteId;
-    }
-    await projection.apply(tx, event);
+    if (run.length > 0 && run[0]!.siteId !== event.siteId) await applyRun();
+    run.push(event);
   }
+  await applyRun();
 }
 
 export async function readCheckpoint(tx: Pick<Queryable, 'query'>, name: string, lock = false): Promise<GlobalCursor> {

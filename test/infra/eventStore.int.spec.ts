@@ -4,6 +4,7 @@ import { inject } from 'vitest';
 import { streamId, type StoredEvent } from '../../domain/shared/events.ts';
 import { registerUpcaster } from '../../domain/shared/upcasting.ts';
 import {
+  appendFirstEvents,
   appendToStream,
   cursorOf,
   readAll,
@@ -146,6 +147,29 @@ describe('appending to one stream', () => {
     expect(await database.withSite(siteB, (tx) => readStream(tx, stream))).toEqual([]);
     const stored = await database.withSite(siteA, (tx) => readStream(tx, stream));
     expect(stored.map((event) => event.eventId)).toEqual([eventId]);
+  });
+
+  it('starts new streams in bulk only for the site its transaction is set to', async () => {
+    const [siteA, siteB] = [uniqueSiteId('es'), uniqueSiteId('es')];
+    const bulk = (site: string, named: string) =>
+      database.withSite(site, (tx) =>
+        appendFirstEvents(tx, { siteId: named, metadata, events: [{ streamId: streamId(named, 'item', 'bulk-1'), event: { type: 'a', data: {} } }] }),
+      );
+    await expect(bulk(siteB, siteA)).rejects.toMatchObject({ code: '42501' });
+    expect(await database.withSite(siteA, (tx) => readStream(tx, streamId(siteA, 'item', 'bulk-1')))).toEqual([]);
+    expect(await bulk(siteA, siteA)).toHaveLength(1);
+  });
+
+  it('runs every function that writes or reads a stream as the log owner, scoped to the transaction’s site, without a NOTIFY inside', async () => {
+    // A NOTIFY inside an append holds PostgreSQL's database-wide notify lock through the commit and
+    // serializes every writer; the application notifies after commit instead.
+    const functions = await owner.query<{ name: string; definer: boolean; notifies: boolean; checks_site: boolean }>(sql`
+      SELECT proname AS name, prosecdef AS definer, prosrc LIKE '%pg_notify%' AS notifies, (prosrc LIKE '%svc_require_site%' OR prosrc LIKE '%site_id = current_setting(''svc.site_id'', true)%') AS checks_site
+        FROM pg_proc
+       WHERE proname IN ('svc_append', 'svc_append_first_events', 'svc_read_stream', 'svc_read_stream_head', 'svc_started_streams')
+       ORDER BY proname`);
+    expect(functions.map((fn) => fn.name)).toEqual(['svc_append', 'svc_append_first_events', 'svc_read_stream', 'svc_read_stream_head', 'svc_started_streams']);
+    for (const fn of functions) expect(fn, fn.name).toMatchObject({ definer: true, notifies: false, checks_site: true });
   });
 
   it('returns the events as stored: positions, transaction, time and a hash chain linking each to the one before', async () => {

@@ -1,6 +1,6 @@
 // The event store on PostgreSQL behind a small interface (append, readStream, readAll, subscribe),
 // so that another store could be put behind it later.
-import { randomUUID } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import { AppError } from '../../domain/shared/appError.ts';
 import type { EventMetadata, NewEvent, StoredEvent } from '../../domain/shared/events.ts';
 import { upcast } from '../../domain/shared/upcasting.ts';
@@ -78,7 +78,7 @@ export async function appendToStream(tx: Queryable, request: AppendRequest): Pro
   const expected =
     request.expectedVersion === 'any' ? null : request.expectedVersion === 'no_stream' ? 0 : request.expectedVersion;
   const payload = request.events.map((event) => ({
-    eventId: event.eventId ?? randomUUID(),
+    eventId: event.eventId ?? uuidv7(),
     type: event.type,
     schemaVersion: event.schemaVersion ?? 1,
     data: event.data ?? {},
@@ -146,7 +146,7 @@ export async function appendFirstEvents(tx: Queryable, request: FirstEventsReque
   if (request.events.length === 0) return [];
   const payload = request.events.map(({ streamId, event }) => ({
     streamId,
-    eventId: event.eventId ?? randomUUID(),
+    eventId: event.eventId ?? uuidv7(),
     type: event.type,
     schemaVersion: event.schemaVersion ?? 1,
     data: event.data ?? {},

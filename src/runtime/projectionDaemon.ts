@@ -2,12 +2,13 @@
 // log; others stand by and take over when that lock is released. Wakes on commits, polls as fallback.
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { readLogHead, type GlobalCursor } from '../../infra/eventstore/eventStore.ts';
+import type { StoredEvent } from '../../domain/shared/events.ts';
+import { readAll, readLogHead, type GlobalCursor } from '../../infra/eventstore/eventStore.ts';
 import type { LogNotifier } from '../../infra/eventstore/logNotifier.ts';
 import { releaserOf, type Database } from '../../infra/postgres/database.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 import type { Projection } from '../../projections/projection.ts';
-import { advisoryKey, BATCH_SIZE, readCheckpoint, stepAsyncProjection, stepAsyncProjectionFrom } from './projectionRunner.ts';
+import { advisoryKey, BATCH_SIZE, readCheckpoint, stepAsyncProjection, stepAsyncProjectionFrom, type BatchReader } from './projectionRunner.ts';
 
 export interface ProjectionDaemon {
   start(): Promise<void>;
@@ -62,27 +63,38 @@ export function createProjectionDaemon(options: {
     }
   }
 
+  /**
+   * Brings every led projection to the head, one batch per projection per round, so that projections
+   * standing at the same checkpoint (the usual case) share one read of the log per round.
+   */
   async function catchUp(): Promise<void> {
-    for (const projection of asyncProjections) {
-      if (!led.has(projection.name)) {
-        cursors.delete(projection.name);
-        continue;
-      }
-      try {
-        for (;;) {
-          if (!running) return;
+    for (const projection of asyncProjections) if (!led.has(projection.name)) cursors.delete(projection.name);
+    let behind = asyncProjections.filter((projection) => led.has(projection.name));
+    while (behind.length > 0 && running) {
+      const batches = new Map<string, Promise<readonly StoredEvent[]>>();
+      const readBatch: BatchReader = (from) => {
+        const key = `${from.txId}:${from.position}`;
+        let batch = batches.get(key);
+        if (!batch) batches.set(key, (batch = readAll(database, from, BATCH_SIZE)));
+        return batch;
+      };
+      const stillBehind: Projection[] = [];
+      for (const projection of behind) {
+        if (!running) return;
+        try {
           const from = cursors.get(projection.name) ?? (await readCheckpoint(database, projection.name));
-          const step = await stepAsyncProjectionFrom(database, projection, from);
+          const step = await stepAsyncProjectionFrom(database, projection, from, readBatch);
           if (step.cursor) cursors.set(projection.name, step.cursor);
           else cursors.delete(projection.name);
           // A short batch reached the head of the log as readers may see it; a voided one reads again.
-          if (step.cursor && step.read < BATCH_SIZE) break;
+          if (!step.cursor || step.read === BATCH_SIZE) stillBehind.push(projection);
+        } catch (error) {
+          cursors.delete(projection.name);
+          // One projection failing on an event must not hold the others back.
+          logger.error({ err: error, projection: projection.name }, 'async projection step failed');
         }
-      } catch (error) {
-        cursors.delete(projection.name);
-        // One projection failing on an event must not hold the others back.
-        logger.error({ err: error, projection: projection.name }, 'async projection step failed');
       }
+      behind = stillBehind;
     }
   }
 

@@ -74,6 +74,9 @@ async function writeCheckpoint(tx: Queryable, name: string, cursor: GlobalCursor
   tx.notifyAfterCommit('svc_checkpoints', name);
 }
 
+/** Reads the batch of the log after a cursor (BATCH_SIZE events at most). */
+export type BatchReader = (from: GlobalCursor) => Promise<readonly StoredEvent[]>;
+
 export interface StepResult {
   /** Events read (and applied): 0 at the head of the log, or when the step was voided. */
   read: number;
@@ -88,8 +91,13 @@ export interface StepResult {
  * batch) and the projection's deferred writes with the COMMIT: two round trips when the projection
  * only writes.
  */
-export async function stepAsyncProjectionFrom(database: Database, projection: Projection, from: GlobalCursor): Promise<StepResult> {
-  const batch = await readAll(database, from, BATCH_SIZE);
+export async function stepAsyncProjectionFrom(
+  database: Database,
+  projection: Projection,
+  from: GlobalCursor,
+  readBatch: BatchReader = (cursor) => readAll(database, cursor, BATCH_SIZE),
+): Promise<StepResult> {
+  const batch = await readBatch(from);
   if (batch.length === 0) return { read: 0, cursor: from };
   const to = cursorOf(batch.at(-1)!);
   try {

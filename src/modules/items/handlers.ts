@@ -3,7 +3,7 @@
 // and resolving dependents. Each write is item events with the acting principal in metadata,
 // appended with the expected stream version: a concurrent write is retried from a fresh read, or
 // answered 412 when the client sent If-Match.
-import { randomUUID } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import { checkItemInput } from '../../../domain/content/itemInput.ts';
 import {
   initialItemState,
@@ -38,9 +38,7 @@ export function itemStreamId(siteId: string, collection: string, itemId: string)
 
 /** A UUIDv7: random, but ordered by creation time (new rows land at the end of the primary key). */
 export function newItemId(): string {
-  const time = Date.now().toString(16).padStart(12, '0');
-  const random = randomUUID();
-  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15)}`;
+  return uuidv7();
 }
 
 export interface ItemWriteResult {

@@ -8,7 +8,7 @@ import type { LogNotifier } from '../../infra/eventstore/logNotifier.ts';
 import { releaserOf, type Database } from '../../infra/postgres/database.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 import type { Projection } from '../../projections/projection.ts';
-import { advisoryKey, BATCH_SIZE, readCheckpoint, stepAsyncProjection, stepAsyncProjectionFrom, type BatchReader } from './projectionRunner.ts';
+import { advisoryKey, BATCH_SIZE, readCheckpoint, stepAsyncProjection, stepAsyncProjectionFrom, stepAsyncProjectionsFrom, type BatchReader } from './projectionRunner.ts';
 
 export interface ProjectionDaemon {
   start(): Promise<void>;
@@ -63,9 +63,30 @@ export function createProjectionDaemon(options: {
     }
   }
 
+  /** Steps projections one at a time, so that one failing on an event does not hold the others back. */
+  async function stepEach(projections: readonly Projection[], readBatch: BatchReader): Promise<Projection[]> {
+    const behind: Projection[] = [];
+    for (const projection of projections) {
+      if (!running) break;
+      try {
+        const from = cursors.get(projection.name) ?? (await readCheckpoint(database, projection.name));
+        const step = await stepAsyncProjectionFrom(database, projection, from, readBatch);
+        if (step.cursor) cursors.set(projection.name, step.cursor);
+        else cursors.delete(projection.name);
+        // A short batch reached the head of the log as readers may see it; a voided one reads again.
+        if (!step.cursor || step.read === BATCH_SIZE) behind.push(projection);
+      } catch (error) {
+        cursors.delete(projection.name);
+        logger.error({ err: error, projection: projection.name }, 'async projection step failed');
+      }
+    }
+    return behind;
+  }
+
   /**
-   * Brings every led projection to the head, one batch per projection per round, so that projections
-   * standing at the same checkpoint (the usual case) share one read of the log per round.
+   * Brings every led projection to the head. Each round reads the next batch once for the
+   * projections standing at the same checkpoint (the usual case) and applies it to all of them in
+   * one transaction; if that fails, they step one at a time for that round.
    */
   async function catchUp(): Promise<void> {
     for (const projection of asyncProjections) if (!led.has(projection.name)) cursors.delete(projection.name);
@@ -78,23 +99,25 @@ export function createProjectionDaemon(options: {
         if (!batch) batches.set(key, (batch = readAll(database, from, BATCH_SIZE)));
         return batch;
       };
-      const stillBehind: Projection[] = [];
-      for (const projection of behind) {
-        if (!running) return;
+      const together = behind.filter((projection) => cursors.has(projection.name));
+      const from = together.length > 0 ? cursors.get(together[0]!.name)! : null;
+      const atFrom = from ? together.filter((projection) => sameCursor(cursors.get(projection.name)!, from)) : [];
+      if (from && atFrom.length > 1) {
         try {
-          const from = cursors.get(projection.name) ?? (await readCheckpoint(database, projection.name));
-          const step = await stepAsyncProjectionFrom(database, projection, from, readBatch);
-          if (step.cursor) cursors.set(projection.name, step.cursor);
-          else cursors.delete(projection.name);
-          // A short batch reached the head of the log as readers may see it; a voided one reads again.
-          if (!step.cursor || step.read === BATCH_SIZE) stillBehind.push(projection);
+          const step = await stepAsyncProjectionsFrom(database, atFrom, from, readBatch);
+          for (const projection of atFrom) {
+            if (step.cursor) cursors.set(projection.name, step.cursor);
+            else cursors.delete(projection.name);
+          }
+          const stillBehind = step.cursor === null || step.read === BATCH_SIZE;
+          const others = await stepEach(behind.filter((projection) => !atFrom.includes(projection)), readBatch);
+          behind = [...(stillBehind ? atFrom : []), ...others];
+          continue;
         } catch (error) {
-          cursors.delete(projection.name);
-          // One projection failing on an event must not hold the others back.
-          logger.error({ err: error, projection: projection.name }, 'async projection step failed');
+          logger.warn({ err: error, projections: atFrom.map((projection) => projection.name) }, 'joint projection step failed; stepping each alone');
         }
       }
-      behind = stillBehind;
+      behind = await stepEach(behind, readBatch);
     }
   }
 
@@ -182,4 +205,8 @@ export function createProjectionDaemon(options: {
       }
     },
   };
+}
+
+function sameCursor(a: GlobalCursor, b: GlobalCursor): boolean {
+  return a.txId === b.txId && a.position === b.position;
 }

@@ -85,15 +85,16 @@ export interface StepResult {
 }
 
 /**
- * One step of an async projection from `from` (its checkpoint, as its leader last left it): reads
- * the next batch, then applies it and advances the checkpoint in one transaction, the checkpoint
- * first (svc_advance_checkpoint locks it and refuses if it moved, e.g. by a rebuild, voiding the
- * batch) and the projection's deferred writes with the COMMIT: two round trips when the projection
- * only writes.
+ * One step of async projections standing at the same checkpoint `from` (as their leader last left
+ * it): reads the next batch once, then applies it to each and advances their checkpoints in one
+ * transaction, the checkpoints first (svc_advance_checkpoint locks each and refuses if it moved,
+ * e.g. by a rebuild, voiding the batch for all) and the projections' deferred writes with the
+ * COMMIT: two round trips and one commit however many projections, when they only write. A
+ * failure fails the step of all of them; the daemon then steps each alone.
  */
-export async function stepAsyncProjectionFrom(
+export async function stepAsyncProjectionsFrom(
   database: Database,
-  projection: Projection,
+  projections: readonly Projection[],
   from: GlobalCursor,
   readBatch: BatchReader = (cursor) => readAll(database, cursor, BATCH_SIZE),
 ): Promise<StepResult> {
@@ -102,15 +103,22 @@ export async function stepAsyncProjectionFrom(
   const to = cursorOf(batch.at(-1)!);
   try {
     await database.withSystem(async (tx) => {
-      tx.defer(sql`SELECT svc_advance_checkpoint(${projection.name}, ${from.txId}::xid8, ${from.position}, ${to.txId}::xid8, ${to.position})`);
-      tx.notifyAfterCommit('svc_checkpoints', projection.name);
-      await applyEvents(tx, projection, batch);
+      for (const projection of projections) {
+        tx.defer(sql`SELECT svc_advance_checkpoint(${projection.name}, ${from.txId}::xid8, ${from.position}, ${to.txId}::xid8, ${to.position})`);
+        tx.notifyAfterCommit('svc_checkpoints', projection.name);
+      }
+      for (const projection of projections) await applyEvents(tx, projection, batch);
     });
   } catch (error) {
     if ((error as { code?: string }).code === 'SV412') return { read: 0, cursor: null };
     throw error;
   }
   return { read: batch.length, cursor: to };
+}
+
+/** One step of one async projection from `from` (see stepAsyncProjectionsFrom). */
+export function stepAsyncProjectionFrom(database: Database, projection: Projection, from: GlobalCursor, readBatch?: BatchReader): Promise<StepResult> {
+  return stepAsyncProjectionsFrom(database, [projection], from, readBatch);
 }
 
 /** One step from the projection's stored checkpoint; returns how many events were applied. */

@@ -67,10 +67,10 @@ async function appendEvents(transactions: number, perTransaction: number): Promi
   );
 }
 
-async function startInstance(projection: Projection) {
+async function startInstance(...projections: Projection[]) {
   const database = createDatabase({ connectionString: fresh.url, poolSize: 4 });
   const notifier = await createLogNotifier(() => database.connect());
-  const daemon = createProjectionDaemon({ database, notifier, projections: [projection], pollMs: 200, logger: pino({ level: 'silent' }) });
+  const daemon = createProjectionDaemon({ database, notifier, projections, pollMs: 200, logger: pino({ level: 'silent' }) });
   await daemon.start();
   return {
     daemon,
@@ -185,6 +185,43 @@ describe('the projection daemon', () => {
       await appendEvents(5, 2);
       await instance.daemon.drain();
       expectEachOnce((await applications(table)).perEvent);
+    } finally {
+      await instance.stop();
+    }
+  });
+
+  it('applies a batch to projections at one checkpoint together, and keeps the others going when one fails on an event', { timeout: 60_000 }, async () => {
+    const [tableA, tableB] = [await probeTable(), await probeTable()];
+    const failing = defineProjection({
+      name: `failing_${tableA}`,
+      mode: 'async',
+      eventTypes: '*',
+      tables: [],
+      async apply(_tx, event) {
+        if (event.type === 'probe.happened' && event.data.n === 7 && event.data.index === 1) throw new Error('cannot apply this event');
+      },
+    });
+    const instance = await startInstance(probe(`joint_a_${tableA}`, tableA, 'one'), failing, probe(`joint_b_${tableB}`, tableB, 'one'));
+    try {
+      await appendEvents(40, 3);
+      const logSize = await everyEventBelowTheHorizon();
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const [a, b] = [await applications(tableA), await applications(tableB)];
+        const applied = (perEvent: Map<string, number>) => [...perEvent.values()].filter((times) => times > 0).length;
+        if (applied(a.perEvent) === logSize && applied(b.perEvent) === logSize) {
+          expectEachOnce(a.perEvent);
+          expectEachOnce(b.perEvent);
+          break;
+        }
+        if (Date.now() > deadline) throw new Error('the healthy projections did not apply the whole log');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const [bad] = await fresh.owner.query<{ position: number }>(
+        sql`SELECT position FROM events WHERE type = 'probe.happened' AND data->>'n' = '7' AND data->>'index' = '1'`,
+      );
+      const checkpoint = await readCheckpoint(fresh.owner, failing.name);
+      expect(checkpoint.position).toBeLessThan(bad!.position);
     } finally {
       await instance.stop();
     }

@@ -9,5 +9,5 @@ export { compileFilter, compileFilterNode, type CompileFilterContext } from './c
 export { evaluateFilter, evaluateFilterNode, type EvaluateFilterContext } from './evaluateFilter.ts';
 export { compileSort } from './compileSort.ts';
 export { compileAggregate, shapeAggregateRow, type AggregateColumn, type CompiledAggregate } from './compileAggregate.ts';
-export { parseFieldSelection, type FieldSelection, type RelationSelection } from './parseFieldSelection.ts';
+export { parseFieldSelection, type AnyItemSelection, type FieldSelection, type RelationSelection } from './parseFieldSelection.ts';
 export { operatorFits, operatorsFor } from './operators.ts';

@@ -11,7 +11,8 @@ export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 200;
 const MAX_DEEP_NESTING = 6;
 
-const FIELD_PATH = /^(\*|[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*(\.\*)?)$/;
+// A segment may name the target collection of an m2a item field: `blocks.item:headings.title`.
+const FIELD_PATH = /^(\*|[A-Za-z0-9_]+(:[A-Za-z0-9_]+)?(\.[A-Za-z0-9_]+(:[A-Za-z0-9_]+)?)*(\.\*)?)$/;
 const SORT_TERM = /^-?[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/;
 const FIELD_NAME = /^[A-Za-z0-9_]+$/;
 

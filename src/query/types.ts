@@ -15,10 +15,21 @@ export interface FieldRelation {
   relatedField?: string;
 }
 
+/**
+ * The item field of an m2a junction: it holds the id of an item of the collection that the row's
+ * `collectionField` names, one of `allowedCollections`. Filters treat it as a plain stored value;
+ * field selections can expand it (`blocks.item.title`, `blocks.item:headings.title`).
+ */
+export interface AnyItemReference {
+  collectionField: string;
+  allowedCollections: readonly string[];
+}
+
 export interface FieldDefinition {
   field: string;
   type: FieldType;
   relation?: FieldRelation;
+  anyItem?: AnyItemReference;
 }
 
 export type FieldMap = ReadonlyMap<string, FieldDefinition>;

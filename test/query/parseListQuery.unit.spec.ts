@@ -56,6 +56,9 @@ describe('parseListQuery', () => {
     [{ meta: 'filter_count' }, ['meta']],
     [{ fields: 'a,b c' }, ['fields']],
     [{ fields: 'a.*.b' }, ['fields']],
+    [{ fields: 'blocks.item:headings:texts.title' }, ['fields']],
+    [{ fields: 'blocks.item:.title' }, ['fields']],
+    [{ fields: '*:headings' }, ['fields']],
     [{ sort: 'title,--views' }, ['sort']],
     [{ sort: 'ti tle' }, ['sort']],
     [{ groupBy: 'a.b' }, ['groupBy']],
@@ -71,6 +74,8 @@ describe('parseListQuery', () => {
     expect(parseListQuery({ fields: 'title, author.name,*,author.*' }).fields).toEqual(['title', 'author.name', '*', 'author.*']);
     expect(parseListQuery({ fields: ['a', 'b,c'] }).fields).toEqual(['a', 'b', 'c']);
     expect(parseListQuery({ 'fields[]': ['a', 'b'] }).fields).toEqual(['a', 'b']);
+    // Directus' scoped selection of an m2a item field's target collection.
+    expect(parseListQuery({ fields: 'blocks.item:headings.title,blocks.item:texts.*' }).fields).toEqual(['blocks.item:headings.title', 'blocks.item:texts.*']);
   });
 
   it('reads sort with descending terms', () => {

@@ -1,9 +1,19 @@
-// Loads the relations a field selection names (`author.name`, `comments.*`) for a whole page of items
-// at once: one query per relation per level, never one per item. m2o fields become the related item
-// (null when missing or filtered out); to-many fields become lists (of ids when named alone).
+// Loads the relations a field selection names (`author.name`, `comments.*`, `blocks.item.title`) for a
+// whole page of items at once: one query per relation (per target collection, for m2a items) per
+// level, never one per item. m2o fields become the related item (null when missing or filtered out);
+// to-many fields become lists (of ids when named alone); an m2a junction's item field becomes the item
+// of the collection its row names.
 import { AppError } from '../../../domain/shared/appError.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
-import { compileFilter, compileSort, type DeepQuery, type FieldSelection, type RelationSelection, type SortSpec } from '../../query/index.ts';
+import {
+  compileFilter,
+  compileSort,
+  type AnyItemSelection,
+  type DeepQuery,
+  type FieldSelection,
+  type RelationSelection,
+  type SortSpec,
+} from '../../query/index.ts';
 import type { CollectionSchema } from '../schema/siteSchema.ts';
 import { shapeRow, type ItemRow } from './itemRecords.ts';
 import { baseCondition, itemColumns, tableOf, type ReadContext } from './itemSource.ts';
@@ -16,6 +26,10 @@ export function contentKeysOf(selection: FieldSelection, collection: CollectionS
   const keys = new Set<string>();
   for (const name of selection.local) if (collection.fields.has(name) && name !== 'status' && name !== 'sort') keys.add(name);
   for (const relation of selection.relations.values()) if (relation.kind === 'm2o') keys.add(relation.field);
+  for (const anyItem of selection.anyItems.values()) {
+    keys.add(anyItem.field);
+    keys.add(anyItem.collectionField);
+  }
   return [...keys];
 }
 
@@ -57,6 +71,10 @@ export async function shapeLevel(
   for (const relation of selection.relations.values()) {
     if (visibleFields && !visibleFields.has(relation.field)) continue;
     await loadRelation(context, rows, items, relation, deep[relation.field], [...deepPathPrefix, relation.field]);
+  }
+  for (const anyItem of selection.anyItems.values()) {
+    if (visibleFields && !visibleFields.has(anyItem.field)) continue;
+    await loadAnyItems(context, rows, items, anyItem, [...deepPathPrefix, anyItem.field]);
   }
   return items;
 }
@@ -144,3 +162,40 @@ async function loadRelation(
   });
 }
 
+/**
+ * Expands the item field of m2a junction rows: one query per target collection for the whole level.
+ * Each target collection is read as an m2o target is (its rows and fields as the reader may see
+ * them, soft-deleted items absent); a row naming a collection the relation does not allow reads null.
+ */
+async function loadAnyItems(
+  context: ReadContext,
+  rows: readonly ItemRow[],
+  items: Record<string, unknown>[],
+  anyItem: AnyItemSelection,
+  path: readonly (string | number)[],
+): Promise<void> {
+  const targetOf = (row: ItemRow) => {
+    const collection = row.data[anyItem.collectionField];
+    const id = row.data[anyItem.field];
+    return { collection: typeof collection === 'string' ? collection : null, id: typeof id === 'string' ? id : null };
+  };
+  const loaded = new Map<string, Map<string, Record<string, unknown>>>();
+  for (const [name, selection] of anyItem.targets) {
+    const related = context.schema.collections.get(name);
+    const ids = [...new Set(rows.map(targetOf).flatMap((target) => (target.collection === name && target.id !== null ? [target.id] : [])))];
+    if (!related || ids.length === 0) continue;
+    const children = await context.tx.query<ItemRow>(sql`
+      SELECT ${itemColumns('r', related, contentKeysOf(selection, related))} FROM ${tableOf(context.source)} r
+       WHERE ${baseCondition(context, related.name, 'r')} AND r.id = ANY(${ids}::text[])`);
+    const shaped = await shapeLevel(context, related, children, selection, {}, path);
+    loaded.set(name, new Map(shaped.map((item, index) => [children[index]!.id, item])));
+  }
+  rows.forEach((row, index) => {
+    const { collection, id } = targetOf(row);
+    let value: unknown = null;
+    if (collection !== null && id !== null && context.schema.collections.has(collection) && anyItem.allowedCollections.includes(collection)) {
+      value = anyItem.targets.has(collection) ? (loaded.get(collection)?.get(id) ?? null) : id;
+    }
+    items[index]![anyItem.field] = value;
+  });
+}

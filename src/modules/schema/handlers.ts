@@ -8,7 +8,7 @@ import {
   type CollectionSchemaDiff,
   type CollectionState,
 } from '../../../domain/content/collectionDecider.ts';
-import { checkRelationAgainstSchema, patchRelation, relationDecider, type SchemaView } from '../../../domain/content/relationDecider.ts';
+import { checkRelationAgainstSchema, patchRelation, relationDecider, type RelationCommand, type SchemaView } from '../../../domain/content/relationDecider.ts';
 import { diffRelations, resolveBundleRelations, type RelationDiff } from '../../../domain/content/schemaDiff.ts';
 import {
   patchContentField,
@@ -116,14 +116,24 @@ export async function updateCollection(
   });
 }
 
-/** Soft delete: the collection's relations go with it; its items and history stay in the log. */
+/**
+ * Soft delete: the collection's relations go with it, except that an m2a relation which merely
+ * allows it as a target (among others) only drops it from `allowedCollections`, as Directus does:
+ * the relation's other targets stay readable. Its items and history stay in the log.
+ */
 export async function deleteCollection(context: AppContext, siteId: string, name: string, metadata: EventMetadata): Promise<void> {
   await schemaTransaction(context, siteId, async (tx) => {
     const schema = await readSiteSchema(tx, siteId);
     const collection = schema.collections.get(name);
     if (!collection) throw new AppError('NOT_FOUND', 404, `Collection "${name}" not found`);
     for (const relation of collection.relations) {
-      await runRelationCommand(context, tx, siteId, relation.id, { type: 'deleteRelation', relationId: relation.id }, metadata);
+      const remaining = (relation.allowedCollections ?? []).filter((allowed) => allowed !== name);
+      const onlyTarget = relation.kind === 'm2a' && relation.collection !== name && relation.junctionCollection !== name;
+      const command: RelationCommand =
+        onlyTarget && remaining.length > 0
+          ? { type: 'updateRelation', relationId: relation.id, patch: { allowedCollections: remaining } }
+          : { type: 'deleteRelation', relationId: relation.id };
+      await runRelationCommand(context, tx, siteId, relation.id, command, metadata);
     }
     await runCollectionCommand(context, tx, siteId, name, { type: 'deleteCollection', collection: name }, metadata);
   });

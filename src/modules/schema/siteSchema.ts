@@ -15,7 +15,7 @@ import {
 } from '../../../domain/content/schemaModel.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
-import type { FieldDefinition as QueryField, FieldMap, FieldRelation, ResolveFields } from '../../query/index.ts';
+import type { AnyItemReference, FieldDefinition as QueryField, FieldMap, FieldRelation, ResolveFields } from '../../query/index.ts';
 
 export interface CollectionSchema {
   name: string;
@@ -91,6 +91,11 @@ function buildSiteSchema(siteId: string, rows: SchemaRows): SiteSchema {
     const current = map?.get(field);
     if (map && current) map.set(field, { ...current, relation: { kind: 'm2o', relatedCollection } });
   };
+  const linkAnyItem = (collection: string, field: string, anyItem: AnyItemReference) => {
+    const map = queryFields.get(collection);
+    const current = map?.get(field);
+    if (map && current) map.set(field, { ...current, anyItem });
+  };
   const addAlias = (collection: string, field: string, relation: FieldRelation) => {
     queryFields.get(collection)?.set(field, { field, type: 'string', relation });
   };
@@ -120,6 +125,10 @@ function buildSiteSchema(siteId: string, rows: SchemaRows): SiteSchema {
         break;
       case 'm2a':
         linkStored(relation.junctionCollection!, relation.junctionField!, relation.collection);
+        linkAnyItem(relation.junctionCollection!, relation.junctionItemField!, {
+          collectionField: relation.junctionCollectionField!,
+          allowedCollections: relation.allowedCollections ?? [],
+        });
         addAlias(relation.collection, relation.field, { kind: 'm2a', relatedCollection: relation.junctionCollection!, relatedField: relation.junctionField! });
         break;
     }

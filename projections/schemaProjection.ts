@@ -1,12 +1,14 @@
 // The content schema of each site (collections, collection_fields, collection_relations) and the
-// expression indexes it asks for, kept in the append's transaction so a schema change is live at
-// once. Every schema event also moves the site's schema version and wakes schema caches on every
-// instance (NOTIFY svc_schema, delivered at commit).
+// expression indexes it asks for (item_field_indexes), kept in the append's transaction so a schema
+// change is live at once. Indexes are only recorded here: the field index builder
+// (src/modules/schema/fieldIndexBuilder.ts) builds and drops them concurrently, outside any
+// transaction, so a schema change never blocks writes to `items`. Every schema event also moves the
+// site's schema version and wakes schema caches on every instance (NOTIFY svc_schema, delivered at commit).
 import { COLLECTION_EVENT_TYPES, FIELD_EVENT_TYPES } from '../domain/content/collectionDecider.ts';
 import { RELATION_EVENT_TYPES } from '../domain/content/relationDecider.ts';
 import { storedFieldsOf, type CollectionMeta, type ContentField, type FieldType, type RelationDefinition } from '../domain/content/schemaModel.ts';
 import type { Queryable } from '../infra/postgres/database.ts';
-import { sql } from '../infra/postgres/sql.ts';
+import { sql, type SqlFragment } from '../infra/postgres/sql.ts';
 import { defineProjection } from './projection.ts';
 
 type IndexKind = 'text' | 'numeric' | 'boolean' | 'json';
@@ -25,9 +27,37 @@ export function indexKindOf(field: ContentField): IndexKind {
 /** Content fields whose name is a column are never stored in `data`: they need no index of their own. */
 const COLUMN_FIELDS: ReadonlySet<string> = new Set(['status', 'sort']);
 
+const INDEX_KINDS: readonly IndexKind[] = ['text', 'numeric', 'boolean', 'json'];
+
 /**
- * Brings the index of one field to what the schema asks: one index of the field's kind when the field
- * is live and indexed or stores relation ids, none otherwise.
+ * Held (session-wide, exclusively) by the field index builder while it runs DDL on an index and
+ * records the outcome. A schema transaction that takes it shared knows the catalog's indexes stay as
+ * they are until it commits (the builder waits for it, then reads the rows it wrote).
+ */
+export const FIELD_INDEX_DDL_LOCK = 7_340_002;
+
+/** Transactions that hold FIELD_INDEX_DDL_LOCK shared (held until they end). */
+const stableTransactions = new WeakSet<Queryable>();
+
+/** Whether the catalog's field indexes can be trusted until this transaction ends: false while the builder runs DDL. */
+async function catalogIsStable(tx: Queryable): Promise<boolean> {
+  if (stableTransactions.has(tx)) return true;
+  const [row] = await tx.query<{ stable: boolean }>(sql`SELECT pg_try_advisory_xact_lock_shared(${FIELD_INDEX_DDL_LOCK}) AS stable`);
+  if (row?.stable) stableTransactions.add(tx);
+  return row?.stable === true;
+}
+
+/** The catalog's index named by the SQL `name` (NULL when there is none). */
+const indexOf = (name: SqlFragment) => sql`to_regclass('public.' || quote_ident(${name}))`;
+
+/**
+ * Records the index one field asks for: one index of the field's kind when the field is live and
+ * indexed or stores relation ids, none otherwise. The field index builder does the work. A row's
+ * state follows the catalog where it can be trusted (ready when a valid index of that name exists,
+ * building otherwise; a row without an index is simply removed), so a rebuild of this projection
+ * records the rows the incremental run left, and an index that is already there is not built again.
+ * While the builder runs DDL the catalog may be about to change: rows then go to building or dropping
+ * and the builder settles them.
  */
 async function syncFieldIndex(tx: Queryable, siteId: string, collection: string, fieldName: string): Promise<void> {
   if (COLUMN_FIELDS.has(fieldName)) return;
@@ -43,9 +73,30 @@ async function syncFieldIndex(tx: Queryable, siteId: string, collection: string,
     );
   }
   const kind = wanted && row ? indexKindOf(row.definition) : null;
-  // Unchanged indexes stay as they are (IF NOT EXISTS): only a new kind or a dropped flag builds or drops.
-  await tx.query(sql`SELECT svc_drop_item_field_index(${siteId}, ${collection}, ${fieldName}, ${kind}::text)`);
-  if (kind) await tx.query(sql`SELECT svc_ensure_item_field_index(${siteId}, ${collection}, ${fieldName}, ${kind})`);
+  const stable = await catalogIsStable(tx);
+  const unwanted = INDEX_KINDS.filter((other) => other !== kind);
+  const name = sql`svc_item_field_index_name(${siteId}, ${collection}, ${fieldName}, k.kind)`;
+  const sameField = sql`f.site_id = ${siteId} AND f.collection = ${collection} AND f.field = ${fieldName} AND f.kind = k.kind`;
+  // Kinds no longer wanted: a row without an index goes; an index (or a row while the catalog may
+  // be changing) is left to the builder to drop.
+  tx.defer(sql`
+    DELETE FROM item_field_indexes f USING unnest(${unwanted}::text[]) AS k(kind)
+     WHERE ${sameField} AND ${stable}::boolean AND ${indexOf(name)} IS NULL`);
+  tx.defer(sql`
+    INSERT INTO item_field_indexes (site_id, collection, field, kind, state)
+    SELECT ${siteId}, ${collection}, ${fieldName}, k.kind, 'dropping' FROM unnest(${unwanted}::text[]) AS k(kind)
+     WHERE ${indexOf(name)} IS NOT NULL OR EXISTS (SELECT 1 FROM item_field_indexes f WHERE ${sameField})
+    ON CONFLICT (site_id, collection, field, kind) DO UPDATE SET state = 'dropping', error = NULL`);
+  if (!kind) return;
+  // The wanted kind: a row already asking for it stays as it is (its build may be under way).
+  tx.defer(sql`
+    INSERT INTO item_field_indexes (site_id, collection, field, kind, state)
+    SELECT ${siteId}, ${collection}, ${fieldName}, k.kind,
+           CASE WHEN ${stable}::boolean AND coalesce((SELECT indisvalid FROM pg_index WHERE indexrelid = ${indexOf(name)}), false)
+                THEN 'ready' ELSE 'building' END
+      FROM (VALUES (${kind}::text)) AS k(kind)
+    ON CONFLICT (site_id, collection, field, kind) DO UPDATE SET state = excluded.state, error = NULL
+     WHERE item_field_indexes.state = 'dropping'`);
 }
 
 async function upsertRelation(tx: Queryable, siteId: string, relation: RelationDefinition, at: Date): Promise<void> {
@@ -59,7 +110,7 @@ export const schemaProjection = defineProjection({
   name: 'schema',
   mode: 'inline',
   eventTypes: [...COLLECTION_EVENT_TYPES, ...FIELD_EVENT_TYPES, ...RELATION_EVENT_TYPES],
-  tables: ['collection_relations', 'collection_fields', 'collections', 'schema_versions'],
+  tables: ['item_field_indexes', 'collection_relations', 'collection_fields', 'collections', 'schema_versions'],
   async apply(tx, event) {
     const { siteId } = event;
     const at = event.recordedAt;

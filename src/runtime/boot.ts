@@ -1,5 +1,5 @@
 // Builds the running service: database (embedded or DATABASE_URL), migrations, the log notifier,
-// the projection daemon and the HTTP server, and tears them down in reverse order.
+// the projection daemon, the field index builder and the scheduler, and tears them down in reverse order.
 import { readFileSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
 import { createLogNotifier } from '../../infra/eventstore/logNotifier.ts';
@@ -8,6 +8,7 @@ import { startEmbeddedPostgres } from '../../infra/postgres/embedded.ts';
 import { migrate } from '../../infra/postgres/migrate.ts';
 import { projections } from '../../projections/index.ts';
 import type { Config } from '../config/config.ts';
+import { createFieldIndexBuilder } from '../modules/schema/fieldIndexBuilder.ts';
 import type { AppContext } from './context.ts';
 import { createProjectionDaemon } from './projectionDaemon.ts';
 import { startScheduler } from './scheduler.ts';
@@ -31,7 +32,7 @@ export async function resolveDatabaseUrl(config: Config, logger: Logger): Promis
 
 export interface ContextOptions {
   logger?: Logger;
-  /** Start the async projection daemon (default true). */
+  /** Start the async projection daemon, the field index builder and the scheduler (default true). */
   runProjections?: boolean;
 }
 
@@ -48,6 +49,9 @@ export async function createContext(config: Config, options: ContextOptions = {}
   closeHooks.push(() => notifier.close());
   const daemon = createProjectionDaemon({ database, notifier, projections, pollMs: config.SVC_PROJECTION_POLL_MS, logger });
   closeHooks.push(() => daemon.stop());
+  // DDL on `items` needs its owner: the builder connects with the URL's own role, not the application role.
+  const fieldIndexBuilder = createFieldIndexBuilder({ connectionString: databaseServer.url, notifier, logger, pollMs: config.SVC_FIELD_INDEX_POLL_MS });
+  closeHooks.push(() => fieldIndexBuilder.stop());
   const context: AppContext & { databaseUrl: string } = {
     config,
     database,
@@ -55,6 +59,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     notifier,
     projections,
     daemon,
+    fieldIndexBuilder,
     logger,
     version: SERVICE_VERSION,
     startedAt: new Date(),
@@ -69,6 +74,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   };
   if (options.runProjections !== false) {
     await daemon.start();
+    fieldIndexBuilder.start();
     const scheduler = startScheduler(context, { intervalMs: config.SVC_SCHEDULER_INTERVAL_MS });
     closeHooks.push(() => scheduler.stop());
   }

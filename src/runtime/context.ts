@@ -4,6 +4,7 @@ import type { LogNotifier } from '../../infra/eventstore/logNotifier.ts';
 import type { Database } from '../../infra/postgres/database.ts';
 import type { Projection } from '../../projections/projection.ts';
 import type { Config } from '../config/config.ts';
+import type { FieldIndexBuilder } from '../modules/schema/fieldIndexBuilder.ts';
 import type { ProjectionDaemon } from './projectionDaemon.ts';
 
 export interface AppContext {
@@ -12,6 +13,8 @@ export interface AppContext {
   notifier: LogNotifier;
   projections: readonly Projection[];
   daemon: ProjectionDaemon;
+  /** Builds and drops the content field indexes the schema asks for (started with the daemon). */
+  fieldIndexBuilder: FieldIndexBuilder;
   logger: Logger;
   version: string;
   startedAt: Date;

@@ -62,6 +62,30 @@ export async function getField(tx: Queryable, siteId: string, collection: string
   return { collection, ...orderedField(row.definition) };
 }
 
+/**
+ * Where the expression index of a field stands (item_field_indexes): `building` (asked for, not yet
+ * usable), `ready`, `failed` (with the database's error; tried again later) or `dropping` (no longer
+ * wanted, being dropped).
+ */
+export interface FieldIndexStatus {
+  state: 'building' | 'ready' | 'failed' | 'dropping';
+  error: string | null;
+  index: string;
+}
+
+/**
+ * The index status of each field of a collection that has an index (or of one field). A field whose
+ * kind changed has two rows while the old index drops: the wanted one is shown.
+ */
+export async function fieldIndexStatuses(tx: Queryable, siteId: string, collection: string, field: string | null = null): Promise<Map<string, FieldIndexStatus>> {
+  const rows = await tx.query<{ field: string; state: FieldIndexStatus['state']; error: string | null; index_name: string }>(sql`
+    SELECT field, state, error, index_name FROM item_field_indexes
+     WHERE site_id = ${siteId} AND collection = ${collection} AND (${field}::text IS NULL OR field = ${field})
+     ORDER BY field, (state = 'dropping') DESC, kind`);
+  // Ordered so that, per field, a wanted row comes last and wins.
+  return new Map(rows.map((row) => [row.field, { state: row.state, error: row.error, index: row.index_name }]));
+}
+
 interface RelationRow {
   definition: RelationDefinition;
   created_at: Date;

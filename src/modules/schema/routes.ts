@@ -34,7 +34,16 @@ import {
   updateField,
   updateRelation,
 } from './handlers.ts';
-import { exportCollectionSchema, getCollection, getField, getRelation, listCollections, listFields, listRelations } from './queries.ts';
+import {
+  exportCollectionSchema,
+  fieldIndexStatuses,
+  getCollection,
+  getField,
+  getRelation,
+  listCollections,
+  listFields,
+  listRelations,
+} from './queries.ts';
 
 const admin = { config: { site: 'required' as const, access: 'siteAdmin' as const } };
 // Reads are open to signed-in principals, narrowed by their permissions (src/access/schemaAccess.ts).
@@ -104,8 +113,13 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
   api.get('/fields/:collection', { ...reader, schema: { tags: ['schema'], params: z.object({ collection: collectionName }) } }, async (request) => {
     const access = await requestAccess(context, request);
     assertCanSeeCollection(access, request.params.collection);
-    const fields = await read(request.siteId, (tx) => listFields(tx, request.siteId, request.params.collection));
-    return { data: fields.filter((field) => canSeeField(access, request.params.collection, field.field)) };
+    const { collection } = request.params;
+    const fields = await read(request.siteId, (tx) => listFields(tx, request.siteId, collection));
+    const data = fields.filter((field) => canSeeField(access, collection, field.field));
+    // Index states are for administrators (a failed build's error can quote an item's value).
+    if (!access.admin) return { data };
+    const indexes = await read(request.siteId, (tx) => fieldIndexStatuses(tx, request.siteId, collection));
+    return { data, meta: { indexStatus: Object.fromEntries(data.map((field) => [field.field, indexes.get(field.field) ?? null])) } };
   });
 
   api.post(
@@ -123,7 +137,11 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
     if (!canSeeField(access, request.params.collection, request.params.field)) {
       throw new AppError('NOT_FOUND', 404, `Field "${request.params.field}" of "${request.params.collection}" not found`);
     }
-    return { data: await read(request.siteId, (tx) => getField(tx, request.siteId, request.params.collection, request.params.field)) };
+    const { collection, field } = request.params;
+    const data = await read(request.siteId, (tx) => getField(tx, request.siteId, collection, field));
+    if (!access.admin) return { data };
+    const indexes = await read(request.siteId, (tx) => fieldIndexStatuses(tx, request.siteId, collection, field));
+    return { data, meta: { indexStatus: indexes.get(field) ?? null } };
   });
 
   api.patch('/fields/:collection/:field', { ...admin, schema: { tags: ['schema'], params: fieldParams, body: fieldPatchInput } }, async (request) => ({

@@ -9,6 +9,7 @@ import type { SqlQuery } from '../../../infra/postgres/sql.ts';
 import { listItems } from '../../../src/modules/items/queries.ts';
 import { parseListQuery } from '../../../src/query/index.ts';
 import type { AppContext } from '../../../src/runtime/context.ts';
+import { settledIndexes } from '../../support/fieldIndexes.ts';
 import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
 import { withCall, type ContentSite } from './support.ts';
 
@@ -38,6 +39,8 @@ beforeAll(async () => {
   }));
   expect((await site.call('POST', '/items/articles', items)).status).toBe(201);
   const owner = createDatabase({ connectionString: inject('databaseUrl'), poolSize: 1, asApplicationRole: false });
+  // The indexes are built after the schema command returns; the planner uses them once they are valid.
+  await settledIndexes(service, owner.pool, site.siteId);
   await owner.query({ text: 'ANALYZE items', values: [] });
   await owner.close();
 });

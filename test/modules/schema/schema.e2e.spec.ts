@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { settledIndexes } from '../../support/fieldIndexes.ts';
 import { createTestSite, startTestService, type TestService, type TestSite } from '../../support/testService.ts';
 import { createMember } from '../identity/support/identity.ts';
 
@@ -201,13 +202,24 @@ describe('fields', () => {
           `%site_id = '${site.siteId}'::text%`,
         ])
       ).rows.map((row) => row.indexdef);
+    // Indexes are built after the schema command returns: wait until the site's index rows settle.
+    const settled = () => settledIndexes(service, owner, site.siteId);
+    await settled();
     expect(await indexes()).toEqual([expect.stringMatching(/\(\(\(data ->> 'views'::text\)\)::numeric\).*collection = 'articles'::text.*deleted_at IS NULL/)]);
+    const views = await call('GET', '/fields/articles/views');
+    expect(views.body.meta.indexStatus).toEqual({ state: 'ready', error: null, index: expect.stringMatching(/^items_f_[0-9a-f]{24}$/) });
+    expect((await call('GET', '/fields/articles')).body.meta.indexStatus).toEqual({ title: null, views: views.body.meta.indexStatus, author: null });
     await call('POST', '/relations', { kind: 'm2o', collection: 'articles', field: 'author', relatedCollection: 'authors' });
+    await settled();
     expect(await indexes()).toHaveLength(2);
     expect((await indexes()).some((definition) => definition.includes("(data ->> 'author'::text)"))).toBe(true);
+    expect((await call('GET', '/fields/articles/author')).body.meta.indexStatus.state).toBe('ready');
     await call('PATCH', '/fields/articles/views', { indexed: false });
+    await settled();
     expect(await indexes()).toHaveLength(1);
+    expect((await call('GET', '/fields/articles/views')).body.meta.indexStatus).toBeNull();
     await call('DELETE', '/collections/articles');
+    expect(await settled()).toEqual([]);
     expect(await indexes()).toEqual([]);
   });
 });

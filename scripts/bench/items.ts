@@ -193,6 +193,7 @@ export async function run(args: string[]): Promise<void> {
       await owner.query('VACUUM ANALYZE events');
     }
     await waitForAsyncProjections(owner);
+    await waitForFieldIndexes(owner, siteId);
     const total = Number((await owner.query<{ count: string }>(`SELECT count(*) FROM items WHERE site_id = $1 AND collection = 'articles'`, [siteId])).rows[0]?.count);
     console.log(`articles in the collection: ${total}`);
     const ids = (await owner.query<{ id: string }>(`SELECT id FROM items WHERE site_id = $1 AND collection = 'articles' ORDER BY random() LIMIT 2000`, [siteId])).rows.map(
@@ -343,6 +344,24 @@ async function waitForAsyncProjections(owner: pg.Client): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
   console.log(`async projections caught up after ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
+/** Field indexes are built after the schema command, by the field index builder: the list scenario needs them valid. */
+async function waitForFieldIndexes(owner: pg.Client, siteId: string): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const { rows } = await owner.query<{ state: string; error: string | null; count: string }>(
+      `SELECT state, max(error) AS error, count(*) FROM item_field_indexes WHERE site_id = $1 GROUP BY state`,
+      [siteId],
+    );
+    const failed = rows.find((row) => row.state === 'failed');
+    if (failed) throw new Error(`a field index build failed: ${failed.error}`);
+    if (rows.every((row) => row.state === 'ready')) break;
+    if (Date.now() - started > 30 * 60_000) throw new Error('field indexes were not built in 30 minutes');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  const seconds = Math.round((Date.now() - started) / 1000);
+  if (seconds > 0) console.log(`field indexes ready after ${seconds} s`);
 }
 
 /** CPU time (user + system) the process has used, from /proc (Linux; 0 elsewhere). */

@@ -2,6 +2,7 @@
 // advisory lock per task; an instance that cannot take it skips that task this tick). Add a task
 // to `scheduledTasks`; it receives the tick's time, so it can be run in tests with any `now`.
 import { pruneChangeFeeds } from '../modules/cdc/retention.ts';
+import { compactItemCounts } from '../modules/items/itemCounts.ts';
 import type { AppContext } from './context.ts';
 import { advisoryKey } from './projectionRunner.ts';
 
@@ -11,7 +12,10 @@ export interface ScheduledTask {
   run(context: AppContext, now: Date, signal: AbortSignal): Promise<void>;
 }
 
-export const scheduledTasks: ScheduledTask[] = [{ name: 'cdc-retention', run: pruneChangeFeeds }];
+export const scheduledTasks: ScheduledTask[] = [
+  { name: 'cdc-retention', run: pruneChangeFeeds },
+  { name: 'item-counts', run: compactItemCounts },
+];
 
 export interface Scheduler {
   /** Runs every task once now (those another instance is running are skipped). */

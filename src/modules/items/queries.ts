@@ -21,6 +21,7 @@ import type { AppContext } from '../../runtime/context.ts';
 import { loadSiteSchema } from '../schema/schemaCache.ts';
 import type { CollectionSchema, SiteSchema } from '../schema/siteSchema.ts';
 import type { ItemRow } from './itemRecords.ts';
+import { countedTotal } from './itemCounts.ts';
 import { baseCondition, itemColumns, LIVE_ITEMS, tableOf, type ItemSource, type ReadContext } from './itemSource.ts';
 import { contentKeysOf, shapeLevel } from './relationLoader.ts';
 import { logSensitiveReads } from './sensitiveReads.ts';
@@ -162,6 +163,8 @@ export async function listItems(app: AppContext, input: ListItemsInput): Promise
     const items = await shapeLevel(context, collection, rows, selection, query.deep, []);
     if (singleton) return { data: items[0] ?? null };
     if (query.meta === 'none') return { data: items, meta: { limit, offset } };
+    const counted = await countedTotal(context, collection.name, query.filter, input.restrictions?.filter !== undefined);
+    if (counted !== null) return { data: items, meta: { total: counted, limit, offset } };
     const [count] = await context.tx.query<{ total: number }>(sql`SELECT count(*)::int AS total FROM ${tableOf(context.source)} i WHERE ${where}`);
     return { data: items, meta: { total: count?.total ?? 0, limit, offset } };
   });

@@ -58,6 +58,15 @@ async function snapshot(): Promise<Record<string, string[]>> {
   const tables = await snapshotReadModels(fresh.owner, contentProjections);
   const indexes = await fresh.owner.query<{ indexdef: string }>(sql`SELECT indexdef FROM pg_indexes WHERE tablename = 'items' ORDER BY indexdef`);
   tables.indexes = indexes.map((row) => row.indexdef);
+  // List totals come from the count rows (migration 0104): folded, they equal the live items.
+  const counted = await fresh.owner.query<{ key: string }>(sql`
+    SELECT concat_ws('/', site_id, collection, status, sum(live)) AS key FROM item_count_deltas
+     GROUP BY site_id, collection, status HAVING sum(live) <> 0 ORDER BY 1`);
+  const live = await fresh.owner.query<{ key: string }>(sql`
+    SELECT concat_ws('/', site_id, collection, status, count(*)) AS key FROM items WHERE deleted_at IS NULL
+     GROUP BY site_id, collection, status ORDER BY 1`);
+  expect(counted.map((row) => row.key)).toEqual(live.map((row) => row.key));
+  tables.item_counts = counted.map((row) => row.key);
   return tables;
 }
 

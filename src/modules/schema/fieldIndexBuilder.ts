@@ -87,31 +87,9 @@ export function createFieldIndexBuilder(options: FieldIndexBuilderOptions): Fiel
   let stopped = false;
   let loop: Promise<void> | null = null;
   let unsubscribe: () => void = () => undefined;
-  let wakeRequested = false;
-  let wakeUp: (() => void) | null = null;
-
-  function wake(): void {
-    wakeRequested = true;
-    wakeUp?.();
-  }
-
-  function sleep(ms: number): Promise<void> {
-    if (wakeRequested || stopped) {
-      wakeRequested = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        wakeUp = null;
-        wakeRequested = false;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      timer.unref();
-      wakeUp = done;
-    });
-  }
+  /** A schema commit seen while a pass ran: the next pass starts at once instead of after the poll. */
+  let notified = false;
+  const stopping = new AbortController();
 
   /** Takes the builder lock if no other instance holds it. The first time, re-checks indexes said to be ready. */
   async function lead(): Promise<pg.PoolClient | null> {
@@ -290,7 +268,11 @@ export function createFieldIndexBuilder(options: FieldIndexBuilderOptions): Fiel
         leader?.release(true);
         leader = null;
       }
-      await sleep(options.pollMs);
+      if (notified || stopped) {
+        notified = false;
+        continue;
+      }
+      await notifier.next('svc_schema', options.pollMs, stopping.signal);
     }
   }
 
@@ -301,14 +283,16 @@ export function createFieldIndexBuilder(options: FieldIndexBuilderOptions): Fiel
     stats,
     start() {
       if (loop || stopped) return;
-      unsubscribe = notifier.on('svc_schema', wake);
+      unsubscribe = notifier.on('svc_schema', () => {
+        notified = true;
+      });
       loop = run();
     },
     async stop() {
       if (stopped) return;
       stopped = true;
       unsubscribe();
-      wake();
+      stopping.abort();
       // Shutdown does not wait for a long build: cancel it (its INVALID leftover is repaired later).
       // Again every second: a cancel that reaches the server just before the statement is lost.
       const cancel = async () => {

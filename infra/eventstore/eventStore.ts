@@ -132,24 +132,28 @@ export async function appendToStream(tx: Queryable, request: AppendRequest): Pro
 
 export interface FirstEventsRequest {
   siteId: string;
-  /** One event per stream; every stream must be new (a stream that exists is a conflict). */
-  events: { streamId: string; event: NewEvent }[];
+  /**
+   * One event per stream; every stream must be new (a stream that exists is a conflict). An event's
+   * own metadata, when given, replaces the request's (writes of several requests in one append).
+   */
+  events: { streamId: string; event: NewEvent; metadata?: EventMetadata }[];
   metadata: EventMetadata;
 }
 
 /**
  * Starts many new streams with one event each in one statement (bulk creates). Same hash chain and
  * conflict rule as `appendToStream` with `expectedVersion: 'no_stream'`: a stream that already
- * exists fails the whole append with a conflict. SQL: svc_append_first_events (migration 0101).
+ * exists fails the whole append with a conflict. SQL: svc_append_first_events (migrations 0102, 0105).
  */
 export async function appendFirstEvents(tx: Queryable, request: FirstEventsRequest): Promise<StoredEvent[]> {
   if (request.events.length === 0) return [];
-  const payload = request.events.map(({ streamId, event }) => ({
+  const payload = request.events.map(({ streamId, event, metadata }) => ({
     streamId,
     eventId: event.eventId ?? uuidv7(),
     type: event.type,
     schemaVersion: event.schemaVersion ?? 1,
     data: event.data ?? {},
+    ...(metadata ? { metadata } : {}),
   }));
   let rows: { global_position: number; event_tx_id: string; new_event_id: string; event_recorded_at: Date; event_hash: string }[];
   try {
@@ -177,7 +181,7 @@ export async function appendFirstEvents(tx: Queryable, request: FirstEventsReque
         type: event.type,
         schemaVersion: lifted.version,
         data: lifted.data,
-        metadata: request.metadata,
+        metadata: event.metadata ?? request.metadata,
         recordedAt: row.event_recorded_at,
         hash: row.event_hash,
         prevHash: null,

@@ -22,6 +22,7 @@ import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { inSiteTransaction } from '../../runtime/commandBus.ts';
 import type { AppContext } from '../../runtime/context.ts';
+import { createGroupCommit, type GroupCommit, type WriteOutcome } from '../../runtime/groupCommit.ts';
 import { applyInline } from '../../runtime/projectionRunner.ts';
 import { loadCollectionSchema, loadSiteSchema } from '../schema/schemaCache.ts';
 import type { CollectionSchema, SiteSchema } from '../schema/siteSchema.ts';
@@ -169,7 +170,7 @@ export interface CreateItemsInput {
   authorize?: (snapshot: ItemSnapshot, basePath: (string | number)[]) => void;
 }
 
-/** Creates items all or nothing, in one transaction and one append. */
+/** Creates items all or nothing, in one transaction and one append (shared with concurrent creates: itemCreateGroup). */
 export async function createItemsWithVersions(context: ItemsWriteContext, input: CreateItemsInput): Promise<ItemWriteResult[]> {
   const schema = await loadSiteSchema(context, input.siteId);
   const collection = collectionOf(schema, input.collection);
@@ -177,7 +178,7 @@ export async function createItemsWithVersions(context: ItemsWriteContext, input:
   const now = new Date().toISOString();
   const actorId = input.metadata.actor.id;
   const seen = new Map<string, number>();
-  const planned: { id: string; provided: boolean; basePath: (string | number)[]; snapshot: ItemSnapshot; event: ReturnType<typeof itemDecider.decide>[number] }[] = [];
+  const planned: { id: string; provided: boolean; basePath: (string | number)[]; snapshot: ItemSnapshot; event: NewItemEvent }[] = [];
   for (const [index, body] of input.items.entries()) {
     const basePath = bulk ? ['body', index] : ['body'];
     const { id: givenId, changes } = await prepareChanges(schema, collection, body, { mode: 'create', locale: input.locale ?? null, basePath });
@@ -203,24 +204,74 @@ export async function createItemsWithVersions(context: ItemsWriteContext, input:
     planned.push({ id, provided: givenId !== null || collection.meta.singleton, basePath, snapshot: event.data.snapshot, event });
   }
   if (planned.length === 0) return [];
-  await inSiteTransaction(context, input.siteId, async (tx) => {
-    const provided = planned.filter((item) => item.provided);
-    if (provided.length > 0) {
-      const streams = provided.map((item) => itemStreamId(input.siteId, collection.name, item.id));
-      const existing = await startedStreams(tx, streams);
-      const taken = provided.find((item) => existing.has(itemStreamId(input.siteId, collection.name, item.id)));
-      if (taken) {
-        throw new AppError('CONFLICT', 409, `An item "${taken.id}" of "${collection.name}" exists or existed`, { path: [...taken.basePath, 'id'] });
-      }
-    }
-    const events = await appendFirstEvents(tx, {
-      siteId: input.siteId,
-      events: planned.map((item) => ({ streamId: itemStreamId(input.siteId, collection.name, item.id), event: item.event })),
-      metadata: input.metadata,
-    });
-    await applyInline(tx, context.projections, events);
+  await itemCreateGroup(context).submit(input.siteId, {
+    collection: collection.name,
+    metadata: input.metadata,
+    items: planned.map((item) => ({ id: item.id, provided: item.provided, basePath: item.basePath, event: item.event })),
   });
   return planned.map((item) => ({ snapshot: item.snapshot, version: 1, draft: null }));
+}
+
+/** One create request, decided and authorized, waiting for its transaction. */
+interface PlannedCreate {
+  collection: string;
+  metadata: EventMetadata;
+  items: { id: string; provided: boolean; basePath: (string | number)[]; event: NewItemEvent }[];
+}
+
+type NewItemEvent = ReturnType<typeof itemDecider.decide>[number];
+
+const createGroups = new WeakMap<ItemsWriteContext['database'], WeakMap<ItemsWriteContext['projections'], GroupCommit<PlannedCreate, void>>>();
+
+/**
+ * The creates of one service share transactions under load (group commit): one append, one insert per
+ * read model. Each request stays all or nothing: a request whose given id is taken is refused alone,
+ * and when the joint transaction fails, each request runs again alone.
+ */
+export function itemCreateGroup(context: ItemsWriteContext): GroupCommit<PlannedCreate, void> {
+  let byProjections = createGroups.get(context.database);
+  if (!byProjections) createGroups.set(context.database, (byProjections = new WeakMap()));
+  let group = byProjections.get(context.projections);
+  if (!group) {
+    group = createGroupCommit<PlannedCreate, void>((siteId, creates) => createJointly(context, siteId, creates), {
+      weigh: (create) => create.items.length,
+      maxWeight: 500,
+      soloWeight: 100,
+    });
+    byProjections.set(context.projections, group);
+  }
+  return group;
+}
+
+async function createJointly(context: ItemsWriteContext, siteId: string, creates: PlannedCreate[]): Promise<WriteOutcome<void>[]> {
+  return inSiteTransaction(context, siteId, async (tx) => {
+    const providedStreams = creates.flatMap((create) =>
+      create.items.filter((item) => item.provided).map((item) => itemStreamId(siteId, create.collection, item.id)),
+    );
+    // Taken: by an item that exists or existed, or by an earlier request of this transaction.
+    const taken = providedStreams.length > 0 ? await startedStreams(tx, providedStreams) : new Set<string>();
+    const outcomes = creates.map((create): WriteOutcome<void> => {
+      const provided = create.items.filter((item) => item.provided);
+      const clash = provided.find((item) => taken.has(itemStreamId(siteId, create.collection, item.id)));
+      if (clash) {
+        const message = `An item "${clash.id}" of "${create.collection}" exists or existed`;
+        return { ok: false, error: new AppError('CONFLICT', 409, message, { path: [...clash.basePath, 'id'] }) };
+      }
+      for (const item of provided) taken.add(itemStreamId(siteId, create.collection, item.id));
+      return { ok: true, value: undefined };
+    });
+    const accepted = creates.filter((_, index) => outcomes[index]!.ok);
+    if (accepted.length === 0) return outcomes;
+    const events = await appendFirstEvents(tx, {
+      siteId,
+      events: accepted.flatMap((create) =>
+        create.items.map((item) => ({ streamId: itemStreamId(siteId, create.collection, item.id), event: item.event, metadata: create.metadata })),
+      ),
+      metadata: accepted[0]!.metadata,
+    });
+    await applyInline(tx, context.projections, events);
+    return outcomes;
+  });
 }
 
 /** Contract: creates items (all or nothing) and returns their snapshots. */

@@ -1,0 +1,108 @@
+// Creates that arrive while their site's transactions are busy share the next one (group commit,
+// src/runtime/groupCommit.ts). Each request must still be its own: its actor and request id on its
+// events, its own answer, and a refusal that touches no other request.
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { itemCreateGroup, itemStreamId } from '../../../src/modules/items/handlers.ts';
+import { createTestSite, startTestService, type TestResponse, type TestService } from '../../support/testService.ts';
+import { createContentModel, createItem, createMember, createRole, grant, withHelpers, type AccessSite } from '../access/support.ts';
+
+let service: TestService;
+let owner: pg.Client;
+
+beforeAll(async () => {
+  service = await startTestService();
+  owner = new pg.Client({ connectionString: inject('databaseUrl') });
+  await owner.connect();
+});
+afterAll(async () => {
+  await owner.end();
+  await service.close();
+});
+
+async function until(condition: () => Promise<boolean> | boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/**
+ * Holds the streams of these item ids in an open transaction of the owner (an uncommitted first
+ * event of each), so creates that give these ids wait at their append until `release`.
+ */
+async function holdStreams(siteId: string, itemIds: string[]): Promise<{ release(): Promise<void> }> {
+  await owner.query('BEGIN');
+  for (const itemId of itemIds) {
+    await owner.query(
+      `INSERT INTO events (site_id, stream_id, stream_position, event_id, type, data, metadata, hash)
+       VALUES ($1, $2, 1, $3, 'test.hold', '{}', '{}', 'hold')`,
+      [siteId, itemStreamId(siteId, 'articles', itemId), randomUUID()],
+    );
+  }
+  return { release: async () => void (await owner.query('ROLLBACK')) };
+}
+
+/** Connections waiting for the owner's transaction (the held appends; pipelined, so not by query text). */
+async function waitingOnOwner(): Promise<number> {
+  const { rows } = await owner.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE pg_blocking_pids(pid) @> ARRAY[pg_backend_pid()]`,
+  );
+  return rows[0]!.n;
+}
+
+describe('group commit of item creates', () => {
+  it('joins creates that wait into one transaction, each with its own actor, request id and answer', async () => {
+    const site: AccessSite = withHelpers(service, await createTestSite(service, 'group'));
+    await createContentModel(site);
+    const role = await createRole(site);
+    await grant(site, { roleId: role.id }, [{ collection: 'articles', action: 'create' }]);
+    const member = await createMember(service, site, { roleId: role.id });
+    const taken = await createItem(site, 'articles', { title: 'taken' });
+
+    // Both transactions a site may run at once wait on held streams; what arrives next must queue.
+    const heldIds = [randomUUID(), randomUUID()];
+    const hold = await holdStreams(site.siteId, heldIds);
+    const send = (token: string, body: Record<string, unknown>, requestId: string) =>
+      service.request('POST', '/items/articles', { site: site.siteId, token, body, headers: { 'x-request-id': requestId } });
+    const held = heldIds.map((id) => send(site.adminToken, { id, title: `held ${id}` }, `held-${id}`));
+    await until(async () => (await waitingOnOwner()) === 2, 'the two held appends');
+
+    const queued = Array.from({ length: 6 }, (_, index) => ({
+      requestId: `queued-${randomUUID()}`,
+      actorId: index % 2 === 0 ? site.adminUserId : member.userId,
+      token: index % 2 === 0 ? site.adminToken : member.token,
+      body: index === 3 ? { id: taken.id, title: 'reuses a taken id' } : { title: `queued ${index}` },
+    }));
+    const answers: Promise<TestResponse>[] = queued.map((entry) => send(entry.token, entry.body, entry.requestId));
+    await until(() => itemCreateGroup(service.context).waiting(site.siteId) === queued.length, 'the queued creates');
+    await hold.release();
+
+    for (const answer of await Promise.all(held)) expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    const responses = await Promise.all(answers);
+    expect(responses.map((response) => response.status)).toEqual([201, 201, 201, 409, 201, 201]);
+    expect(responses[3]!.body.errors[0]).toMatchObject({ code: 'CONFLICT', path: ['body', 'id'] });
+
+    const created = queued.map((entry, index) => ({ ...entry, itemId: responses[index]!.body.data?.id as string | undefined })).filter((entry) => entry.itemId);
+    const { rows } = await owner.query<{ stream_id: string; tx_id: string; metadata: { actor: { id: string }; requestId: string } }>(
+      `SELECT stream_id, tx_id::text, metadata FROM events WHERE stream_id = ANY($1::text[])`,
+      [created.map((entry) => itemStreamId(site.siteId, 'articles', entry.itemId!))],
+    );
+    expect(rows).toHaveLength(5);
+    expect(new Set(rows.map((row) => row.tx_id)).size).toBe(1);
+    for (const entry of created) {
+      const row = rows.find((candidate) => candidate.stream_id === itemStreamId(site.siteId, 'articles', entry.itemId!))!;
+      expect(row.metadata.actor.id).toBe(entry.actorId);
+      expect(row.metadata.requestId).toBe(entry.requestId);
+      const item = await site.admin('GET', `/items/articles/${entry.itemId}`);
+      expect(item.body.data.userCreated).toBe(entry.actorId);
+      const revisions = await site.admin('GET', `/items/articles/${entry.itemId}/revisions`);
+      expect(revisions.body.data[0]).toMatchObject({ actor: { id: entry.actorId } });
+    }
+    // The refused request wrote nothing: the taken item is as it was.
+    const kept = await site.admin('GET', `/items/articles/${taken.id}`);
+    expect(kept.body.data.title).toBe('taken');
+  });
+});

@@ -71,7 +71,11 @@ describe('webhook delivery', () => {
     expect(accepted[0]!.headers['x-svc-event']).toBe('items.create');
     expect(accepted[0]!.body).toMatchObject({ type: 'items.create', collection: 'articles', site: site.siteId, snapshot: { index: 0 } });
 
-    const page = await until(() => deliveries(site, subscription.id, '?limit=4&page=1'), (response) => response.body.meta.total === 6);
+    // The page and its total are read by two statements: wait until both have seen the sixth attempt.
+    const page = await until(
+      () => deliveries(site, subscription.id, '?limit=4&page=1'),
+      (response) => response.body.meta.total === 6 && response.body.data[0]?.sequence === accepted[5]!.body.sequence,
+    );
     expect(page.status).toBe(200);
     expect(page.body.meta).toEqual({ total: 6, page: 1, pageSize: 4 });
     expect(page.body.data.map((attempt: { sequence: number }) => attempt.sequence)).toEqual(

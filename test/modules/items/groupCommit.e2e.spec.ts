@@ -45,10 +45,14 @@ async function holdStreams(siteId: string, itemIds: string[]): Promise<{ release
   return { release: async () => void (await owner.query('ROLLBACK')) };
 }
 
-/** Connections waiting for the owner's transaction (the held appends; pipelined, so not by query text). */
+/**
+ * Connections waiting for a row of the owner's transaction: the held appends (pipelined, so not
+ * found by query text). Others may wait for its snapshot (a concurrent index build), not its rows.
+ */
 async function waitingOnOwner(): Promise<number> {
   const { rows } = await owner.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM pg_stat_activity WHERE pg_blocking_pids(pid) @> ARRAY[pg_backend_pid()]`,
+    `SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE wait_event = 'transactionid' AND pg_blocking_pids(pid) @> ARRAY[pg_backend_pid()]`,
   );
   return rows[0]!.n;
 }

@@ -68,9 +68,13 @@ async function appendEvents(transactions: number, perTransaction: number): Promi
 }
 
 async function startInstance(...projections: Projection[]) {
+  return startInstanceWith({}, ...projections);
+}
+
+async function startInstanceWith(options: { roundMs?: number }, ...projections: Projection[]) {
   const database = createDatabase({ connectionString: fresh.url, poolSize: 4 });
   const notifier = await createLogNotifier(() => database.connect());
-  const daemon = createProjectionDaemon({ database, notifier, projections, pollMs: 200, logger: pino({ level: 'silent' }) });
+  const daemon = createProjectionDaemon({ database, notifier, projections, pollMs: 200, logger: pino({ level: 'silent' }), ...options });
   await daemon.start();
   return {
     daemon,
@@ -224,6 +228,58 @@ describe('the projection daemon', () => {
       expect(checkpoint.position).toBeLessThan(bad!.position);
     } finally {
       await instance.stop();
+    }
+  });
+
+  it('spaces its rounds by roundMs while commits keep coming, and stops at once while it waits', { timeout: 60_000 }, async () => {
+    const table = await probeTable();
+    await fresh.owner.query(sql`ALTER TABLE ${identifier(table)} ADD COLUMN applied_at timestamptz NOT NULL DEFAULT clock_timestamp()`);
+    const name = `rounds_${table}`;
+    const appliedAt = async (type: string) => {
+      const rows = await fresh.owner.query<{ at: Date }>(sql`SELECT max(applied_at) AS at FROM ${identifier(table)} WHERE instance = ${type}`);
+      return rows[0]?.at ?? null;
+    };
+    const waitForApplied = async (type: string) => {
+      const deadline = Date.now() + 20_000;
+      for (let at = await appliedAt(type); ; at = await appliedAt(type)) {
+        if (at) return at;
+        if (Date.now() > deadline) throw new Error(`${type} was not applied`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    // Records each event under its type, with the time it was applied.
+    const recorder = defineProjection({
+      name,
+      mode: 'async',
+      eventTypes: ['probe.first', 'probe.second'],
+      tables: [table],
+      async apply(tx, event) {
+        await tx.query(sql`INSERT INTO ${identifier(table)} (event_id, instance, position) VALUES (${event.eventId}, ${event.type}, ${event.position})`);
+      },
+    });
+    const instance = await startInstanceWith({ roundMs: 1_000 }, recorder);
+    const append = (type: string) =>
+      writer.withSite('rounds', (tx) =>
+        appendToStream(tx, {
+          siteId: 'rounds',
+          streamId: streamId('rounds', 'probe', `${type}-${table}`),
+          expectedVersion: 'no_stream',
+          events: [{ type, data: {} }],
+          metadata: { actor: { kind: 'system', id: 'daemon-test' } },
+        }),
+      );
+    try {
+      await append('probe.first');
+      const first = await waitForApplied('probe.first');
+      await append('probe.second');
+      const second = await waitForApplied('probe.second');
+      // The round that applied the first event began before it; the next may not begin within 1 s of that.
+      expect(second.getTime() - first.getTime()).toBeGreaterThanOrEqual(500);
+      await append('probe.third');
+    } finally {
+      const stopping = Date.now();
+      await instance.stop();
+      expect(Date.now() - stopping).toBeLessThan(900);
     }
   });
 

@@ -2,7 +2,7 @@
 // It keeps no event data (that may hold personal data); the log itself has the full record.
 import type { StoredEvent } from '../domain/shared/events.ts';
 import type { Queryable } from '../infra/postgres/database.ts';
-import { sql } from '../infra/postgres/sql.ts';
+import { prepared, sql } from '../infra/postgres/sql.ts';
 import { defineProjection } from './projection.ts';
 
 function rowOf(event: StoredEvent) {
@@ -23,13 +23,13 @@ function rowOf(event: StoredEvent) {
 
 /** One statement for any number of events (the daemon hands a step's events of one site at once). */
 async function insertRows(tx: Queryable, events: readonly StoredEvent[]): Promise<void> {
-  tx.defer(sql`
+  tx.defer(prepared(sql`
     INSERT INTO audit_log (site_id, position, event_id, action, actor_kind, actor_id, impersonator_id, target, request_id, occurred_at)
     SELECT r.site_id, r.position, r.event_id, r.action, r.actor_kind, r.actor_id, r.impersonator_id, r.target, r.request_id, r.occurred_at
       FROM jsonb_to_recordset(${JSON.stringify(events.map(rowOf))}::jsonb) AS r(
         site_id text, position bigint, event_id uuid, action text, actor_kind text, actor_id text, impersonator_id text,
         target text, request_id text, occurred_at timestamptz)
-    ON CONFLICT DO NOTHING`);
+    ON CONFLICT DO NOTHING`));
 }
 
 export const auditProjection = defineProjection({

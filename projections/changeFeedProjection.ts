@@ -5,7 +5,7 @@
 import { FEED_EVENT_TYPES, feedEntryOf } from '../domain/changeFeed/feedEntry.ts';
 import type { StoredEvent } from '../domain/shared/events.ts';
 import type { Queryable } from '../infra/postgres/database.ts';
-import { sql } from '../infra/postgres/sql.ts';
+import { prepared, sql } from '../infra/postgres/sql.ts';
 import { defineProjection } from './projection.ts';
 
 export const CHANGE_FEED_PROJECTION = 'change-feed';
@@ -45,7 +45,7 @@ async function appendEntries(tx: Queryable, events: readonly StoredEvent[]): Pro
   if (rows.length === 0) return;
   const siteId = events[0]!.siteId;
   // The envelope (docs/change-feed.md) is rendered here, once; the cursor is encodeCursor(seq).
-  tx.defer(sql`
+  tx.defer(prepared(sql`
     WITH head AS (
       INSERT INTO cdc_feed_sites (site_id, last_seq) VALUES (${siteId}, ${rows.length})
       ON CONFLICT (site_id) DO UPDATE SET last_seq = cdc_feed_sites.last_seq + ${rows.length}
@@ -71,7 +71,7 @@ async function appendEntries(tx: Queryable, events: readonly StoredEvent[]): Pro
              'sourceEvent', e.entry->>'source_event',
              'snapshot', (e.entry->>'snapshot')::json,
              'changedKeys', ARRAY(SELECT jsonb_array_elements_text(e.entry->'changed_keys')))::text
-      FROM entries e`);
+      FROM entries e`));
   tx.notifyAfterCommit('svc_checkpoints', feedNotificationPayload(siteId));
 }
 

@@ -3,7 +3,7 @@
 import type { SensitiveReadEventData } from '../domain/content/sensitiveReads.ts';
 import type { StoredEvent } from '../domain/shared/events.ts';
 import type { Queryable } from '../infra/postgres/database.ts';
-import { sql } from '../infra/postgres/sql.ts';
+import { prepared, sql } from '../infra/postgres/sql.ts';
 import { defineProjection } from './projection.ts';
 
 function rowsOf(event: StoredEvent) {
@@ -26,13 +26,13 @@ function rowsOf(event: StoredEvent) {
 async function insertRows(tx: Queryable, events: readonly StoredEvent[]): Promise<void> {
   const rows = events.flatMap(rowsOf);
   if (rows.length === 0) return;
-  tx.defer(sql`
+  tx.defer(prepared(sql`
     INSERT INTO field_access_log (site_id, position, ordinal, user_id, actor_kind, collection, item_id, field, sensitivity, request_id, accessed_at)
     SELECT ${events[0]!.siteId}, r.position, r.ordinal, r.user_id, r.actor_kind, r.collection, r.item_id, r.field, r.sensitivity, r.request_id, r.accessed_at
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(
         position bigint, ordinal integer, user_id text, actor_kind text, collection text, item_id text, field text,
         sensitivity text, request_id text, accessed_at timestamptz)
-    ON CONFLICT DO NOTHING`);
+    ON CONFLICT DO NOTHING`));
 }
 
 export const fieldAccessLogProjection = defineProjection({

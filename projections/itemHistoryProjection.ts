@@ -4,7 +4,7 @@
 import { contentFieldsOf, ITEM_EVENT_TYPES, type ItemEventData } from '../domain/content/versions/itemSnapshot.ts';
 import type { StoredEvent } from '../domain/shared/events.ts';
 import type { Queryable } from '../infra/postgres/database.ts';
-import { sql } from '../infra/postgres/sql.ts';
+import { prepared, sql } from '../infra/postgres/sql.ts';
 import { defineProjection } from './projection.ts';
 
 function rowOf(event: StoredEvent) {
@@ -27,7 +27,7 @@ function rowOf(event: StoredEvent) {
 }
 
 async function openRows(tx: Queryable, events: readonly StoredEvent[]): Promise<void> {
-  tx.defer(sql`
+  tx.defer(prepared(sql`
     INSERT INTO item_history (site_id, collection, id, status, sort, created_at, updated_at, user_created, user_updated,
                               deleted_at, version, data, valid_from, valid_to)
     SELECT r.site_id, r.collection, r.id, r.status, r.sort, r.created_at, r.updated_at, r.user_created, r.user_updated,
@@ -35,7 +35,7 @@ async function openRows(tx: Queryable, events: readonly StoredEvent[]): Promise<
       FROM jsonb_to_recordset(${JSON.stringify(events.map(rowOf))}::jsonb) AS r(
         site_id text, collection text, id text, status text, sort integer, created_at timestamptz, updated_at timestamptz,
         user_created text, user_updated text, deleted_at timestamptz, version integer, data jsonb, valid_from timestamptz)
-    ON CONFLICT (site_id, collection, id, version) DO NOTHING`);
+    ON CONFLICT (site_id, collection, id, version) DO NOTHING`));
 }
 
 async function applyOne(tx: Queryable, event: StoredEvent): Promise<void> {
@@ -46,9 +46,9 @@ async function applyOne(tx: Queryable, event: StoredEvent): Promise<void> {
     return;
   }
   // GREATEST: a row never ends before it starts, even if two appends' clocks disagree.
-  tx.defer(sql`
+  tx.defer(prepared(sql`
     UPDATE item_history SET valid_to = GREATEST(valid_from, ${event.recordedAt}::timestamptz)
-     WHERE site_id = ${event.siteId} AND collection = ${data.collection} AND id = ${data.itemId} AND valid_to IS NULL`);
+     WHERE site_id = ${event.siteId} AND collection = ${data.collection} AND id = ${data.itemId} AND valid_to IS NULL`));
   if (event.type !== 'item.hard_deleted') await openRows(tx, [event]);
 }
 

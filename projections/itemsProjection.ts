@@ -5,7 +5,7 @@ import { ITEM_EVENT_TYPES, type ItemBody, type ItemEventData, type ItemSnapshot 
 import { STRUCTURAL_KEY_SET } from '../domain/content/schemaModel.ts';
 import type { StoredEvent } from '../domain/shared/events.ts';
 import type { Queryable } from '../infra/postgres/database.ts';
-import { sql } from '../infra/postgres/sql.ts';
+import { prepared, sql } from '../infra/postgres/sql.ts';
 import { defineProjection } from './projection.ts';
 
 /** The columns of an `items` row, from an event. */
@@ -51,7 +51,7 @@ function rowOf(event: StoredEvent): ItemRowValues {
 }
 
 async function upsertRows(tx: Queryable, rows: ItemRowValues[]): Promise<void> {
-  tx.defer(sql`
+  tx.defer(prepared(sql`
     INSERT INTO items (site_id, collection, id, status, sort, created_at, updated_at, user_created, user_updated, deleted_at, version, data)
     SELECT r.site_id, r.collection, r.id, r.status, r.sort, r.created_at, r.updated_at, r.user_created, r.user_updated, r.deleted_at, r.version, r.data
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(
@@ -60,7 +60,7 @@ async function upsertRows(tx: Queryable, rows: ItemRowValues[]): Promise<void> {
     ON CONFLICT (site_id, collection, id) DO UPDATE SET
       status = excluded.status, sort = excluded.sort, created_at = excluded.created_at, updated_at = excluded.updated_at,
       user_created = excluded.user_created, user_updated = excluded.user_updated, deleted_at = excluded.deleted_at,
-      version = excluded.version, data = excluded.data`);
+      version = excluded.version, data = excluded.data`));
 }
 
 async function upsertDraft(tx: Queryable, event: StoredEvent, draft: ItemBody): Promise<void> {

@@ -3,7 +3,7 @@
 import { ITEM_EVENT_TYPES, isStagedCause, type ItemEventData } from '../domain/content/versions/itemSnapshot.ts';
 import type { StoredEvent } from '../domain/shared/events.ts';
 import type { Queryable } from '../infra/postgres/database.ts';
-import { sql } from '../infra/postgres/sql.ts';
+import { prepared, sql } from '../infra/postgres/sql.ts';
 import { defineProjection } from './projection.ts';
 
 function rowOf(event: StoredEvent) {
@@ -30,7 +30,7 @@ function rowOf(event: StoredEvent) {
 }
 
 async function insertRows(tx: Queryable, events: readonly StoredEvent[]): Promise<void> {
-  tx.defer(sql`
+  tx.defer(prepared(sql`
     INSERT INTO item_revisions (site_id, revision_id, collection, item_id, version, event_type, snapshot, delta, cause, draft, staged,
                                 actor_kind, actor_id, request_id, position, recorded_at)
     SELECT r.site_id, r.revision_id, r.collection, r.item_id, r.version, r.event_type, r.snapshot, r.delta, r.cause, r.draft, r.staged,
@@ -39,7 +39,7 @@ async function insertRows(tx: Queryable, events: readonly StoredEvent[]): Promis
         site_id text, revision_id uuid, collection text, item_id text, version integer, event_type text, snapshot jsonb,
         delta jsonb, cause jsonb, draft jsonb, staged boolean, actor_kind text, actor_id text, request_id text,
         position bigint, recorded_at timestamptz)
-    ON CONFLICT DO NOTHING`);
+    ON CONFLICT DO NOTHING`));
 }
 
 export const revisionsProjection = defineProjection({

@@ -6,7 +6,7 @@
 import { ITEM_EVENT_TYPES, STRUCTURAL_KEYS, type ItemEventData } from '../domain/content/versions/itemSnapshot.ts';
 import type { StoredEvent } from '../domain/shared/events.ts';
 import type { Queryable } from '../infra/postgres/database.ts';
-import { sql } from '../infra/postgres/sql.ts';
+import { prepared, sql } from '../infra/postgres/sql.ts';
 import { defineProjection } from './projection.ts';
 
 /** Field types whose values are text a reader would search for; unknown fields count as text. */
@@ -101,23 +101,23 @@ function writeDocuments(tx: Queryable, siteId: string, documents: readonly Searc
     version: document.version,
     indexed_at: document.indexedAt.toISOString(),
   }));
-  tx.defer(sql`
+  tx.defer(prepared(sql`
     INSERT INTO search_documents (site_id, collection, id, title_text, body_text, texts, version, indexed_at)
     SELECT ${siteId}, r.collection, r.id, r.title_text, r.body_text, r.texts, r.version, r.indexed_at
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(
         collection text, id text, title_text text, body_text text, texts jsonb, version integer, indexed_at timestamptz)
     ON CONFLICT (site_id, collection, id) DO UPDATE SET
       title_text = excluded.title_text, body_text = excluded.body_text, texts = excluded.texts,
-      version = excluded.version, indexed_at = excluded.indexed_at`);
+      version = excluded.version, indexed_at = excluded.indexed_at`));
 }
 
 /** Removes documents of one site in one statement. */
 function removeDocuments(tx: Queryable, siteId: string, keys: readonly { collection: string; id: string }[]): void {
   if (keys.length === 0) return;
-  tx.defer(sql`
+  tx.defer(prepared(sql`
     DELETE FROM search_documents d
      USING jsonb_to_recordset(${JSON.stringify(keys)}::jsonb) AS r(collection text, id text)
-     WHERE d.site_id = ${siteId} AND d.collection = r.collection AND d.id = r.id`);
+     WHERE d.site_id = ${siteId} AND d.collection = r.collection AND d.id = r.id`));
 }
 
 /**

@@ -144,7 +144,7 @@ export function createDatabase(options: DatabaseOptions): Database {
       },
       defer(query: SqlQuery) {
         stats.queries += 1;
-        pending.push({ text: query.text, values: query.values });
+        pending.push(statementOf(query));
       },
       async setSite(siteId: string) {
         // Before anything is queued it is the transaction's first setting; after, it takes its place in line.
@@ -189,7 +189,7 @@ export function createDatabase(options: DatabaseOptions): Database {
         defer(query: SqlQuery) {
           stats.queries += 1;
           if (pending.length === 0) pending.push(setSiteStatement(site));
-          pending.push({ text: query.text, values: query.values });
+          pending.push(statementOf(query));
         },
         async setSite(siteId: string) {
           site = siteId;
@@ -280,14 +280,29 @@ const SET_SITE = `SELECT set_config('svc.site_id', $1, true)`;
 const BEGIN: Statement = { text: 'BEGIN', values: [] };
 const COMMIT: SqlQuery = { text: 'COMMIT', values: [] };
 
+const SET_SITE_NAME = 'svc_set_site';
+
 function setSiteStatement(siteId: string): Statement {
-  return { text: SET_SITE, values: [siteId] };
+  return { text: SET_SITE, values: [siteId], name: SET_SITE_NAME };
 }
 
 interface Statement {
   text: string;
   values: unknown[];
+  /** A statement prepared once per connection (sql.ts `prepared`); unnamed ones are parsed each time. */
+  name?: string;
 }
+
+function statementOf(query: SqlQuery): Statement {
+  return query.name ? { text: query.text, values: query.values, name: query.name } : { text: query.text, values: query.values };
+}
+
+/**
+ * The named statements each connection has prepared (known from a pipeline that completed). One
+ * not known here may still exist on the server (its pipeline failed after preparing it), so it is
+ * closed before it is prepared again: closing a statement that does not exist is no error.
+ */
+const preparedOn = new WeakMap<PgConnection, Set<string>>();
 
 /**
  * Sends `prelude` and then `query` in one write, under one Sync: one round trip, and one implicit
@@ -308,6 +323,7 @@ interface PgConnection {
   parse(message: { text: string; name: string; types: unknown[] }): void;
   bind(message: { portal: string; statement: string; values: unknown[]; valueMapper: (value: unknown) => unknown }): void;
   execute(message: { portal: string; rows: number }): void;
+  close(message: { type: 'S'; name: string }): void;
 }
 
 // pg's own conversion of parameter values (dates, arrays, JSON, buffers), as its Query binds them.
@@ -320,6 +336,8 @@ interface QueryInternals {
   prepare(connection: PgConnection): void;
   handleDataRow(message: unknown): void;
   handleCommandComplete(message: unknown, connection: PgConnection): void;
+  handleError(error: Error, connection: PgConnection): void;
+  handleReadyForQuery(connection: PgConnection): void;
 }
 
 const BaseQuery = pg.Query as unknown as new (config: { text: string; values: unknown[]; queryMode: 'extended'; callback: QueryCallback }) => QueryInternals;
@@ -327,6 +345,8 @@ const BaseQuery = pg.Query as unknown as new (config: { text: string; values: un
 class PipelinedQuery extends BaseQuery {
   private unansweredPrelude: number;
   private readonly prelude: Statement[];
+  /** Named statements this pipeline prepares: known to the connection once it completes without error. */
+  private preparing: string[] = [];
 
   constructor(prelude: Statement[], query: SqlQuery, callback: QueryCallback) {
     super({ text: query.text, values: query.values, queryMode: 'extended', callback });
@@ -335,12 +355,31 @@ class PipelinedQuery extends BaseQuery {
   }
 
   override prepare(connection: PgConnection): void {
+    let known = preparedOn.get(connection);
+    if (!known) preparedOn.set(connection, (known = new Set()));
     for (const statement of this.prelude) {
-      connection.parse({ text: statement.text, name: '', types: [] });
-      connection.bind({ portal: '', statement: '', values: statement.values, valueMapper: prepareValue });
+      const name = statement.name ?? '';
+      if (!statement.name) connection.parse({ text: statement.text, name, types: [] });
+      else if (!known.has(name)) {
+        connection.close({ type: 'S', name });
+        connection.parse({ text: statement.text, name, types: [] });
+        this.preparing.push(name);
+      }
+      connection.bind({ portal: '', statement: name, values: statement.values, valueMapper: prepareValue });
       connection.execute({ portal: '', rows: 0 });
     }
     super.prepare(connection);
+  }
+
+  override handleError(error: Error, connection: PgConnection): void {
+    this.preparing = [];
+    super.handleError(error, connection);
+  }
+
+  override handleReadyForQuery(connection: PgConnection): void {
+    const known = preparedOn.get(connection);
+    for (const name of this.preparing) known?.add(name);
+    super.handleReadyForQuery(connection);
   }
 
   override handleDataRow(message: unknown): void {

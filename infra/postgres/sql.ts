@@ -1,7 +1,11 @@
 // SQL written as SQL: a tagged template that turns interpolations into numbered parameters.
+import { createHash } from 'node:crypto';
+
 export interface SqlQuery {
   readonly text: string;
   readonly values: unknown[];
+  /** Set by `prepared`: the statement is prepared once per connection under this name. */
+  readonly name?: string;
 }
 
 const fragmentMarker = Symbol('sqlFragment');
@@ -28,6 +32,19 @@ export function sql(strings: TemplateStringsArray, ...interpolations: unknown[])
     }
   });
   return { text, values, [fragmentMarker]: true };
+}
+
+const preparedNames = new Map<string, string>();
+
+/**
+ * Marks a statement whose text never varies (a write every command or projection batch sends) to
+ * be prepared once per connection, so that later runs skip PostgreSQL's parsing and planning. Only
+ * for constant texts: every distinct text becomes a statement each connection keeps.
+ */
+export function prepared(query: SqlFragment): SqlFragment {
+  let name = preparedNames.get(query.text);
+  if (!name) preparedNames.set(query.text, (name = `svc_${createHash('sha1').update(query.text).digest('hex').slice(0, 24)}`));
+  return { ...query, name };
 }
 
 /** A trusted SQL text (an identifier we built, never user input) to splice in as is. */

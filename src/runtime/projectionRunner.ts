@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { StoredEvent } from '../../domain/shared/events.ts';
 import { cursorOf, LOG_START, readAll, readCommitted, readLogHead, type GlobalCursor } from '../../infra/eventstore/eventStore.ts';
 import type { Database, Queryable } from '../../infra/postgres/database.ts';
-import { identifier, join, sql } from '../../infra/postgres/sql.ts';
+import { identifier, join, prepared, sql } from '../../infra/postgres/sql.ts';
 import { handles, type Projection } from '../../projections/projection.ts';
 
 export const BATCH_SIZE = 500;
@@ -104,7 +104,7 @@ export async function stepAsyncProjectionsFrom(
   try {
     await database.withSystem(async (tx) => {
       for (const projection of projections) {
-        tx.defer(sql`SELECT svc_advance_checkpoint(${projection.name}, ${from.txId}::xid8, ${from.position}, ${to.txId}::xid8, ${to.position})`);
+        tx.defer(prepared(sql`SELECT svc_advance_checkpoint(${projection.name}, ${from.txId}::xid8, ${from.position}, ${to.txId}::xid8, ${to.position})`));
         tx.notifyAfterCommit('svc_checkpoints', projection.name);
       }
       for (const projection of projections) await applyEvents(tx, projection, batch);

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { createDatabase, type Database } from '../../infra/postgres/database.ts';
-import { identifier, sql } from '../../infra/postgres/sql.ts';
+import { identifier, prepared, sql } from '../../infra/postgres/sql.ts';
 
 let database: Database;
 let owner: Database;
@@ -139,6 +139,58 @@ describe('site scoping in one round trip', () => {
       expect(await owner.query(sql`SELECT 1 FROM events WHERE stream_id LIKE '%/probe/failed' AND site_id IN (${siteA}, ${siteB})`)).toEqual([]);
     } finally {
       await owner.query(sql`DELETE FROM events WHERE site_id IN (${siteA}, ${siteB})`);
+    }
+  });
+});
+
+describe('prepared statements', () => {
+  it('prepare a marked statement once per connection, and prepare it again after a pipeline that failed', async () => {
+    const table = identifier(`prepared_probe_${process.pid}_${Date.now()}`);
+    await owner.query(sql`CREATE TABLE ${table} (n int PRIMARY KEY)`);
+    const single = createDatabase({ connectionString: inject('databaseUrl'), poolSize: 1, asApplicationRole: false });
+    const insert = (n: number) => prepared(sql`INSERT INTO ${table} (n) VALUES (${n})`);
+    const preparedHere = async () =>
+      (await single.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = ${insert(0).name!}`))[0]!.n;
+    try {
+      await single.withSystem(async (tx) => tx.defer(insert(1)));
+      await single.withSystem(async (tx) => tx.defer(insert(2)));
+      expect(await preparedHere()).toBe(1);
+      // The statement fails (a duplicate key), then an earlier one of the pipeline fails before it: both roll back, and it still runs after.
+      await expect(single.withSystem(async (tx) => tx.defer(insert(2)))).rejects.toThrow(/duplicate key/);
+      await expect(
+        single.withSystem(async (tx) => {
+          tx.defer(sql`SELECT 1 / 0`);
+          tx.defer(insert(3));
+        }),
+      ).rejects.toThrow(/division by zero/);
+      await single.withSystem(async (tx) => tx.defer(insert(4)));
+      expect((await owner.query<{ n: number }>(sql`SELECT n FROM ${table} ORDER BY n`)).map((row) => row.n)).toEqual([1, 2, 4]);
+      expect(await preparedHere()).toBe(1);
+    } finally {
+      await single.close();
+      await owner.query(sql`DROP TABLE IF EXISTS ${table}`);
+    }
+  });
+
+  it('prepare a statement again on a connection that never completed its first pipeline', async () => {
+    const table = identifier(`prepared_first_${process.pid}_${Date.now()}`);
+    await owner.query(sql`CREATE TABLE ${table} (n int PRIMARY KEY)`);
+    const single = createDatabase({ connectionString: inject('databaseUrl'), poolSize: 1, asApplicationRole: false });
+    const insert = (n: number) => prepared(sql`INSERT INTO ${table} (n) VALUES (${n})`);
+    try {
+      // Prepared on the server, then the pipeline fails after it: unknown to the connection, closed and prepared again next time.
+      await expect(
+        single.withSystem(async (tx) => {
+          tx.defer(insert(1));
+          tx.defer(sql`SELECT 1 / 0`);
+        }),
+      ).rejects.toThrow(/division by zero/);
+      await single.withSystem(async (tx) => tx.defer(insert(2)));
+      await single.withSystem(async (tx) => tx.defer(insert(3)));
+      expect((await owner.query<{ n: number }>(sql`SELECT n FROM ${table} ORDER BY n`)).map((row) => row.n)).toEqual([2, 3]);
+    } finally {
+      await single.close();
+      await owner.query(sql`DROP TABLE IF EXISTS ${table}`);
     }
   });
 });

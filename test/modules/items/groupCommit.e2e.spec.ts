@@ -58,29 +58,34 @@ async function waitingOnOwner(): Promise<number> {
 }
 
 describe('group commit of item creates', () => {
-  it('joins creates that wait into one transaction, each with its own actor, request id and answer', async () => {
+  it('joins creates that wait into one transaction, each with its own actor, request id, collection and answer', async () => {
     const site: AccessSite = withHelpers(service, await createTestSite(service, 'group'));
     await createContentModel(site);
     const role = await createRole(site);
-    await grant(site, { roleId: role.id }, [{ collection: 'articles', action: 'create' }]);
+    await grant(site, { roleId: role.id }, [
+      { collection: 'articles', action: 'create' },
+      { collection: 'authors', action: 'create' },
+    ]);
     const member = await createMember(service, site, { roleId: role.id });
     const taken = await createItem(site, 'articles', { title: 'taken' });
 
     // Both transactions a site may run at once wait on held streams; what arrives next must queue.
     const heldIds = [randomUUID(), randomUUID()];
     const hold = await holdStreams(site.siteId, heldIds);
-    const send = (token: string, body: Record<string, unknown>, requestId: string) =>
-      service.request('POST', '/items/articles', { site: site.siteId, token, body, headers: { 'x-request-id': requestId } });
-    const held = heldIds.map((id) => send(site.adminToken, { id, title: `held ${id}` }, `held-${id}`));
+    const send = (token: string, collection: string, body: Record<string, unknown>, requestId: string) =>
+      service.request('POST', `/items/${collection}`, { site: site.siteId, token, body, headers: { 'x-request-id': requestId } });
+    const held = heldIds.map((id) => send(site.adminToken, 'articles', { id, title: `held ${id}` }, `held-${id}`));
     await until(async () => (await waitingOnOwner()) === 2, 'the two held appends');
 
     const queued = Array.from({ length: 6 }, (_, index) => ({
       requestId: `queued-${randomUUID()}`,
       actorId: index % 2 === 0 ? site.adminUserId : member.userId,
       token: index % 2 === 0 ? site.adminToken : member.token,
-      body: index === 3 ? { id: taken.id, title: 'reuses a taken id' } : { title: `queued ${index}` },
+      // One create of another collection shares the transaction too.
+      collection: index === 4 ? 'authors' : 'articles',
+      body: index === 3 ? { id: taken.id, title: 'reuses a taken id' } : index === 4 ? { name: 'queued author' } : { title: `queued ${index}` },
     }));
-    const answers: Promise<TestResponse>[] = queued.map((entry) => send(entry.token, entry.body, entry.requestId));
+    const answers: Promise<TestResponse>[] = queued.map((entry) => send(entry.token, entry.collection, entry.body, entry.requestId));
     await until(() => itemCreateGroup(service.context).waiting(site.siteId) === queued.length, 'the queued creates');
     await hold.release();
 
@@ -92,17 +97,17 @@ describe('group commit of item creates', () => {
     const created = queued.map((entry, index) => ({ ...entry, itemId: responses[index]!.body.data?.id as string | undefined })).filter((entry) => entry.itemId);
     const { rows } = await owner.query<{ stream_id: string; tx_id: string; metadata: { actor: { id: string }; requestId: string } }>(
       `SELECT stream_id, tx_id::text, metadata FROM events WHERE stream_id = ANY($1::text[])`,
-      [created.map((entry) => itemStreamId(site.siteId, 'articles', entry.itemId!))],
+      [created.map((entry) => itemStreamId(site.siteId, entry.collection, entry.itemId!))],
     );
     expect(rows).toHaveLength(5);
     expect(new Set(rows.map((row) => row.tx_id)).size).toBe(1);
     for (const entry of created) {
-      const row = rows.find((candidate) => candidate.stream_id === itemStreamId(site.siteId, 'articles', entry.itemId!))!;
+      const row = rows.find((candidate) => candidate.stream_id === itemStreamId(site.siteId, entry.collection, entry.itemId!))!;
       expect(row.metadata.actor.id).toBe(entry.actorId);
       expect(row.metadata.requestId).toBe(entry.requestId);
-      const item = await site.admin('GET', `/items/articles/${entry.itemId}`);
+      const item = await site.admin('GET', `/items/${entry.collection}/${entry.itemId}`);
       expect(item.body.data.userCreated).toBe(entry.actorId);
-      const revisions = await site.admin('GET', `/items/articles/${entry.itemId}/revisions`);
+      const revisions = await site.admin('GET', `/items/${entry.collection}/${entry.itemId}/revisions`);
       expect(revisions.body.data[0]).toMatchObject({ actor: { id: entry.actorId } });
     }
     // The refused request wrote nothing: the taken item is as it was.

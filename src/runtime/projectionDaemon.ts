@@ -1,5 +1,6 @@
 // The async projection daemon: per projection, the instance holding its advisory lock applies the
 // log; others stand by and take over when that lock is released. Wakes on commits, polls as fallback.
+import { setTimeout as delay } from 'node:timers/promises';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { StoredEvent } from '../../domain/shared/events.ts';
@@ -140,16 +141,8 @@ export function createProjectionDaemon(options: {
 
   /** Waits `ms` (nothing when not positive), or less if the daemon stops. */
   async function pause(ms: number): Promise<void> {
-    if (ms <= 0 || stopping.signal.aborted) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        stopping.signal.removeEventListener('abort', done);
-        resolve();
-      }
-      stopping.signal.addEventListener('abort', done, { once: true });
-    });
+    if (ms <= 0) return;
+    await delay(ms, undefined, { signal: stopping.signal }).catch(() => undefined);
   }
 
   async function run(): Promise<void> {

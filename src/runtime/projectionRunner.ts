@@ -15,12 +15,7 @@ export async function applyInline(tx: Queryable, projections: readonly Projectio
   if (events.length > 1 && inline.some((projection) => projection.applyBatch)) {
     // Bulk appends: a projection that can take the events at once gets them in one call (each
     // projection still sees them in log order).
-    for (const projection of inline) {
-      const handled = events.filter((event) => handles(projection, event.type));
-      if (handled.length === 0) continue;
-      if (projection.applyBatch && handled.length > 1) await projection.applyBatch(tx, handled);
-      else for (const event of handled) await projection.apply(tx, event);
-    }
+    for (const projection of inline) await applyTo(tx, projection, events.filter((event) => handles(projection, event.type)));
     return;
   }
   for (const event of events) {
@@ -28,6 +23,12 @@ export async function applyInline(tx: Queryable, projections: readonly Projectio
       if (handles(projection, event.type)) await projection.apply(tx, event);
     }
   }
+}
+
+/** Events of one site that the projection handles: in one `applyBatch` call where it has one, else one by one. */
+async function applyTo(tx: Queryable, projection: Projection, events: readonly StoredEvent[]): Promise<void> {
+  if (projection.applyBatch && events.length > 1) await projection.applyBatch(tx, events);
+  else for (const event of events) await projection.apply(tx, event);
 }
 
 /**
@@ -40,8 +41,7 @@ async function applyEvents(tx: Queryable, projection: Projection, events: readon
   const applyRun = async () => {
     if (run.length === 0) return;
     await tx.setSite(run[0]!.siteId);
-    if (projection.applyBatch && run.length > 1) await projection.applyBatch(tx, run);
-    else for (const event of run) await projection.apply(tx, event);
+    await applyTo(tx, projection, run);
     run = [];
   };
   for (const event of events) {

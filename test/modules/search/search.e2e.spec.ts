@@ -72,6 +72,18 @@ describe('search', () => {
     }
   });
 
+  it('folds plain ASCII text (its quick path) and accented text alike', async () => {
+    const inputs = ['Plain ASCII Title, 42 WORDS', 'Đường Lê Lợi', 'Lo\u0323\u031Bi', 'MIXED ascii Ñandú', ''];
+    const rows = await service.context.database.withSite('no-site', (tx) =>
+      tx.query<{ folded: string }>({ text: 'SELECT svc_fold_accents(input) AS folded FROM unnest($1::text[]) WITH ORDINALITY AS t(input, n) ORDER BY n', values: [inputs] }),
+    );
+    expect(rows.map((row) => row.folded)).toEqual(['plain ascii title, 42 words', 'duong le loi', 'loi', 'mixed ascii nandu', '']);
+    const site = await createSearchSite();
+    const article = await create(site, 'places', { name: 'Harbour VIEW Terrace', note: 'Open DAILY' });
+    const response = await search(site, 'q=harbour%20daily');
+    expect(response.body.data.map((hit: { id: string }) => hit.id)).toEqual([article]);
+  });
+
   it('searches all collections unless one is named', async () => {
     const site = await createSearchSite();
     const post = await create(site, 'posts', { title: 'Hà Nội mùa thu' });

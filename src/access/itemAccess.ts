@@ -10,6 +10,7 @@ import { AppError, errors } from '../../domain/shared/appError.ts';
 import type { Queryable } from '../../infra/postgres/database.ts';
 import { sql, type SqlFragment } from '../../infra/postgres/sql.ts';
 import type { SiteSchema } from '../modules/schema/schemaCache.ts';
+import { splitDeepKey, unscopedDeepAppliesTo } from '../query/anyItemDeep.ts';
 import { evaluateFilterNode, resolveFilter, type DeepQuery, type FilterNode, type FilterTree, type ItemRecord, type SortSpec } from '../query/index.ts';
 import type { Access } from './access.ts';
 
@@ -189,10 +190,26 @@ export function assertReadableQuery(
       throw permissionDenied(`You may not aggregate on the field "${name}" of "${collection}"`, [...path, query.groupBy?.includes(name) ? 'groupBy' : 'aggregate']);
     }
   }
-  for (const [field, deep] of Object.entries(query.deep)) {
-    const related = fields.get(field)?.relation?.relatedCollection;
+  for (const [key, deep] of Object.entries(query.deep)) {
+    const { field, scope } = splitDeepKey(key);
+    const anyItem = fields.get(field)?.anyItem;
+    if (anyItem) {
+      // m2a targets: `item:<c>` tests fields of c; unscoped `item`, of every allowed collection it applies
+      // to whose items the principal may read at all (the others' targets read null whatever the filter).
+      // A scope the relation does not allow is refused by the read (400).
+      const targets = anyItem.allowedCollections.filter((target) => {
+        const targetFields = schema.collections.get(target)?.queryFields;
+        if (!targetFields) return false;
+        return scope !== null ? target === scope : access.can('read', target) && unscopedDeepAppliesTo(deep, targetFields);
+      });
+      for (const target of targets) {
+        assertReadableQuery(access, schema, target, { filter: deep.filter, sort: [], deep: deep.deep }, now, [...path, 'deep', key]);
+      }
+      continue;
+    }
+    const related = scope === null ? fields.get(field)?.relation?.relatedCollection : undefined;
     if (!related) continue;
-    assertReadableQuery(access, schema, related, { filter: deep.filter, sort: deep.sort, deep: deep.deep }, now, [...path, 'deep', field]);
+    assertReadableQuery(access, schema, related, { filter: deep.filter, sort: deep.sort, deep: deep.deep }, now, [...path, 'deep', key]);
   }
 }
 

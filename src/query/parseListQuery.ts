@@ -15,6 +15,8 @@ const MAX_DEEP_NESTING = 6;
 const FIELD_PATH = /^(\*|[A-Za-z0-9_]+(:[A-Za-z0-9_]+)?(\.[A-Za-z0-9_]+(:[A-Za-z0-9_]+)?)*(\.\*)?)$/;
 const SORT_TERM = /^-?[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$/;
 const FIELD_NAME = /^[A-Za-z0-9_]+$/;
+// A deep key names a relation, or the target collection of an m2a item field: `deep[blocks][item:headings]`.
+const DEEP_KEY = /^[A-Za-z0-9_]+(:[A-Za-z0-9_]+)?$/;
 
 function invalid(message: string, path: ErrorPath): AppError {
   return new AppError('VALIDATION_FAILED', 400, message, { path });
@@ -136,16 +138,18 @@ function deepRelations(tree: Record<string, unknown>, path: ErrorPath, nesting: 
   if (nesting >= MAX_DEEP_NESTING) throw invalid(`"deep" nests at most ${MAX_DEEP_NESTING} relations`, path);
   const relations: Record<string, DeepQuery> = {};
   for (const [relation, params] of Object.entries(tree)) {
-    if (!FIELD_NAME.test(relation) || !isPlainObject(params)) throw invalid(`Invalid deep relation "${relation}"`, [...path, relation]);
+    if (!DEEP_KEY.test(relation) || relation === '__proto__' || !isPlainObject(params)) throw invalid(`Invalid deep relation "${relation}"`, [...path, relation]);
     relations[relation] = deepQuery(params, [...path, relation], nesting, fromJson);
   }
   return relations;
 }
 
-// Accepts `deep[author][limit]` and the underscored `deep[author][_limit]`; other keys are nested relations.
+// Accepts `deep[author][limit]` and the underscored `deep[author][_limit]`; other keys are nested relations
+// (or m2a targets, `item:headings`; which parameters a target takes is checked against the schema).
 function deepQuery(params: Record<string, unknown>, path: ErrorPath, nesting: number, fromJson: boolean): DeepQuery {
   const query: DeepQuery = { fields: null, filter: null, sort: [], limit: null, offset: null, page: null, deep: {} };
-  const nested: Record<string, unknown> = {};
+  // Without a prototype, so that a `__proto__` key (JSON.parse makes it an own key) is a plain key, refused by deepRelations.
+  const nested = Object.create(null) as Record<string, unknown>;
   for (const [rawKey, value] of Object.entries(params)) {
     const key = rawKey.startsWith('_') ? rawKey.slice(1) : rawKey;
     const keyPath = [...path, rawKey];
@@ -159,15 +163,23 @@ function deepQuery(params: Record<string, unknown>, path: ErrorPath, nesting: nu
       else query.filter = fromJson ? value : coerceBracketFilter(value as BracketTree);
       continue;
     }
-    const text = textOf(value, keyPath);
-    if (key === 'fields') query.fields = parseFieldList(splitList([text]), keyPath);
-    else if (key === 'sort') query.sort = parseSortList(splitList([text]), keyPath);
-    else if (key === 'limit') query.limit = parseInteger(text, keyPath, 1, MAX_LIMIT);
-    else if (key === 'offset') query.offset = parseInteger(text, keyPath, 0);
-    else query.page = parseInteger(text, keyPath, 1);
+    // A list takes every value given (`deep[a][fields]=x&deep[a][fields]=y`, or a JSON array), as the top-level `fields` does.
+    if (key === 'fields') query.fields = parseFieldList(splitList(textsOf(value, keyPath)), keyPath);
+    else if (key === 'sort') query.sort = parseSortList(splitList(textsOf(value, keyPath)), keyPath);
+    else {
+      const text = textOf(value, keyPath);
+      if (key === 'limit') query.limit = parseInteger(text, keyPath, 1, MAX_LIMIT);
+      else if (key === 'offset') query.offset = parseInteger(text, keyPath, 0);
+      else query.page = parseInteger(text, keyPath, 1);
+    }
   }
   query.deep = Object.keys(nested).length > 0 ? deepRelations(nested, path, nesting + 1, fromJson) : {};
   return query;
+}
+
+function textsOf(value: unknown, path: ErrorPath): string[] {
+  if (Array.isArray(value)) return value.map((element) => textOf(element, path));
+  return [textOf(value, path)];
 }
 
 function textOf(value: unknown, path: ErrorPath): string {

@@ -79,7 +79,11 @@ export const AGGREGATE_FUNCTIONS = ['count', 'countDistinct', 'sum', 'avg', 'min
 export type AggregateFunction = (typeof AGGREGATE_FUNCTIONS)[number];
 export type AggregateSpec = Partial<Record<AggregateFunction, string[]>>;
 
-/** Per-relation query parameters (`deep[author][limit]=5`); nested relations sit in `deep`. */
+/**
+ * Per-relation query parameters (`deep[author][limit]=5`); nested relations sit in `deep`, keyed by
+ * field name, or for the item field of an m2a junction also by `<field>:<collection>`
+ * (`deep[blocks][item:headings][filter]...`, see anyItemDeep.ts).
+ */
 export interface DeepQuery {
   fields: string[] | null;
   filter: FilterTree | null;

@@ -66,6 +66,12 @@ describe('parseListQuery', () => {
     [{ 'aggregate[sum]': 'a-b' }, ['aggregate', 'sum']],
     [{ 'deep[author][limit]': '500' }, ['deep', 'author', 'limit']],
     [{ 'deep[author][_offset]': '-1' }, ['deep', 'author', '_offset']],
+    [{ 'deep[blocks][item:headings:texts][filter][a][_eq]': '1' }, ['deep', 'blocks', 'item:headings:texts']],
+    [{ 'deep[blocks][item:][filter][a][_eq]': '1' }, ['deep', 'blocks', 'item:']],
+    [{ 'deep[blocks][:headings][filter][a][_eq]': '1' }, ['deep', 'blocks', ':headings']],
+    [{ 'deep[blocks][item.headings][filter][a][_eq]': '1' }, ['deep', 'blocks', 'item.headings']],
+    [{ deep: '{"blocks":{"item:a:b":{"_filter":{}}}}' }, ['deep', 'blocks', 'item:a:b']],
+    [{ 'deep[blocks][item:headings][limit]': '0' }, ['deep', 'blocks', 'item:headings', 'limit']],
   ])('refuses %j with a path', (query, path) => {
     expect(failure(query)).toMatchObject({ code: 'VALIDATION_FAILED', status: 400, path });
   });
@@ -137,6 +143,49 @@ describe('parseListQuery', () => {
   it('reads deep in the JSON form, keeping typed filter values', () => {
     const query = parseListQuery({ deep: '{"author":{"_limit":2,"_filter":{"age":{"_eq":"7"}}}}' });
     expect(query.deep.author).toMatchObject({ limit: 2, filter: { age: { _eq: '7' } } });
+  });
+
+
+  it('reads every value of deep fields and sort: repeated bracket keys and JSON arrays', () => {
+    expect(parseListQuery({ 'deep[author][fields]': ['name', 'email,age'] }).deep.author).toMatchObject({ fields: ['name', 'email', 'age'] });
+    const query = parseListQuery({ deep: '{"author":{"_fields":["name","email"],"_sort":["-age","name"]}}' });
+    expect(query.deep.author).toMatchObject({
+      fields: ['name', 'email'],
+      sort: [
+        { field: 'age', direction: 'desc' },
+        { field: 'name', direction: 'asc' },
+      ],
+    });
+  });
+
+  it('refuses a __proto__ deep key in the JSON form, with its path (the bracket form drops such segments)', () => {
+    expect(failure({ deep: '{"__proto__":{"_limit":1}}' }).path).toEqual(['deep', '__proto__']);
+    expect(failure({ deep: '{"author":{"_deep":{"__proto__":{"_limit":1}}}}' }).path).toEqual(['deep', 'author', '__proto__']);
+    expect(parseListQuery({ 'deep[__proto__][limit]': '1' }).deep).toEqual({});
+  });
+  it('reads deep parameters of m2a targets keyed <field>:<collection>, in the bracket, [deep] and JSON forms', () => {
+    const target = { fields: null, filter: { level: { _eq: 1 } }, sort: [], limit: null, offset: null, page: null, deep: {} };
+    const expected = { blocks: { fields: null, filter: null, sort: [], limit: null, offset: null, page: null, deep: { 'item:headings': target } } };
+    expect(parseListQuery({ 'deep[blocks][item:headings][filter][level][_eq]': '1' }).deep).toEqual(expected);
+    expect(parseListQuery({ 'deep[blocks][deep][item:headings][_filter][level][_eq]': '1' }).deep).toEqual(expected);
+    expect(parseListQuery({ deep: '{"blocks":{"item:headings":{"_filter":{"level":{"_eq":1}}}}}' }).deep).toEqual(expected);
+    // Unscoped `item`, fields, and a target's own relations; list parameters are parsed here and refused against the schema.
+    const query = parseListQuery({
+      'deep[blocks][item][filter][title][_nnull]': 'true',
+      'deep[blocks][item:quotes][fields]': 'quote,author.name',
+      'deep[blocks][item:quotes][author][filter][name][_eq]': 'Ann',
+      'deep[blocks][item:texts][limit]': '2',
+    });
+    expect(query.deep.blocks!.deep).toEqual({
+      item: { ...target, filter: { title: { _nnull: true } } },
+      'item:quotes': {
+        ...target,
+        fields: ['quote', 'author.name'],
+        filter: null,
+        deep: { author: { ...target, filter: { name: { _eq: 'Ann' } } } },
+      },
+      'item:texts': { ...target, filter: null, limit: 2 },
+    });
   });
 
   it('reads search as trimmed text', () => {

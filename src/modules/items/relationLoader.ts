@@ -2,19 +2,23 @@
 // whole page of items at once: one query per relation (per target collection, for m2a items) per
 // level, never one per item. m2o fields become the related item (null when missing or filtered out);
 // to-many fields become lists (of ids when named alone); an m2a junction's item field becomes the item
-// of the collection its row names.
+// of the collection its row names. `deep` parameters apply per relation, and per target collection of
+// an m2a item field (`deep[blocks][item:headings][filter]`, see src/query/anyItemDeep.ts).
 import { AppError } from '../../../domain/shared/appError.ts';
-import { sql } from '../../../infra/postgres/sql.ts';
+import { sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
+import { listParamOf, splitDeepKey, topLevelFilterFields, unscopedDeepAppliesTo } from '../../query/anyItemDeep.ts';
+import { lookupField } from '../../query/fieldExpressions.ts';
 import {
   compileFilter,
   compileSort,
+  STRUCTURAL_COLUMNS,
   type AnyItemSelection,
   type DeepQuery,
   type FieldSelection,
   type RelationSelection,
   type SortSpec,
 } from '../../query/index.ts';
-import type { CollectionSchema } from '../schema/siteSchema.ts';
+import type { CollectionSchema, SiteSchema } from '../schema/siteSchema.ts';
 import { shapeRow, type ItemRow } from './itemRecords.ts';
 import { baseCondition, itemColumns, tableOf, type ReadContext } from './itemSource.ts';
 
@@ -48,9 +52,33 @@ export function noteSensitiveReads(context: ReadContext, collection: CollectionS
   }
 }
 
+type Path = readonly (string | number)[];
+
 /** Where an error in `deep[a][b][filter]` points. */
-function deepPath(path: readonly (string | number)[], key: string): (string | number)[] {
+function deepPath(path: Path, key: string | number): (string | number)[] {
   return ['deep', ...path, key];
+}
+
+function deepInvalid(message: string, path: (string | number)[]): AppError {
+  return new AppError('VALIDATION_FAILED', 400, message, { path });
+}
+
+/** `deep[blocks][item:headings]`, as the client wrote it in the bracket form. */
+function deepKeyText(path: Path): string {
+  return `deep[${path.join('][')}]`;
+}
+
+/** One `deep` entry of a level, with the path of its key below `deep` (`['blocks', 'item:quotes', 'author']`). */
+interface DeepEntry {
+  query: DeepQuery;
+  path: Path;
+}
+
+/** A level's `deep` entries by key: relation fields, m2a item fields and their `<field>:<collection>` scopes. */
+type DeepLevel = ReadonlyMap<string, DeepEntry>;
+
+function deepLevel(deep: Record<string, DeepQuery> | undefined, prefix: Path): Map<string, DeepEntry> {
+  return new Map(Object.entries(deep ?? {}).map(([key, query]) => [key, { query, path: [...prefix, key] }]));
 }
 
 /** Shapes rows of one level and loads their own relations. */
@@ -60,23 +88,86 @@ export async function shapeLevel(
   rows: readonly ItemRow[],
   selection: FieldSelection,
   deep: Record<string, DeepQuery>,
-  deepPathPrefix: readonly (string | number)[],
+  deepPathPrefix: Path,
+): Promise<Record<string, unknown>[]> {
+  const top = deepPathPrefix.length === 0;
+  if (top) checkAnyItemDeep(context.schema, collection, deep, []);
+  return shapeItems(context, collection, rows, selection, deepLevel(deep, deepPathPrefix), top);
+}
+
+async function shapeItems(
+  context: ReadContext,
+  collection: CollectionSchema,
+  rows: readonly ItemRow[],
+  selection: FieldSelection,
+  deep: DeepLevel,
+  top: boolean,
 ): Promise<Record<string, unknown>[]> {
   // Permissions show each collection's own readable fields (the top level may also be narrowed by the caller).
   const permitted = context.permissions?.visibleFields(collection.name) ?? null;
-  const visibleFields = deepPathPrefix.length === 0 ? intersect(context.options.visibleFields, permitted) : permitted;
+  const visibleFields = top ? intersect(context.options.visibleFields, permitted) : permitted;
   const options = visibleFields === context.options.visibleFields ? context.options : { ...context.options, visibleFields };
   const items = rows.map((row) => shapeRow(row, selection.local, collection, options));
   noteSensitiveReads(context, collection, items, selection.local);
   for (const relation of selection.relations.values()) {
     if (visibleFields && !visibleFields.has(relation.field)) continue;
-    await loadRelation(context, rows, items, relation, deep[relation.field], [...deepPathPrefix, relation.field]);
+    await loadRelation(context, rows, items, relation, deep.get(relation.field));
   }
   for (const anyItem of selection.anyItems.values()) {
     if (visibleFields && !visibleFields.has(anyItem.field)) continue;
-    await loadAnyItems(context, rows, items, anyItem, [...deepPathPrefix, anyItem.field]);
+    await loadAnyItems(context, rows, items, anyItem, deep);
   }
   return items;
+}
+
+/**
+ * Checks the keys of the whole `deep` tree that concern m2a targets, whether or not the fields
+ * expand them: `<field>:<collection>` must name the item field of an m2a junction and one of its
+ * allowed collections; a target (scoped or not) takes no sort/limit/offset/page; an unscoped target
+ * filter must test fields some allowed collection has. Other keys are checked where they apply.
+ */
+function checkAnyItemDeep(schema: SiteSchema, collection: CollectionSchema, deep: Record<string, DeepQuery>, path: Path): void {
+  for (const [key, query] of Object.entries(deep)) {
+    const keyPath = [...path, key];
+    const { field: name, scope } = splitDeepKey(key);
+    const field = STRUCTURAL_COLUMNS.has(name) ? undefined : collection.queryFields.get(name);
+    const anyItem = field?.anyItem;
+    if (scope !== null) {
+      if (!anyItem) {
+        const message = `"${name}" of "${collection.name}" is not the item field of a many-to-any relation, so "${deepKeyText(keyPath)}" cannot be used`;
+        throw deepInvalid(message, deepPath(path, key));
+      }
+      if (!schema.collections.has(scope)) throw deepInvalid(`Unknown collection "${scope}" in "${deepKeyText(keyPath)}"`, deepPath(path, key));
+      if (!anyItem.allowedCollections.includes(scope)) {
+        const message = `"${deepKeyText(keyPath)}" names a collection the relation does not allow (allowed: ${anyItem.allowedCollections.join(', ')})`;
+        throw deepInvalid(message, deepPath(path, key));
+      }
+    }
+    if (anyItem) {
+      const param = listParamOf(query);
+      if (param) throw deepInvalid(`"${deepKeyText(keyPath)}" is a single item: it takes filter, fields and nested relations, not "${param}"`, deepPath(keyPath, param));
+      const allowed = anyItem.allowedCollections.flatMap((target) => schema.collections.get(target) ?? []);
+      const targets = scope !== null ? allowed.filter((target) => target.name === scope) : unscopedTargets(allowed, query, keyPath);
+      for (const target of targets) checkAnyItemDeep(schema, target, query.deep, keyPath);
+      continue;
+    }
+    const related = field?.relation ? schema.collections.get(field.relation.relatedCollection) : undefined;
+    if (related) checkAnyItemDeep(schema, related, query.deep, keyPath);
+  }
+}
+
+/** The allowed collections unscoped target parameters apply to; 400 when their filter fits none. */
+function unscopedTargets(allowed: readonly CollectionSchema[], query: DeepQuery, keyPath: Path): CollectionSchema[] {
+  const targets = allowed.filter((target) => unscopedDeepAppliesTo(query, target.queryFields));
+  if (targets.length > 0 || allowed.length === 0) return targets;
+  const names = allowed.map((target) => target.name).join(', ');
+  for (const { name, path } of topLevelFilterFields(query.filter)) {
+    if (!allowed.some((target) => lookupField(target.queryFields, name) !== undefined)) {
+      throw deepInvalid(`Unknown field "${name}": no collection "${deepKeyText(keyPath)}" may point at (${names}) has it`, [...deepPath(keyPath, 'filter'), ...path]);
+    }
+  }
+  const message = `No collection "${deepKeyText(keyPath)}" may point at (${names}) has every field its filter tests; scope the filter, e.g. "${deepKeyText([...keyPath.slice(0, -1), `${String(keyPath.at(-1))}:${allowed[0]!.name}`])}"`;
+  throw deepInvalid(message, deepPath(keyPath, 'filter'));
 }
 
 function intersect(a: ReadonlySet<string> | null, b: ReadonlySet<string> | null): ReadonlySet<string> | null {
@@ -90,9 +181,10 @@ async function loadRelation(
   rows: readonly ItemRow[],
   items: Record<string, unknown>[],
   relation: RelationSelection,
-  deep: DeepQuery | undefined,
-  path: readonly (string | number)[],
+  entry: DeepEntry | undefined,
 ): Promise<void> {
+  const deep = entry?.query;
+  const path = entry?.path ?? [relation.field];
   const related = context.schema.collections.get(relation.collection);
   if (!related) throw new AppError('VALIDATION_FAILED', 400, `Field "${relation.field}" points at an unknown collection`, { path: ['fields'] });
   const filter = deep?.filter
@@ -106,7 +198,7 @@ async function loadRelation(
       })}`
     : sql``;
   const columns = itemColumns('r', related, contentKeysOf(relation.selection, related));
-  const childDeep = deep?.deep ?? {};
+  const childDeep = deepLevel(deep?.deep, path);
 
   if (relation.kind === 'm2o') {
     const ids = [...new Set(rows.map((row) => row.data[relation.field]).filter((id): id is string => typeof id === 'string'))];
@@ -116,7 +208,7 @@ async function loadRelation(
         : await context.tx.query<ItemRow>(sql`
             SELECT ${columns} FROM ${tableOf(context.source)} r
              WHERE ${baseCondition(context, related.name, 'r')} AND r.id = ANY(${ids}::text[])${filter}`);
-    const shaped = await shapeLevel(context, related, children, relation.selection, childDeep, path);
+    const shaped = await shapeItems(context, related, children, relation.selection, childDeep, false);
     const byId = new Map(shaped.map((item, index) => [children[index]!.id, item]));
     rows.forEach((row, index) => {
       const id = row.data[relation.field];
@@ -150,7 +242,7 @@ async function loadRelation(
           ) ranked
            WHERE rank_in_parent > ${offset} AND rank_in_parent <= ${offset + limit}
            ORDER BY parent_id, rank_in_parent`);
-  const shaped = relation.idsOnly ? children.map((child) => child.id) : await shapeLevel(context, related, children, relation.selection, childDeep, path);
+  const shaped = relation.idsOnly ? children.map((child) => child.id) : await shapeItems(context, related, children, relation.selection, childDeep, false);
   const byParent = new Map<string, unknown[]>();
   children.forEach((child, index) => {
     const list = byParent.get(child.parent_id) ?? [];
@@ -162,32 +254,71 @@ async function loadRelation(
   });
 }
 
+/** How the targets of one collection are read: the filters of the deep entries that apply, and the deep of their own relations. */
+interface TargetPlan {
+  filter: SqlFragment;
+  deep: DeepLevel;
+}
+
+/**
+ * The deep parameters of each allowed collection's targets: the unscoped entry (`deep[blocks][item]`)
+ * when it applies to the collection, then the scoped one (`deep[blocks][item:headings]`). Both
+ * filters apply; for a nested relation both name, the scoped entry's parameters win. Filters are
+ * compiled for every allowed collection, expanded or not, so that a bad one is refused either way.
+ */
+function targetPlans(context: ReadContext, anyItem: AnyItemSelection, deep: DeepLevel): Map<string, TargetPlan> {
+  const unscoped = deep.get(anyItem.field);
+  const plans = new Map<string, TargetPlan>();
+  for (const name of anyItem.allowedCollections) {
+    const related = context.schema.collections.get(name);
+    if (!related) continue;
+    const scoped = deep.get(`${anyItem.field}:${name}`);
+    const entries = [unscoped && unscopedDeepAppliesTo(unscoped.query, related.queryFields) ? unscoped : undefined, scoped].filter(
+      (entry): entry is DeepEntry => entry !== undefined,
+    );
+    let filter = sql``;
+    const childDeep = new Map<string, DeepEntry>();
+    for (const entry of entries) {
+      if (entry.query.filter) {
+        filter = sql`${filter} AND ${compileFilter(entry.query.filter, {
+          alias: 'r',
+          fields: related.queryFields,
+          resolveFields: context.schema.resolveFields,
+          table: context.source.table,
+          path: deepPath(entry.path, 'filter'),
+          ...context.dynamic,
+        })}`;
+      }
+      for (const [key, child] of deepLevel(entry.query.deep, entry.path)) childDeep.set(key, child);
+    }
+    plans.set(name, { filter, deep: childDeep });
+  }
+  return plans;
+}
+
 /**
  * Expands the item field of m2a junction rows: one query per target collection for the whole level.
  * Each target collection is read as an m2o target is (its rows and fields as the reader may see
- * them, soft-deleted items absent); a row naming a collection the relation does not allow reads null.
+ * them, soft-deleted items absent, the deep filter applied); a row naming a collection the relation
+ * does not allow reads null.
  */
-async function loadAnyItems(
-  context: ReadContext,
-  rows: readonly ItemRow[],
-  items: Record<string, unknown>[],
-  anyItem: AnyItemSelection,
-  path: readonly (string | number)[],
-): Promise<void> {
+async function loadAnyItems(context: ReadContext, rows: readonly ItemRow[], items: Record<string, unknown>[], anyItem: AnyItemSelection, deep: DeepLevel): Promise<void> {
   const targetOf = (row: ItemRow) => {
     const collection = row.data[anyItem.collectionField];
     const id = row.data[anyItem.field];
     return { collection: typeof collection === 'string' ? collection : null, id: typeof id === 'string' ? id : null };
   };
+  const plans = targetPlans(context, anyItem, deep);
   const loaded = new Map<string, Map<string, Record<string, unknown>>>();
   for (const [name, selection] of anyItem.targets) {
     const related = context.schema.collections.get(name);
+    const plan = plans.get(name);
     const ids = [...new Set(rows.map(targetOf).flatMap((target) => (target.collection === name && target.id !== null ? [target.id] : [])))];
-    if (!related || ids.length === 0) continue;
+    if (!related || !plan || ids.length === 0) continue;
     const children = await context.tx.query<ItemRow>(sql`
       SELECT ${itemColumns('r', related, contentKeysOf(selection, related))} FROM ${tableOf(context.source)} r
-       WHERE ${baseCondition(context, related.name, 'r')} AND r.id = ANY(${ids}::text[])`);
-    const shaped = await shapeLevel(context, related, children, selection, {}, path);
+       WHERE ${baseCondition(context, related.name, 'r')} AND r.id = ANY(${ids}::text[])${plan.filter}`);
+    const shaped = await shapeItems(context, related, children, selection, plan.deep, false);
     loaded.set(name, new Map(shaped.map((item, index) => [children[index]!.id, item])));
   }
   rows.forEach((row, index) => {

@@ -273,6 +273,12 @@ describe('reading m2a relations with fields', () => {
       const plain = await countQueries('/items/articles?fields=id,title&limit=50');
       const oneRelation = await countQueries('/items/articles?fields=id,title,comments.text&limit=50');
       expect(large.queries - plain.queries).toBe(5 * (oneRelation.queries - plain.queries));
+      // Deep filters on targets (scoped, unscoped, and on a target's relation) ride on the same queries.
+      const deep = 'deep[blocks][item:headings][filter][level][_eq]=1&deep[blocks][item][filter][title][_nnull]=true&deep[blocks][item:quotes][author][filter][name][_eq]=Bob';
+      const deepSmall = await countQueries(`/items/articles?fields=${fields}&limit=5&${deep}`);
+      const deepLarge = await countQueries(`/items/articles?fields=${fields}&limit=50&${deep}`);
+      expect(deepLarge.body.data[49].blocks.map((block: Json) => block.item)).toEqual([{ title: 'Intro' }, { title: 'Body' }, { quote: 'Be brief', author: null }]);
+      expect([deepSmall.queries, deepLarge.queries]).toEqual([large.queries, large.queries]);
     } finally {
       await service.context.daemon.start();
     }
@@ -326,5 +332,196 @@ describe('reading m2a relations with fields', () => {
     expect(unknown.body.errors[0].message).toContain('blocks.item.nope');
     const deepSyntax = await site.call('GET', '/items/articles?deep[blocks][fields]=item:a:b.title');
     expect([deepSyntax.status, deepSyntax.body.errors[0].path]).toEqual([400, ['deep', 'blocks', 'fields']]);
+  });
+});
+
+/** The error code and path of a response, with the request for the failure message. */
+function errorOf(path: string, response: Json): unknown[] {
+  return [path, response.status, response.body.errors?.[0]?.code, response.body.errors?.[0]?.path];
+}
+
+describe('deep parameters on m2a targets', () => {
+  /** seedPage plus b6, a level-2 heading. */
+  async function seedDeepPage(site: ContentSite) {
+    const seeded = await seedPage(site);
+    await createItem(site, 'headings', { id: 'h2', title: 'Outro', level: 2 });
+    await createItem(site, 'articles_blocks', { id: 'b6', article: seeded.article.id, item: 'h2', collection: 'headings' });
+    return seeded;
+  }
+
+  it('nulls the targets of one collection that a scoped filter rejects, in every syntax, and leaves the other collections alone', async () => {
+    const site = await createBlocksSite();
+    const { article } = await seedDeepPage(site);
+    const expected = [{ title: 'Intro' }, { title: 'Body' }, 'q1', null, null, null];
+    const json = encodeURIComponent(JSON.stringify({ blocks: { 'item:headings': { _filter: { level: { _eq: 1 } } } } }));
+    const forms = [
+      'deep[blocks][item:headings][filter][level][_eq]=1',
+      'deep[blocks][item:headings][_filter][level][_eq]=1',
+      'deep[blocks][deep][item:headings][filter][level][_eq]=1',
+      `deep=${json}`,
+    ];
+    for (const deep of forms) {
+      expect(itemsOf(await site.call('GET', `/items/articles/${article.id}?fields=blocks.item.title&${deep}`)), deep).toEqual(expected);
+      expect(itemsOf(await site.call('GET', `/items/articles?fields=blocks.item.title&${deep}`)), deep).toEqual(expected);
+    }
+    // A filter on texts nulls the text, not the headings.
+    const texts = await site.call('GET', `/items/articles/${article.id}?fields=blocks.item.title&deep[blocks][item:texts][filter][title][_eq]=Other`);
+    expect(itemsOf(texts)).toEqual([{ title: 'Intro' }, null, 'q1', null, null, { title: 'Outro' }]);
+    // Filters of two collections apply each to its own targets; dynamic values and relational filters work as for m2o.
+    const both = await site.call(
+      'GET',
+      `/items/articles/${article.id}?fields=blocks.item.id&deep[blocks][item:headings][filter][level][_gte]=2&deep[blocks][item:quotes][filter][author][name][_eq]=Ann&deep[blocks][item:texts][filter][createdAt][_lte]=$NOW`,
+    );
+    expect(itemsOf(both)).toEqual([null, { id: 't1' }, { id: 'q1' }, null, null, { id: 'h2' }]);
+    // The filter applies to expanded targets: rows of a collection the fields do not expand keep the bare id.
+    const bare = await site.call('GET', `/items/articles/${article.id}?fields=blocks.item:texts.body&deep[blocks][item:headings][filter][level][_eq]=99`);
+    expect(itemsOf(bare)).toEqual(['h1', { body: 'Lorem' }, 'q1', null, 'missing', 'h2']);
+  });
+
+  it('takes fields per target collection, as deep[blocks][fields]=item:texts.body does', async () => {
+    const site = await createBlocksSite();
+    const { article } = await seedDeepPage(site);
+    const scoped = await site.call('GET', `/items/articles/${article.id}?fields=title&deep[blocks][item:texts][fields]=body`);
+    const viaJunction = await site.call('GET', `/items/articles/${article.id}?fields=title&deep[blocks][fields]=item:texts.body`);
+    expect(scoped.body.data.title).toBe('Page');
+    expect(itemsOf(scoped)).toEqual(['h1', { body: 'Lorem' }, 'q1', null, 'missing', 'h2']);
+    expect(scoped.body.data).toEqual(viaJunction.body.data);
+    // Fields and filter together; an unscoped `item` takes fields as `blocks.item.<field>` does.
+    const filtered = await site.call('GET', `/items/articles/${article.id}?fields=title&deep[blocks][item:headings][fields]=title,level&deep[blocks][item:headings][filter][level][_eq]=2`);
+    expect(itemsOf(filtered)).toEqual([null, 't1', 'q1', null, null, { title: 'Outro', level: 2 }]);
+    const unscoped = await site.call('GET', `/items/articles/${article.id}?fields=title&deep[blocks][item][fields]=title`);
+    expect(itemsOf(unscoped)).toEqual([{ title: 'Intro' }, { title: 'Body' }, 'q1', null, null, { title: 'Outro' }]);
+  });
+
+  it('passes nested deep to the relations of targets', async () => {
+    const site = await createBlocksSite();
+    const { article } = await seedDeepPage(site);
+    const read = async (deep: string) => itemsOf(await site.call('GET', `/items/articles/${article.id}?fields=blocks.item:quotes.quote,blocks.item:quotes.author.name&${deep}`))[2];
+    expect(await read('deep[blocks][item:quotes][author][filter][name][_eq]=Bob')).toEqual({ quote: 'Be brief', author: null });
+    expect(await read('deep[blocks][item:quotes][deep][author][_filter][name][_eq]=Bob')).toEqual({ quote: 'Be brief', author: null });
+    expect(await read('deep[blocks][item:quotes][author][filter][name][_eq]=Ann')).toEqual({ quote: 'Be brief', author: { name: 'Ann' } });
+    expect(await read(`deep=${encodeURIComponent(JSON.stringify({ blocks: { 'item:quotes': { author: { _filter: { name: { _eq: 'Bob' } } } } } }))}`)).toEqual({
+      quote: 'Be brief',
+      author: null,
+    });
+    // Through an unscoped `item`: it reaches the quotes' author.
+    expect(await read('deep[blocks][item][author][filter][name][_eq]=Bob')).toEqual({ quote: 'Be brief', author: null });
+    // A scoped entry's parameters win over the unscoped ones for the same nested relation.
+    expect(await read('deep[blocks][item][author][filter][name][_eq]=Bob&deep[blocks][item:quotes][author][filter][name][_eq]=Ann')).toEqual({
+      quote: 'Be brief',
+      author: { name: 'Ann' },
+    });
+    // Nested fields: blocks.item:quotes.quote and blocks.item:quotes.author.name.
+    const nestedFields = await site.call('GET', `/items/articles/${article.id}?fields=title&deep[blocks][item:quotes][fields]=quote&deep[blocks][item:quotes][author][fields]=name`);
+    expect(itemsOf(nestedFields)).toEqual(['h1', 't1', { quote: 'Be brief', author: { name: 'Ann' } }, null, 'missing', 'h2']);
+    // The target filter and the nested one together.
+    expect(await read('deep[blocks][item:quotes][filter][quote][_eq]=Other&deep[blocks][item:quotes][author][filter][name][_eq]=Ann')).toBeNull();
+  });
+
+  it('applies an unscoped filter to every allowed collection that has the fields it tests, and refuses one that fits none', async () => {
+    const site = await createBlocksSite();
+    const { article } = await seedDeepPage(site);
+    const read = async (fields: string, deep: string) => itemsOf(await site.call('GET', `/items/articles/${article.id}?fields=${fields}&${deep}`));
+    // headings and texts have `title`, quotes does not: its targets are not filtered.
+    expect(await read('blocks.item.id', 'deep[blocks][item][filter][title][_eq]=Intro')).toEqual([{ id: 'h1' }, null, { id: 'q1' }, null, null, null]);
+    // Only headings have `level`.
+    expect(await read('blocks.item.id', 'deep[blocks][item][filter][level][_eq]=2')).toEqual([null, { id: 't1' }, { id: 'q1' }, null, null, { id: 'h2' }]);
+    // `id` (like every structural key) is a field of every collection; _and/_or members count too.
+    expect(await read('blocks.item.id', 'deep[blocks][item][filter][_or][0][id][_eq]=t1&deep[blocks][item][filter][_or][1][id][_eq]=h2')).toEqual([
+      null,
+      { id: 't1' },
+      null,
+      null,
+      null,
+      { id: 'h2' },
+    ]);
+    // Unscoped and scoped filters of a collection both apply.
+    expect(await read('blocks.item.id', 'deep[blocks][item][filter][title][_nnull]=true&deep[blocks][item:headings][filter][level][_eq]=2')).toEqual([
+      null,
+      { id: 't1' },
+      { id: 'q1' },
+      null,
+      null,
+      { id: 'h2' },
+    ]);
+    // A field no allowed collection has, and fields no single collection has all of: 400.
+    for (const path of [`/items/articles/${article.id}`, '/items/articles']) {
+      const unknown = await site.call('GET', `${path}?fields=blocks.item.id&deep[blocks][item][filter][nope][_eq]=1`);
+      expect(errorOf(path, unknown)).toEqual([path, 400, 'VALIDATION_FAILED', ['deep', 'blocks', 'item', 'filter', 'nope']]);
+      expect(unknown.body.errors[0].message).toContain('nope');
+      const apart = await site.call('GET', `${path}?fields=blocks.item.id&deep[blocks][item][filter][level][_eq]=1&deep[blocks][item][filter][body][_eq]=x`);
+      expect(errorOf(path, apart)).toEqual([path, 400, 'VALIDATION_FAILED', ['deep', 'blocks', 'item', 'filter']]);
+    }
+  });
+
+  it('refuses bad deep keys and parameters of m2a targets with 400 and the path of the key, on lists and single items', async () => {
+    const site = await createBlocksSite();
+    const { article } = await seedDeepPage(site);
+    const expanded = 'fields=blocks.item.title';
+    const bad: [string, (string | number)[]][] = [
+      // Keys: checked whether or not the fields expand the targets.
+      ['deep[blocks][item:nope][filter][title][_eq]=x', ['deep', 'blocks', 'item:nope']],
+      ['deep[blocks][item:articles][filter][title][_eq]=x', ['deep', 'blocks', 'item:articles']],
+      ['deep[blocks][item:authors][filter][name][_eq]=x', ['deep', 'blocks', 'item:authors']],
+      ['deep[blocks][collection:headings][filter][title][_eq]=x', ['deep', 'blocks', 'collection:headings']],
+      ['deep[author:authors][filter][name][_eq]=x', ['deep', 'author:authors']],
+      ['deep[blocks][item:headings:texts][filter][title][_eq]=x', ['deep', 'blocks', 'item:headings:texts']],
+      ['deep[blocks][item:][filter][title][_eq]=x', ['deep', 'blocks', 'item:']],
+      [`deep=${encodeURIComponent(JSON.stringify({ blocks: { 'item:nope': { _filter: {} } } }))}`, ['deep', 'blocks', 'item:nope']],
+      ['deep[blocks][deep][item:nope][filter][title][_eq]=x', ['deep', 'blocks', 'item:nope']],
+      ['deep[blocks][item:quotes][author][author:x][filter][name][_eq]=x', ['deep', 'blocks', 'item:quotes', 'author', 'author:x']],
+      // A target is a single item.
+      ['deep[blocks][item:headings][limit]=1', ['deep', 'blocks', 'item:headings', 'limit']],
+      ['deep[blocks][item:headings][_limit]=1', ['deep', 'blocks', 'item:headings', 'limit']],
+      ['deep[blocks][item:headings][sort]=-title', ['deep', 'blocks', 'item:headings', 'sort']],
+      ['deep[blocks][item:headings][offset]=1', ['deep', 'blocks', 'item:headings', 'offset']],
+      ['deep[blocks][item:headings][page]=2', ['deep', 'blocks', 'item:headings', 'page']],
+      ['deep[blocks][item][limit]=1', ['deep', 'blocks', 'item', 'limit']],
+      ['deep[blocks][item:quotes][author][item:x][filter][name][_eq]=x', ['deep', 'blocks', 'item:quotes', 'author', 'item:x']],
+      // Filters of expanded targets, as the filter compiler reports them.
+      [`${expanded}&deep[blocks][item:headings][filter][nope][_eq]=1`, ['deep', 'blocks', 'item:headings', 'filter', 'nope']],
+      [`${expanded}&deep[blocks][item:headings][filter][level][_contains]=x`, ['deep', 'blocks', 'item:headings', 'filter', 'level', '_contains']],
+      [`${expanded}&deep[blocks][item:headings][filter][level][_eq]=x`, ['deep', 'blocks', 'item:headings', 'filter', 'level', '_eq']],
+      [`${expanded}&deep[blocks][item][filter][level][_contains]=x`, ['deep', 'blocks', 'item', 'filter', 'level', '_contains']],
+      [`${expanded}&deep[blocks][item:headings][filter][_nope]=1`, ['deep', 'blocks', 'item:headings', 'filter', '_nope']],
+      [`fields=blocks.item:quotes.author.name&deep[blocks][item:quotes][author][filter][nope][_eq]=1`, ['deep', 'blocks', 'item:quotes', 'author', 'filter', 'nope']],
+      // Filters of collections the fields do not expand are checked too (the item field being expanded).
+      ['fields=blocks.item:texts.body&deep[blocks][item:headings][filter][nope][_eq]=1', ['deep', 'blocks', 'item:headings', 'filter', 'nope']],
+    ];
+    for (const [query, errorPath] of bad) {
+      for (const path of [`/items/articles?${query}`, `/items/articles/${article.id}?${query}`]) {
+        expect(errorOf(path, await site.call('GET', path))).toEqual([path, 400, 'VALIDATION_FAILED', errorPath]);
+      }
+    }
+    // Listing the junction collection itself: its item field takes scoped deep parameters at the top level.
+    const junction = await site.call('GET', '/items/articles_blocks?fields=id,item.title&sort=id&deep[item:headings][filter][level][_eq]=2');
+    expect(junction.status, JSON.stringify(junction.body)).toBe(200);
+    expect(junction.body.data.map((row: Json) => row.item)).toEqual([null, { title: 'Body' }, 'q1', null, null, { title: 'Outro' }]);
+    const junctionBad = await site.call('GET', '/items/articles_blocks?deep[item:nope][filter][title][_eq]=x');
+    expect(errorOf('junction', junctionBad)).toEqual(['junction', 400, 'VALIDATION_FAILED', ['deep', 'item:nope']]);
+  });
+
+  it('checks that deep filters on targets only test fields the reader may read', async () => {
+    const site = await createBlocksSite();
+    const { article } = await seedDeepPage(site);
+    const access = withHelpers(service, site);
+    const role = await createRole(access);
+    await grant(access, { roleId: role.id }, [
+      { collection: 'articles', action: 'read', fields: ['id', 'title', 'blocks'] },
+      { collection: 'articles_blocks', action: 'read' },
+      { collection: 'headings', action: 'read', fields: ['title'] },
+      { collection: 'quotes', action: 'read', fields: ['quote', 'author'] },
+    ]);
+    const reader = await createMember(service, site, { roleId: role.id });
+    const read = (query: string) => access.as(reader.token, 'GET', `/items/articles/${article.id}?fields=blocks.item.title&${query}`);
+    const hidden = await read('deep[blocks][item:headings][filter][level][_eq]=1');
+    expect(errorOf('hidden', hidden)).toEqual(['hidden', 403, 'PERMISSION_DENIED', ['deep', 'blocks', 'deep', 'item:headings', 'filter', 'level']]);
+    const unscopedHidden = await read('deep[blocks][item][filter][level][_eq]=1');
+    expect(errorOf('unscoped', unscopedHidden)).toEqual(['unscoped', 403, 'PERMISSION_DENIED', ['deep', 'blocks', 'deep', 'item', 'filter', 'level']]);
+    // An unscoped filter skips collections the reader cannot read at all (their targets read null anyway).
+    expect(itemsOf(await read('deep[blocks][item][filter][title][_eq]=Outro'))).toEqual([null, null, 'q1', null, null, { title: 'Outro' }]);
+    // No read rule on authors: a nested filter on them is refused, as for m2o.
+    const nested = await access.as(reader.token, 'GET', `/items/articles/${article.id}?fields=blocks.item:quotes.author.name&deep[blocks][item:quotes][author][filter][name][_eq]=Ann`);
+    expect([nested.status, nested.body.errors?.[0]?.code]).toEqual([403, 'PERMISSION_DENIED']);
   });
 });

@@ -78,6 +78,8 @@ async function appendEntries(tx: Queryable, events: readonly StoredEvent[]): Pro
 export const changeFeedProjection = defineProjection({
   name: CHANGE_FEED_PROJECTION,
   mode: 'async',
+  // The envelope is rendered per entry: about twice the audit log's cost per batch (see search's cost).
+  cost: 2,
   eventTypes: FEED_EVENT_TYPES,
   tables: ['cdc_feed', 'cdc_feed_sites'],
   apply: (tx, event) => appendEntries(tx, [event]),

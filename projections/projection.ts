@@ -16,6 +16,11 @@ export interface Projection {
    * `apply` would leave when called on each event in order.
    */
   applyBatch?(tx: Queryable, events: readonly StoredEvent[]): Promise<void>;
+  /**
+   * Async only: what applying a batch costs relative to the other async projections (default 1).
+   * The daemon balances its concurrent lanes by it (src/runtime/projectionLanes.ts).
+   */
+  readonly cost?: number;
 }
 
 export function handles(projection: Projection, type: string): boolean {

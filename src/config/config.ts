@@ -49,6 +49,7 @@ const environmentSchema = z.object({
   SVC_DB_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(20),
   SVC_PROJECTION_POLL_MS: z.coerce.number().int().min(50).default(1000),
   SVC_PROJECTION_ROUND_MS: z.coerce.number().int().min(0).max(1000).default(20),
+  SVC_PROJECTION_LANES: z.coerce.number().int().min(1).max(8).default(2),
   /** Fallback poll of the field index builder (it wakes on schema commits first); also how soon a standby takes over. */
   SVC_FIELD_INDEX_POLL_MS: z.coerce.number().int().min(50).default(2000),
   // Identity: mail, emailed links and token lifetimes (seconds).

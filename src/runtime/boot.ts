@@ -47,7 +47,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
   closeHooks.push(() => database.close());
   const notifier = await createLogNotifier(() => database.connect());
   closeHooks.push(() => notifier.close());
-  const daemon = createProjectionDaemon({ database, notifier, projections, pollMs: config.SVC_PROJECTION_POLL_MS, roundMs: config.SVC_PROJECTION_ROUND_MS, logger });
+  const daemon = createProjectionDaemon({ database, notifier, projections, pollMs: config.SVC_PROJECTION_POLL_MS, roundMs: config.SVC_PROJECTION_ROUND_MS, lanes: config.SVC_PROJECTION_LANES, logger });
   closeHooks.push(() => daemon.stop());
   // DDL on `items` needs its owner: the builder connects with the URL's own role, not the application role.
   const fieldIndexBuilder = createFieldIndexBuilder({ connectionString: databaseServer.url, notifier, logger, pollMs: config.SVC_FIELD_INDEX_POLL_MS });

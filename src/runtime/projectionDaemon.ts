@@ -9,6 +9,7 @@ import type { LogNotifier } from '../../infra/eventstore/logNotifier.ts';
 import { releaserOf, type Database } from '../../infra/postgres/database.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 import type { Projection } from '../../projections/projection.ts';
+import { splitIntoLanes } from './projectionLanes.ts';
 import { advisoryKey, BATCH_SIZE, readCheckpoint, stepAsyncProjection, stepAsyncProjectionFrom, stepAsyncProjectionsFrom, type BatchReader } from './projectionRunner.ts';
 
 export interface ProjectionDaemon {
@@ -30,6 +31,11 @@ export function createProjectionDaemon(options: {
    * applied at once. 0 runs a round per wake-up.
    */
   roundMs?: number;
+  /**
+   * How many transactions step the projections at one checkpoint concurrently (projectionLanes.ts);
+   * 1 steps them all in one transaction.
+   */
+  lanes?: number;
   logger: Logger;
 }): ProjectionDaemon {
   const { database, notifier, logger } = options;
@@ -92,9 +98,30 @@ export function createProjectionDaemon(options: {
   }
 
   /**
+   * One step of a lane of projections standing at the same checkpoint, in one transaction; if that
+   * fails, they step one at a time. Returns those still behind.
+   */
+  async function stepLane(lane: readonly Projection[], from: GlobalCursor, readBatch: BatchReader): Promise<Projection[]> {
+    if (lane.length === 1) return stepEach(lane, readBatch);
+    try {
+      const step = await stepAsyncProjectionsFrom(database, lane, from, readBatch);
+      for (const projection of lane) {
+        if (step.cursor) cursors.set(projection.name, step.cursor);
+        else cursors.delete(projection.name);
+      }
+      return step.cursor === null || step.read === BATCH_SIZE ? [...lane] : [];
+    } catch (error) {
+      logger.warn({ err: error, projections: lane.map((projection) => projection.name) }, 'joint projection step failed; stepping each alone');
+      return stepEach(lane, readBatch);
+    }
+  }
+
+  const laneCount = options.lanes ?? 1;
+
+  /**
    * Brings every led projection to the head. Each round reads the next batch once for the
-   * projections standing at the same checkpoint (the usual case) and applies it to all of them in
-   * one transaction; if that fails, they step one at a time for that round.
+   * projections standing at the same checkpoint (the usual case) and applies it in `lanes`
+   * concurrent transactions, each lane's projections together; the others step one at a time.
    */
   async function catchUp(): Promise<void> {
     for (const projection of asyncProjections) if (!led.has(projection.name)) cursors.delete(projection.name);
@@ -110,22 +137,15 @@ export function createProjectionDaemon(options: {
       const together = behind.filter((projection) => cursors.has(projection.name));
       const from = together.length > 0 ? cursors.get(together[0]!.name)! : null;
       const atFrom = from ? together.filter((projection) => sameCursor(cursors.get(projection.name)!, from)) : [];
-      if (from && atFrom.length > 1) {
-        try {
-          const step = await stepAsyncProjectionsFrom(database, atFrom, from, readBatch);
-          for (const projection of atFrom) {
-            if (step.cursor) cursors.set(projection.name, step.cursor);
-            else cursors.delete(projection.name);
-          }
-          const stillBehind = step.cursor === null || step.read === BATCH_SIZE;
-          const others = await stepEach(behind.filter((projection) => !atFrom.includes(projection)), readBatch);
-          behind = [...(stillBehind ? atFrom : []), ...others];
-          continue;
-        } catch (error) {
-          logger.warn({ err: error, projections: atFrom.map((projection) => projection.name) }, 'joint projection step failed; stepping each alone');
-        }
+      if (!from || atFrom.length <= 1) {
+        behind = await stepEach(behind, readBatch);
+        continue;
       }
-      behind = await stepEach(behind, readBatch);
+      const [others, ...lanes] = await Promise.all([
+        stepEach(behind.filter((projection) => !atFrom.includes(projection)), readBatch),
+        ...splitIntoLanes(atFrom, laneCount).map((lane) => stepLane(lane, from, readBatch)),
+      ]);
+      behind = asyncProjections.filter((projection) => lanes.some((lane) => lane.includes(projection)) || others!.includes(projection));
     }
   }
 

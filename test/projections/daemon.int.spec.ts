@@ -71,7 +71,7 @@ async function startInstance(...projections: Projection[]) {
   return startInstanceWith({}, ...projections);
 }
 
-async function startInstanceWith(options: { roundMs?: number }, ...projections: Projection[]) {
+async function startInstanceWith(options: { roundMs?: number; lanes?: number }, ...projections: Projection[]) {
   const database = createDatabase({ connectionString: fresh.url, poolSize: 4 });
   const notifier = await createLogNotifier(() => database.connect());
   const daemon = createProjectionDaemon({ database, notifier, projections, pollMs: 200, logger: pino({ level: 'silent' }), ...options });
@@ -226,6 +226,73 @@ describe('the projection daemon', () => {
       );
       const checkpoint = await readCheckpoint(fresh.owner, failing.name);
       expect(checkpoint.position).toBeLessThan(bad!.position);
+    } finally {
+      await instance.stop();
+    }
+  });
+
+  it('steps lanes of projections in concurrent transactions, each lane together, balanced by cost', { timeout: 60_000 }, async () => {
+    const table = `lanes_${randomBytes(4).toString('hex')}`;
+    await fresh.owner.query(sql`CREATE TABLE ${identifier(table)} (projection text NOT NULL, event_id uuid NOT NULL, tx xid8 NOT NULL)`);
+    await fresh.owner.query(sql`GRANT SELECT, INSERT ON ${identifier(table)} TO svc_app`);
+    const recording = (name: string, cost: number) =>
+      defineProjection({
+        name: `${name}_${table}`,
+        mode: 'async',
+        cost,
+        eventTypes: '*',
+        tables: [table],
+        async apply(tx, event) {
+          await tx.query(sql`INSERT INTO ${identifier(table)} (projection, event_id, tx) VALUES (${name}, ${event.eventId}, pg_current_xact_id())`);
+        },
+      });
+    let armed = false;
+    const failing = defineProjection({
+      name: `failing_${table}`,
+      mode: 'async',
+      eventTypes: '*',
+      tables: [],
+      async apply(_tx, event) {
+        if (armed && event.type === 'probe.happened' && event.data.n === 3 && event.data.index === 0) throw new Error('cannot apply this event');
+      },
+    });
+    const appliedAll = async () => {
+      const logSize = await everyEventBelowTheHorizon();
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const [row] = await fresh.owner.query<{ applied: number }>(sql`SELECT count(*)::int AS applied FROM ${identifier(table)}`);
+        if (row!.applied >= 3 * logSize) return logSize;
+        if (Date.now() > deadline) throw new Error('the lanes did not apply the whole log');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    // Two lanes: the costly projection alone, the three others (cost 1 each) together.
+    const instance = await startInstanceWith({ lanes: 2 }, recording('light_a', 1), recording('heavy', 3), failing, recording('light_b', 1));
+    try {
+      // First the light lane runs together; then one of its projections fails on an event of the second round.
+      await appendEvents(6, 4);
+      await appliedAll();
+      armed = true;
+      await appendEvents(12, 4);
+      const logSize = await appliedAll();
+      const perEvent = await fresh.owner.query<{ projections: string[]; heavy: string; light_a: string; light_b: string }>(sql`
+        SELECT array_agg(projection ORDER BY projection) AS projections,
+               max(tx::text) FILTER (WHERE projection = 'heavy') AS heavy,
+               max(tx::text) FILTER (WHERE projection = 'light_a') AS light_a,
+               max(tx::text) FILTER (WHERE projection = 'light_b') AS light_b
+          FROM ${identifier(table)} GROUP BY event_id`);
+      expect(perEvent).toHaveLength(logSize);
+      for (const event of perEvent) {
+        expect(event.projections).toEqual(['heavy', 'light_a', 'light_b']);
+        expect(event.heavy).not.toBe(event.light_a);
+      }
+      // The light lane ran together in the first round, and each alone once one of them failed.
+      expect(perEvent.some((event) => event.light_a === event.light_b)).toBe(true);
+      expect(perEvent.some((event) => event.light_a !== event.light_b)).toBe(true);
+      const [bad] = await fresh.owner.query<{ position: number }>(
+        sql`SELECT max(position) AS position FROM events WHERE type = 'probe.happened' AND data->>'n' = '3' AND data->>'index' = '0'`,
+      );
+      expect((await readCheckpoint(fresh.owner, failing.name)).position).toBeLessThan(bad!.position);
     } finally {
       await instance.stop();
     }

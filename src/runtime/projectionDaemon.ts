@@ -141,11 +141,15 @@ export function createProjectionDaemon(options: {
         behind = await stepEach(behind, readBatch);
         continue;
       }
-      const [others, ...lanes] = await Promise.all([
-        stepEach(behind.filter((projection) => !atFrom.includes(projection)), readBatch),
-        ...splitIntoLanes(atFrom, laneCount).map((lane) => stepLane(lane, from, readBatch)),
-      ]);
-      behind = asyncProjections.filter((projection) => lanes.some((lane) => lane.includes(projection)) || others!.includes(projection));
+      const stillBehind = new Set(
+        (
+          await Promise.all([
+            stepEach(behind.filter((projection) => !atFrom.includes(projection)), readBatch),
+            ...splitIntoLanes(atFrom, laneCount).map((lane) => stepLane(lane, from, readBatch)),
+          ])
+        ).flat(),
+      );
+      behind = asyncProjections.filter((projection) => stillBehind.has(projection));
     }
   }
 

@@ -160,7 +160,7 @@ export async function listItems(app: AppContext, input: ListItemsInput): Promise
       SELECT ${itemColumns('i', collection, contentKeysOf(selection, collection))} FROM ${tableOf(context.source)} i
        WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`);
     if (input.draft) await overlayDrafts(context, collection.name, rows);
-    const items = await shapeLevel(context, collection, rows, selection, query.deep, []);
+    const items = await shapeLevel(context, collection, rows, selection, query.deep);
     if (singleton) return { data: items[0] ?? null };
     if (query.meta === 'none') return { data: items, meta: { limit, offset } };
     const counted = await countedTotal(context, collection.name, query.filter, input.restrictions?.filter !== undefined);
@@ -203,7 +203,7 @@ export async function getItem(app: AppContext, input: GetItemInput): Promise<{ i
     const row = rows[0];
     if (!row) throw new AppError('RECORD_NOT_FOUND', 404, `Item "${input.id}" of "${collection.name}" not found`);
     if (input.draft) await overlayDrafts(context, collection.name, rows);
-    const [item] = await shapeLevel(context, collection, rows, selection, query.deep, []);
+    const [item] = await shapeLevel(context, collection, rows, selection, query.deep);
     return { item: item!, version: row.version };
   });
 }

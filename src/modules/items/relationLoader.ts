@@ -81,18 +81,16 @@ function deepLevel(deep: Record<string, DeepQuery> | undefined, prefix: Path): M
   return new Map(Object.entries(deep ?? {}).map(([key, query]) => [key, { query, path: [...prefix, key] }]));
 }
 
-/** Shapes rows of one level and loads their own relations. */
+/** Shapes the rows a read returns (the top level) and loads their relations. */
 export async function shapeLevel(
   context: ReadContext,
   collection: CollectionSchema,
   rows: readonly ItemRow[],
   selection: FieldSelection,
   deep: Record<string, DeepQuery>,
-  deepPathPrefix: Path,
 ): Promise<Record<string, unknown>[]> {
-  const top = deepPathPrefix.length === 0;
-  if (top) checkAnyItemDeep(context.schema, collection, deep, []);
-  return shapeItems(context, collection, rows, selection, deepLevel(deep, deepPathPrefix), top);
+  checkAnyItemDeep(context.schema, collection, deep, []);
+  return shapeItems(context, collection, rows, selection, deepLevel(deep, []), true);
 }
 
 async function shapeItems(

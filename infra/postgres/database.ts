@@ -2,7 +2,8 @@
 // site) and a system transaction for instance-level work.
 import { createRequire } from 'node:module';
 import pg from 'pg';
-import type { SqlQuery } from './sql.ts';
+import type { PlanMode, SqlQuery } from './sql.ts';
+import { StatementCache } from './statementCache.ts';
 
 export const APPLICATION_ROLE = 'svc_app';
 
@@ -56,6 +57,8 @@ export interface DatabaseOptions {
   poolSize?: number;
   /** Connect as the application role that row-level security cannot be bypassed by (default true). */
   asApplicationRole?: boolean;
+  /** Prepared statements each connection keeps, the most recently used (default 200). */
+  statementsPerConnection?: number;
 }
 
 /**
@@ -83,6 +86,16 @@ export function createDatabase(options: DatabaseOptions): Database {
     options: options.asApplicationRole === false ? undefined : `-c role=${APPLICATION_ROLE}`,
   });
   const stats = { queries: 0 };
+  const statementCaches = new WeakMap<PgConnection, StatementCache>();
+  const capacity = options.statementsPerConnection ?? 200;
+  function statementCacheOf(connection: PgConnection): StatementCache {
+    let cache = statementCaches.get(connection);
+    if (!cache) statementCaches.set(connection, (cache = new StatementCache(capacity)));
+    return cache;
+  }
+  function sendAfter(client: pg.PoolClient, prelude: Statement[], query: SqlQuery): Promise<pg.QueryResult> {
+    return sendPipeline(client, statementCacheOf, prelude, query);
+  }
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Requests see errors on their own clients.
   });
@@ -134,8 +147,7 @@ export function createDatabase(options: DatabaseOptions): Database {
       return statements;
     }
     async function send(query: SqlQuery): Promise<pg.QueryResult> {
-      const before = prelude();
-      return before.length === 0 ? client.query(query.text, query.values) : sendAfter(client, before, query);
+      return sendAfter(client, prelude(), query);
     }
     const tx: Queryable = {
       async query<Row extends object>(query: SqlQuery) {
@@ -280,50 +292,50 @@ const SET_SITE = `SELECT set_config('svc.site_id', $1, true)`;
 const BEGIN: Statement = { text: 'BEGIN', values: [] };
 const COMMIT: SqlQuery = { text: 'COMMIT', values: [] };
 
-const SET_SITE_NAME = 'svc_set_site';
-
 function setSiteStatement(siteId: string): Statement {
-  return { text: SET_SITE, values: [siteId], name: SET_SITE_NAME };
+  return { text: SET_SITE, values: [siteId], prepare: 'auto' };
 }
+
+/** Precedes a statement prepared with `plan: 'custom'`; holds to the end of its (possibly implicit) transaction. */
+const CUSTOM_PLANS: Statement = { text: `SELECT set_config('plan_cache_mode', 'force_custom_plan', true)`, values: [], prepare: 'auto' };
 
 interface Statement {
   text: string;
   values: unknown[];
-  /** A statement prepared once per connection (sql.ts `prepared`); unnamed ones are parsed each time. */
-  name?: string;
+  /** Prepared on each connection (sql.ts `prepared`); the others are parsed each time. */
+  prepare?: PlanMode;
 }
 
 function statementOf(query: SqlQuery): Statement {
-  return query.name ? { text: query.text, values: query.values, name: query.name } : { text: query.text, values: query.values };
+  return query.prepare ? { text: query.text, values: query.values, prepare: query.prepare } : { text: query.text, values: query.values };
 }
 
-/**
- * The named statements each connection has prepared (known from a pipeline that completed). One
- * not known here may still exist on the server (its pipeline failed after preparing it), so it is
- * closed before it is prepared again: closing a statement that does not exist is no error.
- */
-const preparedOn = new WeakMap<PgConnection, Set<string>>();
+type StatementCacheOf = (connection: PgConnection) => StatementCache;
 
 /**
  * Sends `prelude` and then `query` in one write, under one Sync: one round trip, and one implicit
  * transaction when no transaction block is open (PostgreSQL commits an implicit transaction at Sync,
  * so a `set_config(..., true)` in the prelude holds for the query). The prelude's results are
  * dropped; an error in it fails the query. pg's Submittable interface, with the extended protocol
- * messages pg's own Query sends (parse, bind, execute) written before the query's own.
+ * messages pg's own Query sends (parse, bind, describe, execute, sync).
  */
-function sendAfter(client: pg.PoolClient, prelude: Statement[], query: SqlQuery): Promise<pg.QueryResult> {
+function sendPipeline(client: pg.PoolClient, cacheOf: StatementCacheOf, prelude: Statement[], query: SqlQuery): Promise<pg.QueryResult> {
+  const statements = [...prelude, statementOf(query)];
+  const firstCustom = statements.findIndex((statement) => statement.prepare === 'custom');
+  if (firstCustom >= 0) statements.splice(firstCustom, 0, CUSTOM_PLANS);
   return new Promise((resolve, reject) => {
-    client.query(
-      new PipelinedQuery(prelude, query, (error, result) => (error ? reject(error) : resolve(result!))) as unknown as pg.QueryConfig,
-    );
+    const pipeline = new PipelinedQuery(statements, cacheOf, (error, result) => (error ? reject(error) : resolve(result!)));
+    client.query(pipeline as unknown as pg.QueryConfig);
   });
 }
 
 interface PgConnection {
   parse(message: { text: string; name: string; types: unknown[] }): void;
   bind(message: { portal: string; statement: string; values: unknown[]; valueMapper: (value: unknown) => unknown }): void;
+  describe(message: { type: 'P'; name: string }): void;
   execute(message: { portal: string; rows: number }): void;
   close(message: { type: 'S'; name: string }): void;
+  sync(): void;
 }
 
 // pg's own conversion of parameter values (dates, arrays, JSON, buffers), as its Query binds them.
@@ -344,41 +356,52 @@ const BaseQuery = pg.Query as unknown as new (config: { text: string; values: un
 
 class PipelinedQuery extends BaseQuery {
   private unansweredPrelude: number;
-  private readonly prelude: Statement[];
-  /** Named statements this pipeline prepares: known to the connection once it completes without error. */
-  private preparing: string[] = [];
+  private readonly statements: Statement[];
+  private readonly cacheOf: StatementCacheOf;
+  private cache: StatementCache | null = null;
 
-  constructor(prelude: Statement[], query: SqlQuery, callback: QueryCallback) {
+  /** `statements`: the prelude, whose results are dropped, then the query whose result is returned. */
+  constructor(statements: Statement[], cacheOf: StatementCacheOf, callback: QueryCallback) {
+    const query = statements.at(-1)!;
     super({ text: query.text, values: query.values, queryMode: 'extended', callback });
-    this.prelude = prelude;
-    this.unansweredPrelude = prelude.length;
+    this.statements = statements;
+    this.cacheOf = cacheOf;
+    this.unansweredPrelude = statements.length - 1;
   }
 
   override prepare(connection: PgConnection): void {
-    let known = preparedOn.get(connection);
-    if (!known) preparedOn.set(connection, (known = new Set()));
-    for (const statement of this.prelude) {
-      const name = statement.name ?? '';
-      if (!statement.name) connection.parse({ text: statement.text, name, types: [] });
-      else if (!known.has(name)) {
-        connection.close({ type: 'S', name });
-        connection.parse({ text: statement.text, name, types: [] });
-        this.preparing.push(name);
-      }
-      connection.bind({ portal: '', statement: name, values: statement.values, valueMapper: prepareValue });
-      connection.execute({ portal: '', rows: 0 });
+    const cache = (this.cache = this.cacheOf(connection));
+    const named = this.statements.filter((statement) => statement.prepare);
+    const plan = cache.plan(named.map((statement) => statement.text));
+    for (const name of plan.evicted) connection.close({ type: 'S', name });
+    const plans = new Map(named.map((statement, index) => [statement, plan.statements[index]!]));
+    try {
+      this.statements.forEach((statement, index) => {
+        const prepared = plans.get(statement);
+        const name = prepared?.name ?? '';
+        if (prepared?.close) connection.close({ type: 'S', name });
+        if (!prepared || prepared.parse) connection.parse({ text: statement.text, name, types: [] });
+        connection.bind({ portal: '', statement: name, values: statement.values, valueMapper: prepareValue });
+        // Only the query's rows are read: its portal is described for their columns.
+        if (index === this.statements.length - 1) connection.describe({ type: 'P', name: '' });
+        connection.execute({ portal: '', rows: 0 });
+      });
+    } catch (error) {
+      // A value that cannot be sent (pg's prepareValue threw): end the pipeline, fail the query.
+      connection.sync();
+      this.handleError(error as Error, connection);
+      return;
     }
-    super.prepare(connection);
+    connection.sync();
   }
 
   override handleError(error: Error, connection: PgConnection): void {
-    this.preparing = [];
+    this.cache?.failed();
     super.handleError(error, connection);
   }
 
   override handleReadyForQuery(connection: PgConnection): void {
-    const known = preparedOn.get(connection);
-    for (const name of this.preparing) known?.add(name);
+    this.cache?.completed();
     super.handleReadyForQuery(connection);
   }
 

@@ -1,11 +1,17 @@
 // SQL written as SQL: a tagged template that turns interpolations into numbered parameters.
-import { createHash } from 'node:crypto';
+
+/**
+ * How a prepared statement is planned: `auto` lets PostgreSQL switch to one generic plan once it
+ * costs no more than planning for the values (a lookup by key); `custom` plans every run for its
+ * values, for statements whose best plan depends on them (filters, sorts, partial indexes).
+ */
+export type PlanMode = 'auto' | 'custom';
 
 export interface SqlQuery {
   readonly text: string;
   readonly values: unknown[];
-  /** Set by `prepared`: the statement is prepared once per connection under this name. */
-  readonly name?: string;
+  /** Set by `prepared`: the statement is prepared on each connection that runs it (database.ts). */
+  readonly prepare?: PlanMode;
 }
 
 const fragmentMarker = Symbol('sqlFragment');
@@ -34,17 +40,13 @@ export function sql(strings: TemplateStringsArray, ...interpolations: unknown[])
   return { text, values, [fragmentMarker]: true };
 }
 
-const preparedNames = new Map<string, string>();
-
 /**
- * Marks a statement whose text never varies (a write every command or projection batch sends) to
- * be prepared once per connection, so that later runs skip PostgreSQL's parsing and planning. Only
- * for constant texts: every distinct text becomes a statement each connection keeps.
+ * Marks a statement to be prepared on each connection that runs it, so that later runs of the same
+ * text skip PostgreSQL's parsing and rewriting (and, with `plan: 'auto'`, its planning). Each
+ * connection keeps the statements it used most recently, so texts built per query shape are fine.
  */
-export function prepared(query: SqlFragment): SqlFragment {
-  let name = preparedNames.get(query.text);
-  if (!name) preparedNames.set(query.text, (name = `svc_${createHash('sha1').update(query.text).digest('hex').slice(0, 24)}`));
-  return { ...query, name };
+export function prepared(query: SqlFragment, options: { plan?: PlanMode } = {}): SqlFragment {
+  return { ...query, prepare: options.plan ?? 'auto' };
 }
 
 /** A trusted SQL text (an identifier we built, never user input) to splice in as is. */

@@ -2,7 +2,8 @@ import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { createDatabase, type Database } from '../../infra/postgres/database.ts';
-import { identifier, prepared, sql } from '../../infra/postgres/sql.ts';
+import { identifier, prepared, raw, sql } from '../../infra/postgres/sql.ts';
+import { statementName } from '../../infra/postgres/statementCache.ts';
 
 let database: Database;
 let owner: Database;
@@ -150,7 +151,7 @@ describe('prepared statements', () => {
     const single = createDatabase({ connectionString: inject('databaseUrl'), poolSize: 1, asApplicationRole: false });
     const insert = (n: number) => prepared(sql`INSERT INTO ${table} (n) VALUES (${n})`);
     const preparedHere = async () =>
-      (await single.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = ${insert(0).name!}`))[0]!.n;
+      (await single.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM pg_prepared_statements WHERE name = ${statementName(insert(0).text)}`))[0]!.n;
     try {
       await single.withSystem(async (tx) => tx.defer(insert(1)));
       await single.withSystem(async (tx) => tx.defer(insert(2)));
@@ -188,6 +189,58 @@ describe('prepared statements', () => {
       await single.withSystem(async (tx) => tx.defer(insert(2)));
       await single.withSystem(async (tx) => tx.defer(insert(3)));
       expect((await owner.query<{ n: number }>(sql`SELECT n FROM ${table} ORDER BY n`)).map((row) => row.n)).toEqual([2, 3]);
+    } finally {
+      await single.close();
+      await owner.query(sql`DROP TABLE IF EXISTS ${table}`);
+    }
+  });
+
+  it('keep at most their capacity on the server, and answer each text with its own statement', async () => {
+    const single = createDatabase({ connectionString: inject('databaseUrl'), poolSize: 1, statementsPerConnection: 3 });
+    try {
+      for (let round = 0; round < 2; round++) {
+        for (let shape = 0; shape < 8; shape++) {
+          const [row] = await single.withSiteReads('statement-cache-probe', (tx) =>
+            tx.query<{ n: number }>(prepared(sql`SELECT ${shape}::int + ${raw(String(shape * 100))} AS n`)),
+          );
+          expect(row!.n).toBe(shape * 101);
+        }
+      }
+      const [held] = await single.withSystem((tx) => tx.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM pg_prepared_statements`));
+      // The texts most recently used, the site setting among them.
+      expect(held!.n).toBe(3);
+    } finally {
+      await single.close();
+    }
+  });
+
+  it('plan a statement marked custom for its values, within its own transaction only', async () => {
+    const mode = (plan?: 'custom') =>
+      database.withSiteReads('plan-mode-probe', async (tx) => {
+        const [row] = await tx.query<{ mode: string }>(prepared(sql`SELECT current_setting('plan_cache_mode') AS mode`, plan ? { plan } : {}));
+        return row!.mode;
+      });
+    expect(await mode('custom')).toBe('force_custom_plan');
+    expect(await mode()).toBe('auto');
+    await database.withSite('plan-mode-probe', async (tx) => {
+      expect((await tx.query<{ mode: string }>(sql`SELECT current_setting('plan_cache_mode') AS mode`))[0]!.mode).toBe('auto');
+      await tx.query(prepared(sql`SELECT 1`, { plan: 'custom' }));
+      expect((await tx.query<{ mode: string }>(sql`SELECT current_setting('plan_cache_mode') AS mode`))[0]!.mode).toBe('force_custom_plan');
+    });
+    expect(await mode()).toBe('auto');
+  });
+
+  it('prepare a statement again after a pipeline of it failed, as when a migration changed its result type', async () => {
+    const table = identifier(`prepared_shape_${process.pid}_${Date.now()}`);
+    await owner.query(sql`CREATE TABLE ${table} (n int)`);
+    await owner.query(sql`INSERT INTO ${table} VALUES (1)`);
+    const single = createDatabase({ connectionString: inject('databaseUrl'), poolSize: 1, asApplicationRole: false });
+    const read = () => single.withSystem((tx) => tx.query(prepared(sql`SELECT * FROM ${table}`)));
+    try {
+      expect(await read()).toEqual([{ n: 1 }]);
+      await owner.query(sql`ALTER TABLE ${table} ADD COLUMN m int DEFAULT 2`);
+      await expect(read()).rejects.toThrow(/cached plan must not change result type/);
+      expect(await read()).toEqual([{ n: 1, m: 2 }]);
     } finally {
       await single.close();
       await owner.query(sql`DROP TABLE IF EXISTS ${table}`);

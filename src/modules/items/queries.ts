@@ -4,7 +4,7 @@
 // (`source`). Reads read only read models.
 import { AppError } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
-import { raw, sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
+import { prepared, raw, sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
 import type { ReadPermissions } from '../../access/itemAccess.ts';
 import { actorOf, type Principal } from '../../auth/principal.ts';
 import {
@@ -156,9 +156,14 @@ export async function listItems(app: AppContext, input: ListItemsInput): Promise
     const singleton = collection.meta.singleton;
     const limit = singleton ? 1 : query.limit;
     const offset = singleton ? 0 : query.offset;
-    const rows = await context.tx.query<ItemRow>(sql`
+    const rows = await context.tx.query<ItemRow>(
+      prepared(
+        sql`
       SELECT ${itemColumns('i', collection, contentKeysOf(selection, collection))} FROM ${tableOf(context.source)} i
-       WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`);
+       WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`,
+        { plan: 'custom' },
+      ),
+    );
     if (input.draft) await overlayDrafts(context, collection.name, rows);
     const items = await shapeLevel(context, collection, rows, selection, query.deep);
     if (singleton) return { data: items[0] ?? null };
@@ -197,9 +202,12 @@ export async function getItem(app: AppContext, input: GetItemInput): Promise<{ i
   return withReadContext(app, input, null, async ({ context, collection, where }) => {
     const query = input.query ?? { fields: null, deep: {} };
     const selection = parseFieldSelection(withDeepFields(query.fields, query.deep), collection.name, context.schema.resolveFields);
-    const rows = await context.tx.query<ItemRow>(sql`
+    // Led by the primary key whatever else the condition holds: one generic plan serves every id.
+    const rows = await context.tx.query<ItemRow>(
+      prepared(sql`
       SELECT ${itemColumns('i', collection, contentKeysOf(selection, collection))} FROM ${tableOf(context.source)} i
-       WHERE ${where} AND i.id = ${input.id}`);
+       WHERE ${where} AND i.id = ${input.id}`),
+    );
     const row = rows[0];
     if (!row) throw new AppError('RECORD_NOT_FOUND', 404, `Item "${input.id}" of "${collection.name}" not found`);
     if (input.draft) await overlayDrafts(context, collection.name, rows);

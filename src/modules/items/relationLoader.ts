@@ -5,7 +5,7 @@
 // of the collection its row names. `deep` parameters apply per relation, and per target collection of
 // an m2a item field (`deep[blocks][item:headings][filter]`, see src/query/anyItemDeep.ts).
 import { AppError } from '../../../domain/shared/appError.ts';
-import { sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
+import { prepared, sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
 import { listParamOf, splitDeepKey, topLevelFilterFields, unscopedDeepAppliesTo } from '../../query/anyItemDeep.ts';
 import { lookupField } from '../../query/fieldExpressions.ts';
 import {
@@ -203,9 +203,12 @@ async function loadRelation(
     const children =
       ids.length === 0
         ? []
-        : await context.tx.query<ItemRow>(sql`
+        : // Led by the primary key: one generic plan serves every batch of ids.
+          await context.tx.query<ItemRow>(
+            prepared(sql`
             SELECT ${columns} FROM ${tableOf(context.source)} r
-             WHERE ${baseCondition(context, related.name, 'r')} AND r.id = ANY(${ids}::text[])${filter}`);
+             WHERE ${baseCondition(context, related.name, 'r')} AND r.id = ANY(${ids}::text[])${filter}`),
+          );
     const shaped = await shapeItems(context, related, children, relation.selection, childDeep, false);
     const byId = new Map(shaped.map((item, index) => [children[index]!.id, item]));
     rows.forEach((row, index) => {
@@ -232,14 +235,20 @@ async function loadRelation(
   const children =
     parentIds.length === 0
       ? []
-      : await context.tx.query<ItemRow & { parent_id: string }>(sql`
+      : // Planned for its values: the foreign key's index is a partial index of the collection.
+        await context.tx.query<ItemRow & { parent_id: string }>(
+          prepared(
+            sql`
           SELECT * FROM (
             SELECT ${columns}, ${parentKey} AS parent_id, row_number() OVER (PARTITION BY ${parentKey} ORDER BY ${orderBy}) AS rank_in_parent
               FROM ${tableOf(context.source)} r
              WHERE ${baseCondition(context, related.name, 'r')} AND ${parentKey} = ANY(${parentIds}::text[])${filter}
           ) ranked
            WHERE rank_in_parent > ${offset} AND rank_in_parent <= ${offset + limit}
-           ORDER BY parent_id, rank_in_parent`);
+           ORDER BY parent_id, rank_in_parent`,
+            { plan: 'custom' },
+          ),
+        );
   const shaped = relation.idsOnly ? children.map((child) => child.id) : await shapeItems(context, related, children, relation.selection, childDeep, false);
   const byParent = new Map<string, unknown[]>();
   children.forEach((child, index) => {
@@ -313,9 +322,11 @@ async function loadAnyItems(context: ReadContext, rows: readonly ItemRow[], item
     const plan = plans.get(name);
     const ids = [...new Set(rows.map(targetOf).flatMap((target) => (target.collection === name && target.id !== null ? [target.id] : [])))];
     if (!related || !plan || ids.length === 0) continue;
-    const children = await context.tx.query<ItemRow>(sql`
+    const children = await context.tx.query<ItemRow>(
+      prepared(sql`
       SELECT ${itemColumns('r', related, contentKeysOf(selection, related))} FROM ${tableOf(context.source)} r
-       WHERE ${baseCondition(context, related.name, 'r')} AND r.id = ANY(${ids}::text[])${plan.filter}`);
+       WHERE ${baseCondition(context, related.name, 'r')} AND r.id = ANY(${ids}::text[])${plan.filter}`),
+    );
     const shaped = await shapeItems(context, related, children, selection, plan.deep, false);
     loaded.set(name, new Map(shaped.map((item, index) => [children[index]!.id, item])));
   }

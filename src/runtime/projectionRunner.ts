@@ -128,7 +128,8 @@ export async function stepAsyncProjection(database: Database, projection: Projec
 
 /**
  * Rebuilds one read model from position 0: empties its tables and replays the whole log in one
- * transaction. Runs on an owner connection (it reads every site). Writers of the same tables wait.
+ * transaction. Runs on an owner connection (it reads every site). Writers of the same tables wait;
+ * readers do not, and go on seeing the old rows until the new ones are committed.
  */
 export async function rebuildProjection(database: Database, projection: Projection): Promise<{ events: number }> {
   return database.withSystem(async (tx) => {
@@ -139,7 +140,11 @@ export async function rebuildProjection(database: Database, projection: Projecti
       await ensureCheckpointRow(tx, projection.name);
       await readCheckpoint(tx, projection.name, true);
     }
-    await tx.query(sql`TRUNCATE ${join(projection.tables.map((table) => identifier(table)))}`);
+    // Not TRUNCATE: it is not MVCC-safe, so a reader whose snapshot predates the commit (one that
+    // waited for the table's lock) would find the tables empty. EXCLUSIVE mode stops writers only.
+    const tables = projection.tables.map((table) => identifier(table));
+    await tx.query(sql`LOCK TABLE ${join(tables)} IN EXCLUSIVE MODE`);
+    for (const table of tables) await tx.query(sql`DELETE FROM ${table}`);
     // Inline rows exist for every committed event; async ones stop at the horizon and the daemon goes on.
     const read = projection.mode === 'inline' ? readCommitted : readAll;
     let cursor = LOG_START;

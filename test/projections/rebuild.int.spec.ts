@@ -4,11 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userDecider } from '../../domain/identity/user.ts';
 import { streamId } from '../../domain/shared/events.ts';
 import { hashPassword } from '../../infra/crypto/passwords.ts';
-import { projections } from '../../projections/index.ts';
+import { findProjection, projections } from '../../projections/index.ts';
 import { handleCommand } from '../../src/runtime/commandBus.ts';
 import { rebuildProjection } from '../../src/runtime/projectionRunner.ts';
 import { createTestSite, INSTANCE_TOKEN, startTestService, type TestService, type TestSite } from '../support/testService.ts';
 import { createFreshDatabase, snapshotReadModels, type FreshDatabase } from './freshDatabase.ts';
+import { sql } from '../../infra/postgres/sql.ts';
 
 let fresh: FreshDatabase;
 let service: TestService;
@@ -83,6 +84,36 @@ describe('rebuilding read models', () => {
 
     for (const table of Object.keys(incremental)) {
       expect(rebuilt[table], `rows of ${table}`).toEqual(incremental[table]);
+    }
+  });
+
+  it('keeps the old rows visible to readers until the rebuilt ones are committed', async () => {
+    const site = await createTestSite(service, 'rb');
+    const roles = findProjection('roles')!;
+    const access = () =>
+      service.context.database.query<{ admin: boolean | null }>(sql`SELECT admin FROM svc_user_access(${site.siteId}, ${site.adminUserId}::uuid, NULL)`);
+    // A writer of the table holds the rebuild at its lock, with the old rows still in place.
+    const writer = await fresh.owner.connect();
+    try {
+      await writer.query('BEGIN');
+      await writer.query('LOCK TABLE roles IN ROW EXCLUSIVE MODE');
+      const rebuilt = rebuildProjection(fresh.owner, roles);
+      // A lock wait announces nothing: look for it (the rebuild reaches it within milliseconds).
+      for (;;) {
+        const [waiting] = await fresh.owner.query<{ n: number }>(sql`SELECT count(*)::int AS n FROM pg_locks WHERE relation = 'roles'::regclass AND NOT granted`);
+        if (waiting!.n > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      // The token check reads roles in a SQL function, with a snapshot taken before any lock wait:
+      // had the rebuild truncated the table, this read would have waited and then found it empty.
+      const during = access();
+      await writer.query('COMMIT');
+      expect(await during).toEqual([{ admin: true }]);
+      await rebuilt;
+      expect(await access()).toEqual([{ admin: true }]);
+    } finally {
+      await writer.query('ROLLBACK').catch(() => undefined);
+      writer.release();
     }
   });
 });

@@ -371,13 +371,12 @@ class PipelinedQuery extends BaseQuery {
 
   override prepare(connection: PgConnection): void {
     const cache = (this.cache = this.cacheOf(connection));
-    const named = this.statements.filter((statement) => statement.prepare);
-    const plan = cache.plan(named.map((statement) => statement.text));
+    const plan = cache.plan(this.statements.filter((statement) => statement.prepare).map((statement) => statement.text));
     for (const name of plan.evicted) connection.close({ type: 'S', name });
-    const plans = new Map(named.map((statement, index) => [statement, plan.statements[index]!]));
+    const plans = plan.statements.values();
     try {
       this.statements.forEach((statement, index) => {
-        const prepared = plans.get(statement);
+        const prepared = statement.prepare ? plans.next().value : undefined;
         const name = prepared?.name ?? '';
         if (prepared?.close) connection.close({ type: 'S', name });
         if (!prepared || prepared.parse) connection.parse({ text: statement.text, name, types: [] });

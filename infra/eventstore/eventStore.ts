@@ -5,7 +5,7 @@ import { AppError } from '../../domain/shared/appError.ts';
 import type { EventMetadata, NewEvent, StoredEvent } from '../../domain/shared/events.ts';
 import { upcast } from '../../domain/shared/upcasting.ts';
 import type { Queryable } from '../postgres/database.ts';
-import { prepared, sql } from '../postgres/sql.ts';
+import { sql } from '../postgres/sql.ts';
 
 export type ExpectedVersion = number | 'any' | 'no_stream';
 
@@ -95,7 +95,7 @@ export async function appendToStream(tx: Queryable, request: AppendRequest): Pro
   }[];
   try {
     rows = await tx.query(
-      prepared(sql`SELECT * FROM svc_append(${request.siteId}, ${request.streamId}, ${expected}::bigint, ${JSON.stringify(payload)}::jsonb)`),
+      sql`SELECT * FROM svc_append(${request.siteId}, ${request.streamId}, ${expected}::bigint, ${JSON.stringify(payload)}::jsonb)`,
     );
   } catch (error) {
     const code = (error as { code?: string }).code;
@@ -158,7 +158,7 @@ export async function appendFirstEvents(tx: Queryable, request: FirstEventsReque
   let rows: { global_position: number; event_tx_id: string; new_event_id: string; event_recorded_at: Date; event_hash: string }[];
   try {
     rows = await tx.query(
-      prepared(sql`SELECT * FROM svc_append_first_events(${request.siteId}, ${JSON.stringify(payload)}::jsonb, ${JSON.stringify(request.metadata)}::jsonb)`),
+      sql`SELECT * FROM svc_append_first_events(${request.siteId}, ${JSON.stringify(payload)}::jsonb, ${JSON.stringify(request.metadata)}::jsonb)`,
     );
   } catch (error) {
     const code = (error as { code?: string }).code;
@@ -193,22 +193,20 @@ export async function appendFirstEvents(tx: Queryable, request: FirstEventsReque
 export async function readStream(tx: Queryable, streamId: string, options: { after?: number; until?: Date } = {}): Promise<StoredEvent[]> {
   // svc_read_stream (migration 0005): the stream index only, then the transaction's site.
   const rows = await tx.query<EventRow>(
-    prepared(sql`SELECT * FROM svc_read_stream(${streamId}, ${options.after ?? 0}, ${options.until ?? null}::timestamptz)`),
+    sql`SELECT * FROM svc_read_stream(${streamId}, ${options.after ?? 0}, ${options.until ?? null}::timestamptz)`,
   );
   return rows.map(toStoredEvent);
 }
 
 /** The last event of one stream, if it has any. */
 export async function readStreamHead(tx: Pick<Queryable, 'query'>, streamId: string): Promise<StoredEvent | null> {
-  const rows = await tx.query<EventRow>(prepared(sql`SELECT * FROM svc_read_stream_head(${streamId})`));
+  const rows = await tx.query<EventRow>(sql`SELECT * FROM svc_read_stream_head(${streamId})`);
   return rows[0] ? toStoredEvent(rows[0]) : null;
 }
 
 /** Which of `streamIds` have been started (in the transaction's site). */
 export async function startedStreams(tx: Pick<Queryable, 'query'>, streamIds: string[]): Promise<Set<string>> {
-  const rows = await tx.query<{ stream_id: string }>(
-    prepared(sql`SELECT svc_started_streams AS stream_id FROM svc_started_streams(${streamIds}::text[])`),
-  );
+  const rows = await tx.query<{ stream_id: string }>(sql`SELECT svc_started_streams AS stream_id FROM svc_started_streams(${streamIds}::text[])`);
   return new Set(rows.map((row) => row.stream_id));
 }
 
@@ -217,7 +215,7 @@ export async function startedStreams(tx: Pick<Queryable, 'query'>, streamIds: st
  * that could still commit below it. Used by projectors and the change feed.
  */
 export async function readAll(tx: Pick<Queryable, 'query'>, cursor: GlobalCursor, limit: number): Promise<StoredEvent[]> {
-  const rows = await tx.query<EventRow>(prepared(sql`SELECT * FROM svc_read_all(${cursor.txId}::xid8, ${cursor.position}, ${limit})`));
+  const rows = await tx.query<EventRow>(sql`SELECT * FROM svc_read_all(${cursor.txId}::xid8, ${cursor.position}, ${limit})`);
   return rows.map(toStoredEvent);
 }
 

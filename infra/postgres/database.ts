@@ -147,7 +147,8 @@ export function createDatabase(options: DatabaseOptions): Database {
       return statements;
     }
     async function send(query: SqlQuery): Promise<pg.QueryResult> {
-      return sendAfter(client, prelude(), query);
+      const before = prelude();
+      return before.length === 0 && !query.prepare ? client.query(query.text, query.values) : sendAfter(client, before, query);
     }
     const tx: Queryable = {
       async query<Row extends object>(query: SqlQuery) {

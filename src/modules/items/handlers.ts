@@ -19,7 +19,7 @@ import { streamId, type EventMetadata, type StoredEvent } from '../../../domain/
 import { hashPassword } from '../../../infra/crypto/passwords.ts';
 import { appendFirstEvents, appendToStream, readStreamHead, startedStreams, StreamConflictError } from '../../../infra/eventstore/eventStore.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
-import { prepared, sql } from '../../../infra/postgres/sql.ts';
+import { sql } from '../../../infra/postgres/sql.ts';
 import { inSiteTransaction } from '../../runtime/commandBus.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { createGroupCommit, type GroupCommit, type WriteOutcome } from '../../runtime/groupCommit.ts';
@@ -98,7 +98,7 @@ export async function runItemCommand(
   const stream = itemStreamId(request.siteId, request.collection, request.itemId);
   // Writers of one item queue here (until commit) instead of racing to the append and retrying:
   // under contention every write still lands, each on the state the previous one left.
-  await tx.query(prepared(sql`SELECT pg_advisory_xact_lock(hashtextextended(${stream}, 0))`));
+  await tx.query(sql`SELECT pg_advisory_xact_lock(hashtextextended(${stream}, 0))`);
   const { state, version } = await loadItemState(tx, stream);
   const live = state.lifecycle === 'live' || state.lifecycle === 'deleted';
   if (live && request.expectedVersion !== undefined && request.expectedVersion !== version) {

@@ -58,6 +58,7 @@ export class StatementCache {
       return { name: entry.name, close, parse: true };
     });
     const evicted: string[] = [];
+    if (this.entries.size <= this.capacity) return { statements, evicted };
     const inUse = new Set(texts);
     for (const [text, entry] of this.entries) {
       if (this.entries.size <= this.capacity) break;

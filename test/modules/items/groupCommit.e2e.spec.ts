@@ -10,14 +10,20 @@ import { createContentModel, createItem, createMember, createRole, grant, withHe
 
 let service: TestService;
 let owner: pg.Client;
+let ownerPid: number;
+// Watches the held appends from outside the owner's transaction: within a transaction,
+// pg_stat_activity is a snapshot taken at its first read and never changes.
+let observer: pg.Client;
 
 beforeAll(async () => {
   service = await startTestService();
   owner = new pg.Client({ connectionString: inject('databaseUrl') });
-  await owner.connect();
+  observer = new pg.Client({ connectionString: inject('databaseUrl') });
+  await Promise.all([owner.connect(), observer.connect()]);
+  ownerPid = (await owner.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
 });
 afterAll(async () => {
-  await owner.end();
+  await Promise.all([owner.end(), observer.end()]);
   await service.close();
 });
 
@@ -50,9 +56,10 @@ async function holdStreams(siteId: string, itemIds: string[]): Promise<{ release
  * found by query text). Others may wait for its snapshot (a concurrent index build), not its rows.
  */
 async function waitingOnOwner(): Promise<number> {
-  const { rows } = await owner.query<{ n: number }>(
+  const { rows } = await observer.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM pg_stat_activity
-      WHERE wait_event = 'transactionid' AND pg_blocking_pids(pid) @> ARRAY[pg_backend_pid()]`,
+      WHERE wait_event = 'transactionid' AND pg_blocking_pids(pid) @> ARRAY[$1::int]`,
+    [ownerPid],
   );
   return rows[0]!.n;
 }

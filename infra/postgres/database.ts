@@ -351,9 +351,12 @@ interface QueryInternals {
   handleCommandComplete(message: unknown, connection: PgConnection): void;
   handleError(error: Error, connection: PgConnection): void;
   handleReadyForQuery(connection: PgConnection): void;
+  queryMode?: 'extended';
 }
 
-const BaseQuery = pg.Query as unknown as new (config: { text: string; values: unknown[]; queryMode: 'extended'; callback: QueryCallback }) => QueryInternals;
+// Constructed from text, values and callback, not a config object: pg clones a config object through
+// its property descriptors, a few microseconds per query on every request.
+const BaseQuery = pg.Query as unknown as new (text: string, values: unknown[], callback: QueryCallback) => QueryInternals;
 
 class PipelinedQuery extends BaseQuery {
   private unansweredPrelude: number;
@@ -364,7 +367,9 @@ class PipelinedQuery extends BaseQuery {
   /** `statements`: the prelude, whose results are dropped, then the query whose result is returned. */
   constructor(statements: Statement[], cacheOf: StatementCacheOf, callback: QueryCallback) {
     const query = statements.at(-1)!;
-    super({ text: query.text, values: query.values, queryMode: 'extended', callback });
+    super(query.text, query.values, callback);
+    // Always the extended protocol (pg would send a query without values as a simple query).
+    this.queryMode = 'extended';
     this.statements = statements;
     this.cacheOf = cacheOf;
     this.unansweredPrelude = statements.length - 1;

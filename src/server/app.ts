@@ -105,6 +105,9 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     }
     const routeConfig = request.routeOptions.config;
     request.principal = { kind: 'anonymous' };
+    // No route: the 404 answers, whatever credentials came (a token checked without a site would
+    // answer 401 for a path that does not exist).
+    if (request.is404) return;
     if (routeConfig.access === 'instance') {
       request.principal = authorizeInstance(request, config.SVC_INSTANCE_TOKEN);
       return;

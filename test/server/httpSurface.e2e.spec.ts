@@ -105,6 +105,17 @@ describe('site resolution', () => {
     expect(response.status).toBe(404);
     expectEnvelope(response.body, 'NOT_FOUND', []);
   });
+
+  it('answers 404, not 401, for a route that does not exist when the request carries a token', async () => {
+    // An empty name leaves /collections/:name unmatched; the token was checked without a site before.
+    for (const [method, path] of [['PATCH', '/collections/'], ['POST', '/fields/'], ['GET', '/no/such/route']] as const) {
+      const response = await service.request(method, path, { site: site.siteId, token: site.adminToken, ...(method === 'GET' ? {} : { body: {} }) });
+      expect(response.status, `${method} ${path}`).toBe(404);
+      expectEnvelope(response.body, 'NOT_FOUND', []);
+    }
+    const garbage = await service.request('GET', '/no/such/route', { token: 'not-a-token' });
+    expect(garbage.status).toBe(404);
+  });
 });
 
 describe('API version and request ids', () => {

@@ -1,0 +1,210 @@
+// Bad input never gets a 500: arbitrary query parameters, ids, headers and bodies sent to the item,
+// schema admin and search routes are answered, and every refusal is the error envelope (`errors[]`
+// with a code, a message and, where given, an array path). A refused write leaves the site's log as
+// it was.
+import fc from 'fast-check';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startTestService, type TestResponse, type TestService } from '../../support/testService.ts';
+import { ARTICLE_FIELDS, createContentSite, createItem, type ContentSite } from './support.ts';
+
+let service: TestService;
+let owner: pg.Client;
+let site: ContentSite;
+let articleId: string;
+
+beforeAll(async () => {
+  service = await startTestService();
+  owner = new pg.Client({ connectionString: inject('databaseUrl') });
+  await owner.connect();
+  site = await createContentSite(service, 'fuzz');
+  const author = await createItem(site, 'authors', { name: 'Ada' });
+  articleId = (await createItem(site, 'articles', { title: 'First', views: 3, author: author.id, tags: ['a'] })).id;
+});
+afterAll(async () => {
+  await owner.end();
+  await service.close();
+});
+
+function expectAnswered(response: TestResponse, what: string): void {
+  expect(response.status, `${what} → ${JSON.stringify(response.body)}`).toBeLessThan(500);
+  if (response.status < 400) return;
+  const errors = response.body?.errors;
+  expect(Array.isArray(errors) && errors.length > 0, `${what} → ${JSON.stringify(response.body)}`).toBe(true);
+  for (const error of errors) {
+    expect(typeof error.code, what).toBe('string');
+    expect(typeof error.message, what).toBe('string');
+    if (error.path !== undefined) expect(Array.isArray(error.path), `${what} → ${JSON.stringify(error)}`).toBe(true);
+  }
+}
+
+async function siteEventCount(): Promise<number> {
+  const { rows } = await owner.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE site_id = $1', [site.siteId]);
+  return rows[0]!.n;
+}
+
+const fieldNames = [...ARTICLE_FIELDS.map((field) => field.field), 'id', 'status', 'sort', 'author.name', 'comments.text', 'nope', '*', 'author.*', ''];
+const operators = ['_eq', '_neq', '_lt', '_lte', '_gt', '_gte', '_in', '_nin', '_null', '_nnull', '_contains', '_icontains', '_starts_with', '_between', '_nbetween', '_empty', '_some', '_none', '_json_contains', '_bogus', '_and', '_or'];
+const valueAtoms = ['1', '-1', '0', '1e309', 'NaN', 'true', 'null', '', ' ', '$NOW', '$NOW(-7 days)', '$NOW(+x)', '$CURRENT_USER', '$CURRENT_ROLE', '2024-01-01', 'not-a-date', '[1,2', '{"a":', '%', '%00', '\u0000', '😀', 'a,b,,c', 'x'.repeat(3000)];
+
+const text = fc.oneof(fc.constantFrom(...valueAtoms), fc.string({ maxLength: 40 }), fc.string({ unit: 'binary', maxLength: 20 }));
+const field = fc.oneof(fc.constantFrom(...fieldNames), fc.string({ maxLength: 12 }));
+const bracketKey = fc
+  .array(fc.oneof(field, fc.constantFrom(...operators)), { minLength: 1, maxLength: 10 })
+  .map((parts) => `filter${parts.map((part) => `[${part}]`).join('')}`);
+const jsonFilter = fc.oneof(
+  fc.jsonValue({ maxDepth: 4 }).map((value) => JSON.stringify(value)),
+  fc
+    .tuple(field, fc.constantFrom(...operators), fc.jsonValue({ maxDepth: 2 }))
+    .map(([name, operator, value]) => JSON.stringify({ [name]: { [operator]: value } })),
+  text,
+);
+const listParam = fc.oneof(
+  fc.tuple(bracketKey, text),
+  fc.tuple(fc.constant('filter'), jsonFilter),
+  fc.tuple(fc.constantFrom('sort', 'fields', 'groupBy'), fc.oneof(field, fc.array(field, { maxLength: 4 }).map((names) => names.join(',')), text)),
+  fc.tuple(fc.constantFrom('limit', 'offset', 'page'), fc.oneof(fc.integer().map(String), text)),
+  fc.tuple(fc.constantFrom('meta'), fc.oneof(fc.constantFrom('total_count', 'none', 'filter_count', '*'), text)),
+  fc.tuple(fc.constantFrom('asOf'), fc.oneof(fc.date({ noInvalidDate: true }).map((date) => date.toISOString()), text)),
+  fc.tuple(fc.constantFrom('aggregate[count]', 'aggregate[sum]', 'aggregate[avg]', 'aggregate[min]', 'aggregate[countDistinct]', 'aggregate[bogus]'), fc.oneof(field, text)),
+  fc.tuple(
+    fc.tuple(field, fc.constantFrom('_filter', '_sort', '_limit', '_fields', 'filter', 'sort', 'limit', 'fields', '_x')).map(([name, key]) => `deep[${name}][${key}]`),
+    fc.oneof(jsonFilter, text),
+  ),
+  fc.tuple(fc.string({ maxLength: 15 }), text),
+);
+const queryString = fc
+  .array(listParam, { maxLength: 6 })
+  .map((params) => params.map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join('&'));
+
+const bodyValue = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constantFrom(...valueAtoms));
+const articleBody = fc.oneof(
+  fc.dictionary(field, bodyValue, { maxKeys: 6 }),
+  fc.record({ title: bodyValue }, { requiredKeys: [] }).chain((base) => fc.dictionary(field, bodyValue, { maxKeys: 4 }).map((extra) => ({ ...base, ...extra }))),
+  fc.jsonValue({ maxDepth: 3 }),
+);
+const headerValue = fc.oneof(fc.constantFrom('', 'true', 'false', '1', '"1"', 'W/"1"', '*', 'en', 'vi-VN', 'xx-YY-zz', '../'), fc.stringMatching(/^[\x20-\x7e]{0,20}$/));
+
+describe('the routes of the content model and search answer malformed input with the error envelope, never a 500', () => {
+  const fieldTypes = ['string', 'text', 'integer', 'bigInteger', 'float', 'decimal', 'boolean', 'dateTime', 'date', 'time', 'timestamp', 'uuid', 'hash', 'slug', 'code', 'color', 'json', 'csv', 'geometry', 'files', 'alias', 'bogus'];
+  const fieldDefinition = fc.oneof(
+    fc.record(
+      {
+        field: fc.oneof(field, fc.constantFrom('fresh_field', 'Bad Name', 'id', 'x'.repeat(80))),
+        type: fc.oneof(fc.constantFrom(...fieldTypes), text),
+        required: fc.oneof(fc.boolean(), bodyValue),
+        options: fc.oneof(fc.constant({ precision: 10, scale: 2 }), fc.constant({ min: 5, max: 1 }), fc.constant({ translatable: true }), fc.jsonValue({ maxDepth: 2 })),
+        sensitivity: fc.oneof(fc.constantFrom('pii', 'phi', 'none'), text),
+        indexed: fc.oneof(fc.boolean(), bodyValue),
+      },
+      { requiredKeys: [] },
+    ),
+    fc.jsonValue({ maxDepth: 3 }),
+  );
+  const collectionName = fc.oneof(fc.constantFrom('articles', 'authors', 'comments', 'fresh', 'Bad Name', '_x', 'x'.repeat(80), ''), fc.string({ maxLength: 12 }));
+  const relation = fc.oneof(
+    fc.record(
+      {
+        id: fc.oneof(fc.constantFrom('article-author', 'fresh-relation'), text),
+        kind: fc.oneof(fc.constantFrom('m2o', 'o2m', 'm2m', 'm2a', 'bogus'), text),
+        collection: collectionName,
+        field: field,
+        relatedCollection: collectionName,
+        relatedField: field,
+        junctionCollection: collectionName,
+        onDelete: fc.oneof(fc.constantFrom('restrict', 'set null', 'cascade', 'nope'), text),
+      },
+      { requiredKeys: [] },
+    ),
+    fc.jsonValue({ maxDepth: 3 }),
+  );
+  const schemaWrite = fc.oneof(
+    fc.record({ method: fc.constant('POST'), path: fc.constant('/collections'), body: fc.oneof(fc.record({ name: collectionName, fields: fc.array(fieldDefinition, { maxLength: 3 }) }, { requiredKeys: [] }), fc.jsonValue({ maxDepth: 3 })) }),
+    fc.record({ method: fc.constant('PATCH'), path: collectionName.map((name) => `/collections/${encodeURIComponent(name)}`), body: fc.jsonValue({ maxDepth: 3 }) }),
+    fc.record({ method: fc.constant('POST'), path: collectionName.map((name) => `/fields/${encodeURIComponent(name)}`), body: fieldDefinition }),
+    fc.record({ method: fc.constant('PATCH'), path: fc.tuple(collectionName, field).map(([name, f]) => `/fields/${encodeURIComponent(name)}/${encodeURIComponent(f)}`), body: fieldDefinition }),
+    fc.record({ method: fc.constant('POST'), path: fc.constant('/relations'), body: relation }),
+    fc.record({ method: fc.constant('PATCH'), path: fc.constantFrom('/relations/article-author', '/relations/nope'), body: relation }),
+    fc.record({ method: fc.constant('PUT'), path: collectionName.map((name) => `/collections/${encodeURIComponent(name)}/schema`), body: fc.oneof(fc.record({ collection: collectionName, fields: fc.array(fieldDefinition, { maxLength: 3 }), relations: fc.array(relation, { maxLength: 2 }) }, { requiredKeys: [] }), fc.jsonValue({ maxDepth: 3 })) }),
+    fc.record({ method: fc.constant('POST'), path: fc.constant('/collections/diff'), body: fc.jsonValue({ maxDepth: 4 }) }),
+  );
+
+  it('refuses arbitrary schema changes without writing anything', async () => {
+    await fc.assert(
+      fc.asyncProperty(schemaWrite, async ({ method, path, body }) => {
+        const before = await siteEventCount();
+        const response = await site.call(method, path, body);
+        const what = `${method} ${path} ${JSON.stringify(body)?.slice(0, 300)}`;
+        expectAnswered(response, what);
+        if (response.status >= 400) expect(await siteEventCount(), what).toBe(before);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('searches with arbitrary parameters', async () => {
+    const searchParam = fc.oneof(
+      fc.tuple(fc.constant('q'), text),
+      fc.tuple(fc.constant('collection'), fc.oneof(collectionName, text)),
+      fc.tuple(fc.constantFrom('limit', 'page'), fc.oneof(fc.integer().map(String), text)),
+      fc.tuple(fc.string({ maxLength: 10 }), text),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(searchParam, { maxLength: 5 }), async (params) => {
+        const query = params.map(([key, value]) => `${encodeURIComponent(key)}=${encodeURIComponent(value)}`).join('&');
+        expectAnswered(await site.call('GET', `/search?${query}`), `GET /search?${query}`);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('the item routes answer malformed input with the error envelope, never a 500', () => {
+  it('lists with arbitrary query parameters', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('articles', 'authors', 'nope'), queryString, async (collection, query) => {
+        expectAnswered(await site.call('GET', `/items/${collection}?${query}`), `GET /items/${collection}?${query}`);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('reads one item with arbitrary ids, parameters and headers', async () => {
+    const id = fc.oneof(fc.constant(articleId), fc.string({ minLength: 1, maxLength: 40 }), fc.uuid());
+    const sub = fc.constantFrom('', '/revisions', '/versions', '/dependents', '/pins', '/versions/main/compare');
+    await fc.assert(
+      fc.asyncProperty(id, sub, queryString, headerValue, headerValue, async (itemId, path, query, locale, draft) => {
+        const url = `/items/articles/${encodeURIComponent(itemId)}${path}?${query}`;
+        expectAnswered(await site.call('GET', url, undefined, { 'x-svc-locale': locale, 'x-svc-draft': draft }), `GET ${url}`);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('refuses arbitrary writes without writing anything', async () => {
+    const write = fc.oneof(
+      fc.record({ method: fc.constant('POST'), path: fc.constant('/items/articles'), body: fc.oneof(articleBody, fc.array(articleBody, { maxLength: 3 })) }),
+      fc.record({ method: fc.constantFrom('PATCH', 'PUT'), path: fc.constant('/items/articles/ID'), body: articleBody }),
+      fc.record({ method: fc.constant('POST'), path: fc.constantFrom('/items/articles/ID/revert', '/items/articles/ID/versions', '/items/articles/ID/resolve-dependents'), body: fc.jsonValue({ maxDepth: 3 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(write, headerValue, headerValue, headerValue, async ({ method, path, body }, locale, draft, ifMatch) => {
+        const before = await siteEventCount();
+        const url = path.replace('ID', articleId);
+        const response = await site.call(method, url, body, { 'x-svc-locale': locale, 'x-svc-draft': draft, 'if-match': ifMatch });
+        const what = `${method} ${url} ${JSON.stringify(body)?.slice(0, 300)}`;
+        expectAnswered(response, what);
+        if (response.status >= 400) expect(await siteEventCount(), what).toBe(before);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('answers a body that is not JSON with 400 VALIDATION', async () => {
+    for (const rawBody of ['{', '{"title": }', 'null', '"text"', '[', '\u0000']) {
+      const response = await service.request('POST', '/items/articles', { site: site.siteId, token: site.adminToken, rawBody });
+      expectAnswered(response, `POST raw ${JSON.stringify(rawBody)}`);
+      expect(response.status, rawBody).toBe(400);
+    }
+  });
+});

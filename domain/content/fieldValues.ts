@@ -3,6 +3,7 @@
 // lower-cased, csv as "a,b,c". Pure: hashing of `hash` fields happens outside (it is costly I/O-like work).
 import { AppError } from '../shared/appError.ts';
 import type { ContentField, FieldType } from './schemaModel.ts';
+import { unstorableTextReason } from '../shared/storableText.ts';
 
 export type ErrorPath = (string | number)[];
 
@@ -111,7 +112,8 @@ function normalizeValue(type: FieldType, field: ContentField, value: unknown, pa
 
 function checkText(field: ContentField, value: unknown, path: ErrorPath): string {
   if (typeof value !== 'string') throw invalidValue(`Field "${field.field}" expects text`, path);
-  if (value.includes('\u0000')) throw invalidValue(`Field "${field.field}" must not contain NUL characters`, path);
+  const unstorable = unstorableTextReason(value);
+  if (unstorable !== null) throw invalidValue(`Field "${field.field}" ${unstorable}`, path);
   const maxLength = typeof field.options.maxLength === 'number' ? field.options.maxLength : field.type === 'string' ? DEFAULT_STRING_LENGTH : null;
   if (maxLength !== null && [...value].length > maxLength) {
     throw invalidValue(`Field "${field.field}" accepts at most ${maxLength} characters`, path);
@@ -254,7 +256,8 @@ function checkJson(value: unknown, path: ErrorPath, depth: number): void {
     return;
   }
   if (typeof value === 'string') {
-    if (value.includes('\u0000')) throw invalidValue('Text must not contain NUL characters', path);
+    const unstorable = unstorableTextReason(value);
+    if (unstorable !== null) throw invalidValue(`Text ${unstorable}`, path);
     return;
   }
   if (Array.isArray(value)) {
@@ -263,7 +266,8 @@ function checkJson(value: unknown, path: ErrorPath, depth: number): void {
   }
   if (typeof value === 'object') {
     for (const [key, element] of Object.entries(value)) {
-      if (key.includes('\u0000')) throw invalidValue('Keys must not contain NUL characters', path);
+      const unstorable = unstorableTextReason(key);
+      if (unstorable !== null) throw invalidValue(`Keys ${unstorable}`, path);
       checkJson(element, path, depth + 1);
     }
     return;

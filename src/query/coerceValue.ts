@@ -1,6 +1,7 @@
 // Turns a filter value into the form its field is stored and compared in, or refuses it with the
 // path of the offending key. Dates are normalised the way writers store them.
 import { AppError } from '../../domain/shared/appError.ts';
+import { unstorableTextReason } from '../../domain/shared/storableText.ts';
 import { isDecimalText } from './compareValues.ts';
 import type { ErrorPath, FilterTarget } from './types.ts';
 
@@ -38,7 +39,7 @@ export function coerceText(value: unknown, path: ErrorPath, message = 'Expected 
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   if (typeof value === 'boolean') return String(value);
   if (typeof value !== 'string') throw invalidValue(message, path);
-  assertNoNul(value, path);
+  assertStorable(value, path);
   return value;
 }
 
@@ -59,13 +60,13 @@ function exponentOf(text: string): number {
 function coerceJsonScalar(value: unknown, path: ErrorPath): string | number {
   if (typeof value === 'number' && Number.isFinite(value)) return value;
   if (typeof value === 'string') {
-    assertNoNul(value, path);
+    assertStorable(value, path);
     return value;
   }
   throw invalidValue('Comparing inside a JSON value needs a number or a string', path);
 }
 
-/** Checks a value can become jsonb (finite numbers, no NUL characters, bounded depth). */
+/** Checks a value can become jsonb (finite numbers, storable text, bounded depth). */
 export function assertJsonValue(value: unknown, path: ErrorPath, depth = 0): void {
   if (depth > MAX_JSON_DEPTH) throw invalidValue('JSON value is nested too deeply', path);
   if (value === null || typeof value === 'boolean') return;
@@ -73,14 +74,14 @@ export function assertJsonValue(value: unknown, path: ErrorPath, depth = 0): voi
     if (!Number.isFinite(value)) throw invalidValue('Numbers must be finite', path);
     return;
   }
-  if (typeof value === 'string') return assertNoNul(value, path);
+  if (typeof value === 'string') return assertStorable(value, path);
   if (Array.isArray(value)) {
     for (const element of value) assertJsonValue(element, path, depth + 1);
     return;
   }
   if (isPlainObject(value)) {
     for (const [key, element] of Object.entries(value)) {
-      assertNoNul(key, path);
+      assertStorable(key, path);
       assertJsonValue(element, path, depth + 1);
     }
     return;
@@ -94,9 +95,10 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return prototype === Object.prototype || prototype === null;
 }
 
-// PostgreSQL text and jsonb cannot hold NUL; refusing it here keeps compiled SQL from failing.
-function assertNoNul(text: string, path: ErrorPath): void {
-  if (text.includes('\u0000')) throw invalidValue('Text must not contain NUL characters', path);
+// What PostgreSQL's text and jsonb cannot hold is refused here, so that compiled SQL never fails on it.
+function assertStorable(text: string, path: ErrorPath): void {
+  const unstorable = unstorableTextReason(text);
+  if (unstorable !== null) throw invalidValue(`Text ${unstorable}`, path);
 }
 
 const DATE_TIME_PATTERN =

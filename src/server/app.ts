@@ -8,6 +8,7 @@ import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { AppError, errors } from '../../domain/shared/appError.ts';
+import { findUnstorableText } from '../../domain/shared/storableText.ts';
 import { constantTimeEqual } from '../../infra/crypto/secrets.ts';
 import { createAccessTokenIssuer, type AccessTokenIssuer } from '../auth/accessTokens.ts';
 import { createAuthenticationChain, internalJwtAuthenticator, type Authenticator } from '../auth/authenticate.ts';
@@ -122,6 +123,13 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   });
   // After authentication, so per-user limits know the principal (routes opt in with config.rateLimit).
   app.addHook('onRequest', rateLimiting.onRequest);
+  // Every JSON body, before its route's schema: text PostgreSQL cannot store (NUL, a lone surrogate)
+  // is a 400 at its path, whatever route it was sent to and whichever column it was bound for.
+  app.addHook('preValidation', async (request) => {
+    if (typeof request.body !== 'object' || request.body === null) return;
+    const unstorable = findUnstorableText(request.body);
+    if (unstorable) throw new AppError('VALIDATION_FAILED', 400, `Text ${unstorable.reason}`, { path: ['body', ...unstorable.path] });
+  });
 
   await app.register(async (api) => registerModules(api, deps), { prefix: '/api/v1' });
   app.get('/api/v1/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () => app.swagger());

@@ -225,6 +225,10 @@ describe('compileFilter errors', () => {
     [{ title: { _eq: { a: 1 } } }, ['filter', 'title', '_eq'], /expects text/],
     [{ title: { _eq: 'a\u0000b' } }, ['filter', 'title', '_eq'], /NUL/],
     [{ meta: { _json_contains: { a: 'x\u0000' } } }, ['filter', 'meta', '_json_contains'], /NUL/],
+    // jsonb refuses a lone surrogate (JSON.stringify writes it back as \ud800).
+    [{ meta: { _json_contains: { a: 'x\ud800' } } }, ['filter', 'meta', '_json_contains'], /lone surrogate/],
+    [{ meta: { _json_contains: { ['\udc00']: 1 } } }, ['filter', 'meta', '_json_contains'], /lone surrogate/],
+    [{ title: { _eq: 'a\udbffb' } }, ['filter', 'title', '_eq'], /lone surrogate/],
     [{ 'title.x': { _eq: 1 } }, ['filter', 'title.x'], /not a JSON field/],
     [{ 'meta.a.b.c.d.e.f.g.h.i': { _eq: 1 } }, ['filter', 'meta.a.b.c.d.e.f.g.h.i'], /deeper than 8/],
     [{ 'meta.a-b': { _eq: 1 } }, ['filter', 'meta.a-b'], /Unknown field/],

@@ -39,6 +39,35 @@ describe('request bodies', () => {
     expect(await eventCount(site.siteId)).toBe(before);
   });
 
+  it('refuses text PostgreSQL cannot store (NUL, a lone surrogate) at its path on any route, and writes nothing', async () => {
+    const created = await service.request('POST', '/collections', {
+      site: site.siteId,
+      token: site.adminToken,
+      body: { name: 'notes', fields: [{ field: 'title', type: 'string' }, { field: 'meta', type: 'json' }] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const cases: [string, string, string, (string | number)[], RegExp][] = [
+      // JSON allows a lone surrogate as an escape; a pair (an emoji) is fine and is sent beside one.
+      ['POST', '/items/notes', '{"title": "\\ud83d\\ude00 \\ud800"}', ['body', 'title'], /lone surrogate/],
+      ['POST', '/items/notes', '[{"title": "ok"}, {"meta": {"list": ["x", "\\udfff"]}}]', ['body', 1, 'meta', 'list', 1], /lone surrogate/],
+      ['POST', '/items/notes', '{"meta": {"\\ud800key": 1}}', ['body', 'meta', '\ud800key'], /Keys .*lone surrogate/],
+      ['POST', '/items/notes', '{"title": "a\\u0000b"}', ['body', 'title'], /NUL/],
+      ['PATCH', '/collections/notes', '{"note": "\\udc00"}', ['body', 'note'], /lone surrogate/],
+      ['POST', '/fields/notes', '{"field": "extra", "type": "string", "options": {"choices": ["\\ud800"]}}', ['body', 'options', 'choices', 0], /lone surrogate/],
+    ];
+    for (const [method, path, rawBody, errorPath, message] of cases) {
+      const before = await eventCount(site.siteId);
+      const response = await service.request(method, path, { site: site.siteId, token: site.adminToken, rawBody });
+      expect(response.status, `${method} ${path} ${rawBody}`).toBe(400);
+      expectEnvelope(response.body, 'VALIDATION_FAILED', errorPath);
+      expect(response.body.errors[0].message).toMatch(message);
+      expect(await eventCount(site.siteId)).toBe(before);
+    }
+    const emoji = await service.request('POST', '/items/notes', { site: site.siteId, token: site.adminToken, rawBody: '{"title": "\\ud83d\\ude00"}' });
+    expect(emoji.status, JSON.stringify(emoji.body)).toBe(201);
+    expect(emoji.body.data.title).toBe('😀');
+  });
+
   it('answers wrong types and missing fields with 400 VALIDATION_FAILED naming the field', async () => {
     const before = await eventCount(site.siteId);
     const wrongType = await service.request('POST', '/auth/login', { site: site.siteId, body: { email: 42, password: 'x' } });

@@ -201,6 +201,79 @@ describe('the item routes answer malformed input with the error envelope, never 
     );
   });
 
+  it('answers writes of well-shaped items with edge values, then reads and filters what was written', async () => {
+    const author = await createItem(site, 'authors', { name: 'Grace' });
+    const comment = await createItem(site, 'comments', { text: 'first' });
+    const when = ['2024-05-01T14:30:00+02:00', '2024-02-30T00:00:00Z', '2024-05-01', '2024-05-01T24:00:00Z', '9999-12-31T23:59:59Z', '0000-01-01T00:00:00Z', '2024-05-01T12:00:00.123456789Z', 1714567800000];
+    // Per field, values a client may send: good ones, edge ones and wrong ones.
+    const pools: Record<string, unknown[]> = {
+      title: ['x', '', 'x'.repeat(300), 'Tiếng Việt 😀', 1, null],
+      body: ['long '.repeat(500), '', null, ['a']],
+      views: [0, -2147483648, 2147483647, 2147483648, 1.5, '5', -0, null],
+      rating: [1e308, -1e-308, 1.5, '1.5', 0, null],
+      price: ['19.90', '1e5', '-0.001', 12.345, '99999999.99', '123456789012', '.5', null],
+      big: ['9223372036854775807', '9223372036854775808', '-9223372036854775808', 5, '0x10', '007', null],
+      published: [true, false, 'true', 1, null],
+      published_at: when,
+      day: ['2024-02-29', '2023-02-29', '0000-01-01', '9999-12-31', '2024-13-01', '2024-05-01T00:00:00Z'],
+      at: ['08:15', '24:00', '23:59:60', '08:15:00.123456789', '8:15'],
+      stamp: when,
+      ref: ['0A1B2C3D-4E5F-4A6B-8C7D-9E0F1A2B3C4D', 'not-a-uuid', '00000000-0000-0000-0000-000000000000'],
+      slug: ['hello-world', 'Hello World', '-x-', '', 'a--b'],
+      color: ['#FFAA00', '#fff', 'red', '#GGGGGG', '#ffaa0080'],
+      tags: [['a', 'b'], 'a,b', [], ['a,b'], [1], ['x'.repeat(1000)]],
+      meta: [{ a: { b: [1, 'two', null] } }, [], 'text', 12, { ['']: 1 }, JSON.parse('{"a":'.repeat(40) + '1' + '}'.repeat(40))],
+      location: [
+        { type: 'Point', coordinates: [2.35, 48.85] },
+        { type: 'Point', coordinates: [200, 100] },
+        { type: 'LineString', coordinates: [[0, 0]] },
+        { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, 1], [0, 0]]] },
+        { type: 'GeometryCollection', geometries: [] },
+        { type: 'Feature' },
+      ],
+      gallery: [['f1'], ['f1', 'f1'], [], 'f1', [1], ['../etc']],
+      secret: ['pw', '', 'x'.repeat(10_000)],
+      summary: ['short', { en: 'x', fr: 'y' }, { 'xx-YY-zz': 'y' }, { en: 1 }, {}],
+      snippet: ['let a = 1;', ''],
+      author: [author.id, '00000000-0000-7000-8000-000000000000', 'x', null],
+      comments: [[], [comment.id], ['nope'], 'nope'],
+      status: ['draft', 'published', 'archived', 'bogus', '', null],
+      sort: [1, -1, 1.5, '2', null],
+    };
+    const names = Object.keys(pools);
+    const body = fc
+      .subarray(names, { minLength: 1, maxLength: 3 })
+      .chain((picked) => fc.tuple(...picked.map((name) => fc.constantFrom(...pools[name]!).map((value) => [name, value] as const))))
+      .map((entries) => Object.fromEntries(entries));
+    const locale = fc.constantFrom(undefined, undefined, 'en', 'fr', 'vi-VN', 'not a language');
+    const draft = fc.constantFrom(undefined, undefined, 'true', 'false');
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('POST', 'PATCH', 'PUT'), body, locale, draft, fc.nat(), async (method, item, language, toDraft, pick) => {
+        const headers: Record<string, string> = {};
+        if (language) headers['x-svc-locale'] = language;
+        if (toDraft) headers['x-svc-draft'] = toDraft;
+        const path = method === 'POST' ? '/items/articles' : `/items/articles/${articleId}`;
+        const what = `${method} ${path} ${JSON.stringify(headers)} ${JSON.stringify(item).slice(0, 300)}`;
+        const before = await siteEventCount();
+        // The required title is given unless the body sets it (PATCH needs none).
+        const written = await site.call(method, path, method === 'PATCH' ? item : { title: 'given', ...item }, headers);
+        expectAnswered(written, what);
+        if (written.status >= 400) {
+          expect(await siteEventCount(), what).toBe(before);
+          return;
+        }
+        const id = written.body.data.id as string;
+        expectAnswered(await site.call('GET', `/items/articles/${id}?fields=*,author.name,comments.text`, undefined, headers), `read after ${what}`);
+        const filtered = Object.keys(item)[pick % Object.keys(item).length]!;
+        const value = item[filtered];
+        if (value === undefined || (typeof value === 'object' && value !== null)) return;
+        const query = `filter[${filtered}][_eq]=${encodeURIComponent(String(value))}&sort=-${filtered},id&fields=id,${filtered}&meta=total_count`;
+        expectAnswered(await site.call('GET', `/items/articles?${query}`, undefined, headers), `list ${query} after ${what}`);
+      }),
+      { numRuns: 250 },
+    );
+  });
+
   it('answers a body that is not JSON with 400 VALIDATION', async () => {
     for (const rawBody of ['{', '{"title": }', 'null', '"text"', '[', '\u0000']) {
       const response = await service.request('POST', '/items/articles', { site: site.siteId, token: site.adminToken, rawBody });

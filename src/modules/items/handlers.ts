@@ -51,7 +51,7 @@ export interface ItemWriteResult {
 
 export type ItemsWriteContext = Pick<AppContext, 'database' | 'projections' | 'notifier' | 'onClose'>;
 
-function collectionOf(schema: SiteSchema, name: string): CollectionSchema {
+export function collectionOf(schema: SiteSchema, name: string): CollectionSchema {
   const collection = schema.collections.get(name);
   if (!collection) throw new AppError('NOT_FOUND', 404, `Collection "${name}" not found`);
   return collection;
@@ -133,8 +133,11 @@ interface PrepareOptions {
   basePath: (string | number)[];
 }
 
-/** Checks a body against the collection and hashes its hash fields (outside any transaction: hashing is slow). */
-async function prepareChanges(schema: SiteSchema, collection: CollectionSchema, body: unknown, options: PrepareOptions) {
+/**
+ * Checks a body against the collection and hashes its hash fields (outside any transaction: hashing
+ * is slow). Item writes use it, and so do writes of a version's data, which promote replays as a PATCH.
+ */
+export async function prepareChanges(schema: SiteSchema, collection: CollectionSchema, body: unknown, options: PrepareOptions) {
   const checked = checkItemInput(
     body,
     {

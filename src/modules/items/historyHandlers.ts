@@ -1,6 +1,7 @@
 // Commands of item history: revert to a revision, named versions (create, edit, delete, promote)
 // and pins. Writes to the item itself go through the content module's changeItem/updateItem, so
 // they are validated, projected and revisioned like any other item write.
+import { applyChanges, type ItemChanges } from '../../../domain/content/itemDecider.ts';
 import type { ItemData } from '../../../domain/content/versions/events.ts';
 import { STRUCTURAL_KEYS } from '../../../domain/content/versions/itemSnapshot.ts';
 import { pinDecider } from '../../../domain/content/versions/pinDecider.ts';
@@ -11,9 +12,9 @@ import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { handleCommandIn, inSiteTransaction } from '../../runtime/commandBus.ts';
 import type { AppContext } from '../../runtime/context.ts';
-import { loadCollectionSchema } from '../schema/schemaCache.ts';
+import { loadCollectionSchema, loadSiteSchema } from '../schema/schemaCache.ts';
 import type { CollectionSchema } from '../schema/siteSchema.ts';
-import { changeItem, updateItem } from './handlers.ts';
+import { changeItem, collectionOf, prepareChanges, updateItem } from './handlers.ts';
 import { findRevision, findVersionWithBase, listPins, requireItemRevision, requireLiveItem, requireVersion, type ItemPin } from './historyQueries.ts';
 
 export interface ItemKey {
@@ -97,22 +98,36 @@ export async function updateVersion(
   input: { name?: string; data?: ItemData },
   metadata: EventMetadata,
 ): Promise<void> {
-  const collection = await loadCollectionSchema(context, key.siteId, key.collection);
+  const schema = await loadSiteSchema(context, key.siteId);
+  const collection = collectionOf(schema, key.collection);
   for (const field of Object.keys(input.data ?? {})) {
     if (!isWritableContentField(collection, field)) {
       throw new AppError('VALIDATION_FAILED', 400, `"${field}" is not a content field of ${key.collection}`, { path: ['body', 'data', field] });
     }
   }
+  // The item's own rules, as for a PATCH of the item: promote replays these changes as one, and a
+  // hash field is stored hashed here too (a version's events never hold the clear text).
+  const prepared = input.data
+    ? (await prepareChanges(schema, collection, input.data, { mode: 'patch', locale: null, itemId: key.itemId, basePath: ['body', 'data'] })).changes
+    : null;
   await inSiteTransaction(context, key.siteId, async (tx) => {
-    await requireVersion(tx, key, versionKey);
+    const version = await requireVersion(tx, key, versionKey);
+    const changes = prepared ? namedChanges(version.data, prepared) : null;
     await handleCommandIn(tx, context.projections, {
       siteId: key.siteId,
       streamId: versionStream(key, versionKey),
       decider: versionDecider,
-      command: { type: 'updateVersion', ...(input.name !== undefined ? { name: input.name } : {}), ...(input.data ? { changes: input.data } : {}) },
+      command: { type: 'updateVersion', ...(input.name !== undefined ? { name: input.name } : {}), ...(changes ? { changes } : {}) },
       metadata,
     });
   });
+}
+
+/** The fields a write names, as they stand after it: translations merged, a sent-back hash mask kept. */
+function namedChanges(data: ItemData, changes: ItemChanges): ItemData {
+  const after = applyChanges(data, changes, 'patch');
+  const named = [...Object.keys(changes.values), ...changes.keepHashes, ...Object.keys(changes.translations)];
+  return Object.fromEntries(named.map((field) => [field, after[field] ?? null]));
 }
 
 export async function deleteVersion(context: AppContext, key: ItemKey, versionKey: string, metadata: EventMetadata): Promise<void> {

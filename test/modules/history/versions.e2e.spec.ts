@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startTestService, type TestService } from '../../support/testService.ts';
 import { createHistorySite, createItem, expectError, patchItem, revisionsOf, type HistorySite } from './support.ts';
 
@@ -130,8 +131,46 @@ describe('named versions', () => {
     expectError(await patch({ data: { nope: 1 } }), 400, 'VALIDATION_FAILED', ['body', 'data', 'nope']);
     expectError(await patch({ data: { id: 'x' } }), 400, 'VALIDATION_FAILED', ['body', 'data', 'id']);
     expectError(await patch({}), 400, 'VALIDATION_FAILED', ['body']);
+    // Values follow the item's own rules, as in a PATCH of the item (promote replays them as one).
+    expectError(await patch({ data: { views: 'many' } }), 400, 'VALIDATION_FAILED', ['body', 'data', 'views']);
+    expectError(await patch({ data: { views: 2 ** 31 } }), 400, 'VALIDATION_FAILED', ['body', 'data', 'views']);
+    expectError(await patch({ data: { title: null } }), 400, 'VALIDATION_FAILED', ['body', 'data', 'title']);
+    expectError(await patch({ data: { title: 7 } }), 400, 'VALIDATION_FAILED', ['body', 'data', 'title']);
     const unchanged = await service.request('GET', `/items/articles/${article.id}/versions/draft`, site.as);
     expect(unchanged.body.data.data).toEqual({ title: 'Main' });
+  });
+
+  it('stores a hash field of a version hashed, in its events too, and promotes the hash', async () => {
+    const site = await createHistorySite(service);
+    const article = await createItem(service, site, 'articles', { title: 'Main', secret: 'first secret' });
+    await createVersion(site, article.id);
+    const patched = await service.request('PATCH', `/items/articles/${article.id}/versions/draft`, { ...site.as, body: { data: { secret: 'second secret' } } });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body.data.data.secret).toBe('**********');
+    // Sending the mask back keeps the version's hash; a name change alone writes no data.
+    const masked = await service.request('PATCH', `/items/articles/${article.id}/versions/draft`, { ...site.as, body: { data: { secret: '**********', title: 'Edited' } } });
+    expect(masked.status, JSON.stringify(masked.body)).toBe(200);
+
+    const owner = new pg.Client({ connectionString: inject('databaseUrl') });
+    await owner.connect();
+    try {
+      const log = await owner.query<{ data: string }>(`SELECT data::text FROM events WHERE site_id = $1 AND type LIKE 'version.%'`, [site.siteId]);
+      expect(log.rows.length).toBeGreaterThan(1);
+      for (const row of log.rows) expect(row.data).not.toContain('second secret');
+      const promoted = await service.request('POST', `/items/articles/${article.id}/versions/draft/promote`, { ...site.as, body: {} });
+      expect(promoted.status, JSON.stringify(promoted.body)).toBe(200);
+      const stored = await owner.query<{ secret: string }>(`SELECT data->>'secret' AS secret FROM items WHERE site_id = $1 AND id = $2`, [site.siteId, article.id]);
+      expect(stored.rows[0]!.secret).toMatch(/^\$argon2id\$/);
+      const versionEvents = await owner.query<{ secret: string }>(
+        `SELECT data->'data'->>'secret' AS secret FROM events WHERE site_id = $1 AND type = 'version.updated' ORDER BY position`,
+        [site.siteId],
+      );
+      // The hash the version holds is the one main now has: promote copies it, it does not hash it again.
+      expect(versionEvents.rows.at(-1)!.secret).toBe(stored.rows[0]!.secret);
+      expect(versionEvents.rows[0]!.secret).toBe(stored.rows[0]!.secret);
+    } finally {
+      await owner.end();
+    }
   });
 
   it('answers 404 for unknown versions, items, collections, and another site’s items', async () => {

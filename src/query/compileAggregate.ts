@@ -33,6 +33,8 @@ export function compileAggregate(aggregate: AggregateSpec | null, groupBy: reado
   groupBy.forEach((name, index) => {
     const field = resolveField(name, fields, ['groupBy']);
     if (kindOfField(field) === 'json') throw invalid(`Cannot group by the JSON field "${name}"`, ['groupBy']);
+    // Groups would be answered with their key: the stored hash.
+    if (field.type === 'hash') throw invalid(`Cannot group by the hash field "${name}"`, ['groupBy']);
     const expression = fieldExpression(alias, field);
     columns.push({ alias: `g${index}`, role: 'group', field: name });
     selected.push(sql`${expression} AS ${raw(`g${index}`)}`);
@@ -64,6 +66,8 @@ function aggregateExpression(fn: AggregateFunction, name: string, fields: FieldM
   if ((fn === 'min' || fn === 'max') && (kind === 'json' || kind === 'boolean')) {
     throw invalid(`"${fn}" does not apply to the ${kind} field "${name}"`, path);
   }
+  // min and max would answer with a stored hash; only counting applies to a hash field.
+  if (field.type === 'hash' && fn !== 'count') throw invalid(`"${fn}" does not apply to the hash field "${name}"`, path);
   if (fn === 'countDistinct') return sql`count(DISTINCT ${expression})`;
   return sql`${raw(SQL_FUNCTIONS[fn])}(${expression})`;
 }

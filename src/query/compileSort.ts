@@ -19,6 +19,8 @@ function sortExpression(key: string, fields: FieldMap, alias: string): SqlFragme
   const field = key.split('.').every(isValidName) ? lookupField(fields, name) : undefined;
   if (!field) throw invalidSort(`Cannot sort by unknown field "${key}"`);
   if (isToManyField(field)) throw invalidSort(`Cannot sort by the to-many relation "${name}"`);
+  // The order of password hashes tells something of them, and nothing a reader needs.
+  if (field.type === 'hash') throw invalidSort(`Cannot sort by the hash field "${name}"`);
   if (jsonPath.length === 0) return fieldExpression(alias, field);
   if (STRUCTURAL_COLUMNS.has(name) || kindOfField(field) !== 'json') {
     throw invalidSort(`Cannot sort by "${key}": only JSON fields have nested paths`);

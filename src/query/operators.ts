@@ -1,6 +1,6 @@
 // Which filter operator applies to which kind of field. One table, read by the validator, so the SQL
 // compiler and the in-memory evaluator never see a misfit.
-import { COMPARISON_OPERATORS, type ComparisonOperator, type ValueKind } from './types.ts';
+import { COMPARISON_OPERATORS, type ComparisonOperator, type FieldType, type ValueKind } from './types.ts';
 
 /** A field's kind, or a dotted path into a jsonb field (whose leaf type is unknown until compared). */
 export type TargetKind = ValueKind | 'jsonPath';
@@ -26,7 +26,14 @@ export function isComparisonOperator(key: string): key is ComparisonOperator {
   return KNOWN.has(key);
 }
 
-export function operatorFits(operator: ComparisonOperator, kind: TargetKind): boolean {
+/**
+ * A hash field stores a password hash: a query may ask only whether it is set. Any comparison would
+ * be an oracle that reads the hash out one character at a time (`_starts_with`, `_gt`, ...).
+ */
+const HASH_FIELD_OPERATORS: ReadonlySet<ComparisonOperator> = new Set(['_null', '_nnull']);
+
+export function operatorFits(operator: ComparisonOperator, kind: TargetKind, fieldType?: FieldType): boolean {
+  if (fieldType === 'hash') return HASH_FIELD_OPERATORS.has(operator);
   return OPERATORS_BY_KIND[kind].has(operator);
 }
 

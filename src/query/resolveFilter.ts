@@ -155,8 +155,9 @@ const KIND_NAMES: Record<TargetKind, string> = {
 function resolveCondition(target: FilterTarget, operator: string, raw: unknown, path: ErrorPath, context: FilterContext): FilterNode {
   if (!isComparisonOperator(operator)) throw invalid(`Unknown operator "${operator}"`, path);
   const kind: TargetKind = target.jsonPath ? 'jsonPath' : target.kind;
-  if (!operatorFits(operator, kind)) {
-    throw invalid(`Operator "${operator}" does not apply to ${KIND_NAMES[kind]} field "${target.field.field}"`, path);
+  if (!operatorFits(operator, kind, target.field.type)) {
+    const what = target.field.type === 'hash' ? 'the hash' : KIND_NAMES[kind];
+    throw invalid(`Operator "${operator}" does not apply to ${what} field "${target.field.field}"`, path);
   }
   return conditionFor(target, operator, raw, path, context);
 }

@@ -325,6 +325,35 @@ describe('hash, translations and drafts', () => {
   });
 });
 
+describe('hash fields in queries', () => {
+  it('lets a query ask only whether a hash is set: comparisons, sort, groupBy, min and max would read the hash out', async () => {
+    const site = await createContentSite(service);
+    const withSecret = await createItem(site, 'articles', { title: 'With', secret: 'hunter2' });
+    await createItem(site, 'articles', { title: 'Without' });
+    const set = await site.call('GET', '/items/articles?filter[secret][_nnull]=true&fields=id');
+    expect(set.body.data).toEqual([{ id: withSecret.id }]);
+    expect((await site.call('GET', '/items/articles?filter[secret][_null]=true&fields=title')).body.data).toEqual([{ title: 'Without' }]);
+    expect((await site.call('GET', '/items/articles?aggregate[count]=secret')).body.data).toEqual([{ count: { secret: 1 } }]);
+    const refused: [string, (string | number)[]][] = [
+      ['filter[secret][_starts_with]=%24argon2', ['filter', 'secret', '_starts_with']],
+      ['filter[secret][_gt]=%24', ['filter', 'secret', '_gt']],
+      ['filter[secret][_eq]=hunter2', ['filter', 'secret', '_eq']],
+      ['filter[secret][_in]=a,b', ['filter', 'secret', '_in']],
+      [`filter=${encodeURIComponent(JSON.stringify({ _or: [{ secret: { _contains: 'a' } }] }))}`, ['filter', '_or', 0, 'secret', '_contains']],
+      ['sort=-secret', ['sort']],
+      ['groupBy=secret&aggregate[count]=*', ['groupBy']],
+      ['aggregate[min]=secret', ['aggregate', 'min']],
+      ['aggregate[max]=secret', ['aggregate', 'max']],
+      ['aggregate[countDistinct]=secret', ['aggregate', 'countDistinct']],
+    ];
+    for (const [query, path] of refused) {
+      const response = await site.call('GET', `/items/articles?${query}`);
+      expect([response.status, response.body.errors?.[0]?.code, response.body.errors?.[0]?.path], query).toEqual([400, 'VALIDATION_FAILED', path]);
+      expect(JSON.stringify(response.body)).not.toContain('argon2id');
+    }
+  });
+});
+
 describe('sensitive fields', () => {
   it('logs each read request that returns pii fields, once, as item.sensitive_read, and projects it to the field access log', async () => {
     const site = await createContentSite(service);

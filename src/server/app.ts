@@ -16,6 +16,7 @@ import type { Principal } from '../auth/principal.ts';
 import { registerModules } from '../modules/index.ts';
 import { createRateLimiting } from '../rateLimit/rateLimitHook.ts';
 import type { AppContext } from '../runtime/context.ts';
+import { handleClientError } from './clientErrors.ts';
 import { handleError } from './errorHandler.ts';
 import './routeConfig.ts';
 import { createSiteResolver, type SiteResolver } from './siteResolution.ts';
@@ -44,6 +45,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
       return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true },
+    clientErrorHandler: handleClientError,
     // While closing, requests on open connections are still served (with Connection: close) instead of
     // a bare 503: a load balancer's keep-alive connection may carry one more request.
     return503OnClosing: false,

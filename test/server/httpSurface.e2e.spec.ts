@@ -68,6 +68,15 @@ describe('request bodies', () => {
     expect(emoji.body.data.title).toBe('😀');
   });
 
+  it('answers a request line and headers over 16 KiB with 431 in the envelope', async () => {
+    const filter = JSON.stringify({ _or: Array.from({ length: 600 }, (_, index) => ({ title: { _eq: `title ${index}` } })) });
+    const response = await service.request('GET', `/items/articles?filter=${encodeURIComponent(filter)}`, { site: site.siteId, token: site.adminToken });
+    expect(response.status).toBe(431);
+    expectEnvelope(response.body, 'REQUEST_HEADERS_TOO_LARGE', ['headers']);
+    // The service goes on answering.
+    expect((await service.request('GET', '/no/such/route', { site: site.siteId })).status).toBe(404);
+  });
+
   it('answers wrong types and missing fields with 400 VALIDATION_FAILED naming the field', async () => {
     const before = await eventCount(site.siteId);
     const wrongType = await service.request('POST', '/auth/login', { site: site.siteId, body: { email: 42, password: 'x' } });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { settledIndexes } from '../../support/fieldIndexes.ts';
@@ -352,6 +353,91 @@ describe('collection schema bundles', () => {
     expect(badRelation.body.errors[0].path).toEqual(['body', 'relations', 0, 'collection']);
     const noName = await call('POST', '/collections/diff', { collections: [{ fields: [] }] });
     expect(noName.body.errors[0].path).toEqual(['body', 'collections', 0, 'collection']);
+  });
+});
+
+describe('collection schema bundles, property', () => {
+  // Random declarations the service accepts: every type, with the options that fit it.
+  const plainTypes = ['string', 'text', 'integer', 'bigInteger', 'float', 'decimal', 'boolean', 'dateTime', 'date', 'time', 'timestamp', 'uuid', 'hash', 'slug', 'code', 'color', 'json', 'csv', 'geometry', 'files'] as const;
+  const optionsFor = (type: string) => {
+    const pools: Record<string, Record<string, unknown>[]> = {
+      string: [{ maxLength: 80 }, { choices: ['a', 'b'] }, { translatable: true }, { choices: [{ value: 'x', text: 'X' }] }],
+      text: [{ maxLength: 5000 }, { translatable: true }],
+      integer: [{ min: 0, max: 10 }, { min: -5 }],
+      float: [{ min: 0.5 }],
+      decimal: [{ precision: 10, scale: 2 }, { precision: 5, scale: 0 }],
+    };
+    return fc.constantFrom<Record<string, unknown> | null | undefined>(undefined, null, {}, ...(pools[type] ?? []));
+  };
+  const field = fc.constantFrom(...plainTypes).chain((type) =>
+    fc.record(
+      {
+        type: fc.constant(type),
+        required: fc.boolean(),
+        indexed: fc.boolean(),
+        options: optionsFor(type),
+        sensitivity: fc.constantFrom(null, 'pii', 'phi'),
+        interface: fc.constantFrom(null, 'input', 'wysiwyg'),
+        display: fc.constantFrom(null, 'raw'),
+        note: fc.constantFrom(null, 'a note', 'Tiếng Việt'),
+        sort: fc.constantFrom(null, 1, 2, -3),
+      },
+      { requiredKeys: ['type'] },
+    ).map((declaration) => {
+      // Long values cannot be indexed (docs/content.md); such a declaration is refused, not this property's subject.
+      const long = ['text', 'code', 'json', 'geometry', 'files', 'csv', 'hash'].includes(type) || declaration.options?.translatable === true || Number(declaration.options?.maxLength) > 2000;
+      return long ? { ...declaration, indexed: false } : declaration;
+    }),
+  );
+  const bundle = fc
+    .uniqueArray(fc.stringMatching(/^[a-z][a-z0-9_]{0,11}$/), { minLength: 1, maxLength: 6 })
+    .filter((names) => names.every((name) => !['added', 'id', 'status', 'sort', 'created_at', 'updated_at', 'user_created', 'user_updated', 'deleted_at'].includes(name)))
+    .chain((names) => fc.tuple(...names.map((name) => field.map((declaration) => ({ field: `f_${name}`, ...declaration })))))
+    .chain((fields) =>
+      fc.record({
+        meta: fc.record({ displayName: fc.constantFrom(null, 'Things'), icon: fc.constantFrom(null, 'box'), note: fc.constantFrom(null, 'n'), versioning: fc.boolean() }, { requiredKeys: [] }),
+        fields: fc.constant(fields),
+      }),
+    );
+  // A second bundle from the first: fields dropped, one added, properties changed.
+  const mutation = fc.record({ drop: fc.nat(), add: field, flipRequired: fc.nat(), note: fc.constantFrom(null, 'changed') });
+
+  it('applies any bundle idempotently, exports what it applied, and diffs to nothing against itself', async () => {
+    const site = await createTestSite(service);
+    const call = as(site);
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(bundle, mutation, async ({ meta, fields }, change) => {
+        const name = `things_${(run += 1)}`;
+        const created = await call('PUT', `/collections/${name}/schema`, { meta, fields });
+        expect(created.status, JSON.stringify(created.body)).toBe(200);
+        const exported = (await call('GET', `/collections/${name}/schema`)).body.data;
+        expect(exported.fields.map((f: { field: string }) => f.field).sort()).toEqual(fields.map((f) => f.field).sort());
+
+        const before = await eventCount(site.siteId);
+        const again = await call('PUT', `/collections/${name}/schema`, exported);
+        expect(again.body.meta, JSON.stringify(again.body)).toMatchObject({ applied: false, events: 0 });
+        expect((await call('POST', '/collections/diff', { collections: [exported] })).body.data.hasChanges).toBe(false);
+        expect(await eventCount(site.siteId)).toBe(before);
+
+        const kept = exported.fields.filter((_: unknown, index: number) => fields.length === 1 || index !== change.drop % fields.length);
+        const flipped = kept.map((declared: { required?: boolean }, index: number) =>
+          index === change.flipRequired % kept.length ? { ...declared, required: !declared.required } : declared,
+        );
+        const changed = { ...exported, meta: { ...exported.meta, note: change.note }, fields: [...flipped, { field: 'f_added', ...change.add }] };
+        const diff = await call('POST', '/collections/diff', { collections: [changed] });
+        expect(diff.status, JSON.stringify(diff.body)).toBe(200);
+        expect(diff.body.data.hasChanges).toBe(true);
+        const applied = await call('PUT', `/collections/${name}/schema`, changed);
+        expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+        expect(applied.body.meta.events).toBeGreaterThan(0);
+        const after = (await call('GET', `/collections/${name}/schema`)).body.data;
+        const twice = await call('PUT', `/collections/${name}/schema`, after);
+        expect(twice.body.meta, JSON.stringify({ after, twice: twice.body })).toMatchObject({ applied: false, events: 0 });
+        expect(after.fields.map((f: { field: string }) => f.field).sort()).toEqual(changed.fields.map((f: { field: string }) => f.field).sort());
+      }),
+      { numRuns: 25 },
+    );
   });
 });
 

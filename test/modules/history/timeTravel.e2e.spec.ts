@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestService, type TestService } from '../../support/testService.ts';
 import { createHistorySite, createItem, expectError, patchItem, revisionsOf, type HistorySite } from './support.ts';
@@ -125,5 +126,64 @@ describe('time travel (asOf)', () => {
     expect(rows.filter((row) => row.valid_to === null)).toHaveLength(1);
     expect(rows[0]!.valid_to!.getTime()).toBe(rows[1]!.valid_from.getTime());
     expect(rows[1]!.valid_to!.getTime()).toBe(rows[2]!.valid_from.getTime());
+  });
+});
+
+describe('time travel, property', () => {
+  type Step = { op: 'create'; title: string; views: number } | { op: 'patch' | 'delete'; target: number; title: string; views: number };
+  const step: fc.Arbitrary<Step> = fc.oneof(
+    fc.record({ op: fc.constant('create' as const), title: fc.constantFrom('a', 'b', 'c', 'Tiếng'), views: fc.integer({ min: 0, max: 9 }) }),
+    fc.record({ op: fc.constantFrom('patch' as const, 'delete' as const), target: fc.nat(), title: fc.constantFrom('a', 'b', 'd'), views: fc.integer({ min: 0, max: 9 }) }),
+  );
+
+  /** Lets the clock pass the current millisecond, so that two writes never share a recorded moment. */
+  async function nextMillisecond(): Promise<void> {
+    const now = Date.now();
+    while (Date.now() <= now + 1) await new Promise((resolve) => setImmediate(resolve));
+  }
+
+  it('answers every earlier moment of any history of writes exactly as the data stood then', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), async (steps) => {
+        const site = await createHistorySite(service);
+        const live: string[] = [];
+        const moments: { at: string; list: unknown[]; items: Map<string, unknown> }[] = [];
+        const listNow = async (asOf?: string) => {
+          const suffix = asOf ? `&asOf=${at(asOf)}` : '';
+          const response = await service.request('GET', `/items/articles?fields=id,title,views&sort=id&limit=200${suffix}`, site.as);
+          expect(response.status, JSON.stringify(response.body)).toBe(200);
+          return response.body.data as { id: string }[];
+        };
+        for (const entry of steps) {
+          let touched: string;
+          if (entry.op === 'create') {
+            touched = (await createItem(service, site, 'articles', { title: entry.title, views: entry.views })).id;
+            live.push(touched);
+          } else {
+            if (live.length === 0) continue;
+            touched = live[entry.target % live.length]!;
+            if (entry.op === 'patch') await patchItem(service, site, 'articles', touched, { title: entry.title, views: entry.views });
+            else {
+              expect((await service.request('DELETE', `/items/articles/${touched}`, site.as)).status).toBe(204);
+              live.splice(live.indexOf(touched), 1);
+            }
+          }
+          const [latest] = await revisionsOf(service, site, 'articles', touched);
+          const list = await listNow();
+          moments.push({ at: latest.timestamp, list, items: new Map(list.map((item) => [item.id, item])) });
+          await nextMillisecond();
+        }
+        for (const moment of moments) {
+          expect(await listNow(moment.at), moment.at).toEqual(moment.list);
+          for (const id of new Set(moments.flatMap((other) => [...other.items.keys()]))) {
+            const one = await service.request('GET', `/items/articles/${id}?asOf=${at(moment.at)}&fields=id,title,views`, site.as);
+            const expected = moment.items.get(id);
+            expect(one.status, `${id} at ${moment.at}`).toBe(expected ? 200 : 404);
+            if (expected) expect(one.body.data).toEqual(expected);
+          }
+        }
+      }),
+      { numRuns: 15 },
+    );
   });
 });

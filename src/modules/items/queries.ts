@@ -184,6 +184,7 @@ async function aggregateItems(app: AppContext, input: ListItemsInput): Promise<L
         if (name !== '*' && name !== 'id' && !visible.has(name)) throw new AppError('PERMISSION_DENIED', 403, `You may not read "${name}"`);
       }
     }
+    refuseSensitiveValues(collection, query);
     const compiled = compileAggregate(query.aggregate, query.groupBy, collection.queryFields, 'i');
     const grouped = compiled.groupBy !== null;
     const ordinals = raw(query.groupBy.map((_, index) => String(index + 1)).join(', '));
@@ -195,6 +196,22 @@ async function aggregateItems(app: AppContext, input: ListItemsInput): Promise<L
     );
     return { data: rows.map((row) => shapeAggregateRow(row, compiled.columns)) };
   });
+}
+
+/**
+ * pii/phi values leave the service item by item, each read logged with its item (the field access
+ * log): an aggregate that answers with such values (a group key, a min or max) is refused. Counts
+ * and filters on them stay.
+ */
+function refuseSensitiveValues(collection: CollectionSchema, query: ListItemsInput['query']): void {
+  const refuse = (name: string, path: (string | number)[]) => {
+    const sensitivity = collection.sensitiveFields.get(name);
+    if (sensitivity) {
+      throw new AppError('VALIDATION_FAILED', 400, `"${name}" is a ${sensitivity} field: its values are read item by item, each read logged`, { path });
+    }
+  };
+  for (const name of query.groupBy) refuse(name, ['groupBy']);
+  for (const fn of ['min', 'max'] as const) for (const name of query.aggregate?.[fn] ?? []) refuse(name, ['aggregate', fn]);
 }
 
 /** One item with the selected fields, and its version (for ETag); 404 RECORD_NOT_FOUND when missing or not visible. */

@@ -37,19 +37,28 @@ export function contentKeysOf(selection: FieldSelection, collection: CollectionS
   return [...keys];
 }
 
-/** Records the pii/phi fields a level returned. */
-export function noteSensitiveReads(context: ReadContext, collection: CollectionSchema, items: readonly Record<string, unknown>[], fields: readonly string[]): void {
+/**
+ * Records the pii/phi fields a level returned, per item: `items` are `rows` as shaped, in order (the
+ * id comes from the row, as a selection such as `fields=email` returns no id).
+ */
+export function noteSensitiveReads(
+  context: ReadContext,
+  collection: CollectionSchema,
+  rows: readonly ItemRow[],
+  items: readonly Record<string, unknown>[],
+  fields: readonly string[],
+): void {
   const sensitive = fields.filter((name) => collection.sensitiveFields.has(name));
   if (sensitive.length === 0) return;
-  for (const item of items) {
+  items.forEach((item, index) => {
     const returned = sensitive.filter((name) => name in item);
-    if (returned.length === 0 || typeof item.id !== 'string') continue;
+    if (returned.length === 0) return;
     context.sensitive.push({
       collection: collection.name,
-      itemId: item.id,
+      itemId: rows[index]!.id,
       fields: returned.map((field) => ({ field, sensitivity: collection.sensitiveFields.get(field)! })),
     });
-  }
+  });
 }
 
 type Path = readonly (string | number)[];
@@ -106,7 +115,7 @@ async function shapeItems(
   const visibleFields = top ? intersect(context.options.visibleFields, permitted) : permitted;
   const options = visibleFields === context.options.visibleFields ? context.options : { ...context.options, visibleFields };
   const items = rows.map((row) => shapeRow(row, selection.local, collection, options));
-  noteSensitiveReads(context, collection, items, selection.local);
+  noteSensitiveReads(context, collection, rows, items, selection.local);
   for (const relation of selection.relations.values()) {
     if (visibleFields && !visibleFields.has(relation.field)) continue;
     await loadRelation(context, rows, items, relation, deep.get(relation.field));

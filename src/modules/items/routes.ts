@@ -24,6 +24,7 @@ import { loadSiteSchema } from '../schema/schemaCache.ts';
 import { changeItem, createItemsWithVersions, deleteItem, getDependents, resolveDependents, type ItemWriteResult } from './handlers.ts';
 import { shapeSnapshot } from './itemRecords.ts';
 import { getItemAsOf, listItemsAsOf, parseAsOf } from './historyAsOf.ts';
+import { logHistoryReads, sensitiveReadOf } from './historyItemRows.ts';
 import { getItem, listItems } from './queries.ts';
 
 /** At most this many items in one bulk create. */
@@ -81,13 +82,22 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   /** A written item as reads show it (hashes masked, the request's language); a draft write shows the draft. */
-  async function shapeWritten(request: FastifyRequest, collection: string, result: ItemWriteResult, draft: boolean) {
+  /**
+   * A write's answer: the item as written. Its pii/phi fields that the body did not carry (a PATCH of
+   * `name` answers with `email` too) are a read of them, logged like any other.
+   */
+  async function shapeWritten(request: FastifyRequest, collection: string, results: { result: ItemWriteResult; body: Record<string, unknown> }[], draft: boolean) {
     const schema = await loadSiteSchema(context, request.siteId);
     const collectionSchema = schema.collections.get(collection);
     if (!collectionSchema) throw new AppError('NOT_FOUND', 404, `Collection "${collection}" not found`);
-    const snapshot: ItemSnapshot = draft && result.draft ? draftSnapshot(result.snapshot, result.draft) : result.snapshot;
     const visibleFields = await writtenItemFields(context, request, collection);
-    return shapeSnapshot(snapshot, collectionSchema, { locale: localeOf(request), defaultLanguage: schema.defaultLanguage, visibleFields });
+    const items = results.map(({ result }) => {
+      const snapshot: ItemSnapshot = draft && result.draft ? draftSnapshot(result.snapshot, result.draft) : result.snapshot;
+      return shapeSnapshot(snapshot, collectionSchema, { locale: localeOf(request), defaultLanguage: schema.defaultLanguage, visibleFields });
+    });
+    const unsent = (item: Record<string, unknown>, body: Record<string, unknown>) => Object.fromEntries(Object.entries(item).filter(([key]) => !(key in body)));
+    await logHistoryReads(context, request, items.map((item, index) => sensitiveReadOf(collectionSchema, results[index]!.result.snapshot.id, [unsent(item, results[index]!.body)])));
+    return items;
   }
 
   api.get('/items/:collection', { config: readRoute, schema: { tags: ['items'], params: collectionParams } }, async (request) => {
@@ -130,7 +140,7 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
         locale: localeOf(request),
         bulk,
       });
-      const items = await Promise.all(results.map((result) => shapeWritten(request, request.params.collection, result, false)));
+      const items = await shapeWritten(request, request.params.collection, results.map((result, index) => ({ result, body: bodies[index]! })), false);
       if (bulk) return reply.status(201).send({ data: items });
       return sendWithETag(reply, 201, results[0]!.version, items[0]);
     },
@@ -177,7 +187,8 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
           locale: localeOf(request),
           ...(expectedVersion !== undefined ? { expectedVersion } : {}),
         });
-        return sendWithETag(reply, 200, result.version, await shapeWritten(request, request.params.collection, result, draft));
+        const [item] = await shapeWritten(request, request.params.collection, [{ result, body: request.body }], draft);
+        return sendWithETag(reply, 200, result.version, item);
       },
     );
   }

@@ -384,6 +384,50 @@ describe('sensitive fields', () => {
   });
 });
 
+describe('sensitive fields, every way out', () => {
+  it('logs pii returned by any selection, relation, time travel or write answer, and refuses aggregates that answer with pii values', async () => {
+    const site = await createContentSite(service);
+    const ann = await createItem(site, 'authors', { name: 'Ann', email: 'ann@example.com' });
+    const article = await createItem(site, 'articles', { title: 'T', author: ann.id });
+    const stream = `${site.siteId}/sensitive-reads/${new Date().toISOString().slice(0, 10)}`;
+    const reads = async () => Number((await owner.query('SELECT count(*) FROM events WHERE stream_id = $1', [stream])).rows[0].count);
+    const later = encodeURIComponent(new Date(Date.now() + 60_000).toISOString());
+    // Each returns the email, naming it without `id` or through a relation: each is one logged read.
+    for (const path of [
+      '/items/authors?fields=email',
+      `/items/authors/${ann.id}?fields=email`,
+      `/items/articles/${article.id}?fields=title,author.email`,
+      '/items/articles?fields=title,author.email',
+      `/items/authors?asOf=${later}&fields=email`,
+      `/items/articles?asOf=${later}&fields=title,author.email`,
+    ]) {
+      const before = await reads();
+      const response = await site.call('GET', path);
+      expect(JSON.stringify(response.body), path).toContain('ann@example.com');
+      expect(await reads(), path).toBe(before + 1);
+    }
+    // An aggregate answering with pii values has no item to log them against: refused.
+    for (const [query, path] of [
+      ['aggregate[min]=email', ['aggregate', 'min']],
+      ['aggregate[max]=email', ['aggregate', 'max']],
+      ['groupBy=email&aggregate[count]=*', ['groupBy']],
+    ] as const) {
+      const response = await site.call('GET', `/items/authors?${query}`);
+      expect([response.status, response.body.errors[0].path], query).toEqual([400, path]);
+    }
+    expect((await site.call('GET', '/items/authors?aggregate[count]=email')).body.data).toEqual([{ count: { email: 1 } }]);
+    // A write's answer logs the pii it shows that its body did not carry.
+    let before = await reads();
+    await site.call('PATCH', `/items/authors/${ann.id}`, { name: 'Ann B' });
+    expect(await reads()).toBe(before + 1);
+    before = await reads();
+    await site.call('PATCH', `/items/authors/${ann.id}`, { email: 'ann2@example.com' });
+    await site.call('POST', '/items/authors', { name: 'Bob', email: 'bob@example.com' });
+    await site.call('POST', '/items/authors', { name: 'Cid' });
+    expect(await reads()).toBe(before);
+  });
+});
+
 describe('lists', () => {
   async function seed(site: ContentSite) {
     const authors = (await site.call('POST', '/items/authors', [{ name: 'Ann' }, { name: 'Bob' }, { name: 'Cid' }])).body.data;

@@ -95,8 +95,10 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
       const snapshot: ItemSnapshot = draft && result.draft ? draftSnapshot(result.snapshot, result.draft) : result.snapshot;
       return shapeSnapshot(snapshot, collectionSchema, { locale: localeOf(request), defaultLanguage: schema.defaultLanguage, visibleFields });
     });
-    const unsent = (item: Record<string, unknown>, body: Record<string, unknown>) => Object.fromEntries(Object.entries(item).filter(([key]) => !(key in body)));
-    await logHistoryReads(context, request, items.map((item, index) => sensitiveReadOf(collectionSchema, results[index]!.result.snapshot.id, [unsent(item, results[index]!.body)])));
+    if (collectionSchema.sensitiveFields.size > 0) {
+      const unsent = (item: Record<string, unknown>, body: Record<string, unknown>) => Object.fromEntries(Object.entries(item).filter(([key]) => !(key in body)));
+      await logHistoryReads(context, request, items.map((item, index) => sensitiveReadOf(collectionSchema, results[index]!.result.snapshot.id, [unsent(item, results[index]!.body)])));
+    }
     return items;
   }
 

@@ -2,8 +2,8 @@
 // dates normalised to UTC ISO text, big integers and decimals as decimal strings, colours and uuids
 // lower-cased, csv as "a,b,c". Pure: hashing of `hash` fields happens outside (it is costly I/O-like work).
 import { AppError } from '../shared/appError.ts';
-import type { ContentField, FieldType } from './schemaModel.ts';
 import { unstorableTextReason } from '../shared/storableText.ts';
+import type { ContentField, FieldType } from './schemaModel.ts';
 
 export type ErrorPath = (string | number)[];
 

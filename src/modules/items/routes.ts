@@ -81,10 +81,10 @@ function sendWithETag(reply: FastifyReply, status: number, version: number, data
 export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
-  /** A written item as reads show it (hashes masked, the request's language); a draft write shows the draft. */
   /**
-   * A write's answer: the item as written. Its pii/phi fields that the body did not carry (a PATCH of
-   * `name` answers with `email` too) are a read of them, logged like any other.
+   * Written items as reads show them (hashes masked, the request's language; a draft write shows the
+   * draft). Their pii/phi fields that the body did not carry (a PATCH of `name` answers with `email`
+   * too) are a read of them, logged like any other.
    */
   async function shapeWritten(request: FastifyRequest, collection: string, results: { result: ItemWriteResult; body: Record<string, unknown> }[], draft: boolean) {
     const schema = await loadSiteSchema(context, request.siteId);

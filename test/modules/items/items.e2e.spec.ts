@@ -260,6 +260,24 @@ describe('update and delete', () => {
     expect(read.headers.get('etag')).toBe(`"${fields.length + 1}"`);
   });
 
+  it('lets exactly one of concurrent writes with the same If-Match land; the others get 412 and change nothing', async () => {
+    const site = await createContentSite(service);
+    const item = await createItem(site, 'articles', { title: 'Start', views: 0 });
+    const writes = Array.from({ length: 8 }, (_, index) =>
+      site.call('PATCH', `/items/articles/${item.id}`, { title: `Writer ${index}`, views: index }, { 'if-match': '"1"' }),
+    );
+    const responses = await Promise.all(writes);
+    const statuses = responses.map((response) => response.status).sort();
+    expect(statuses).toEqual([200, 412, 412, 412, 412, 412, 412, 412]);
+    const winner = responses.find((response) => response.status === 200)!;
+    for (const refused of responses.filter((response) => response.status === 412)) expect(refused.body.errors[0].code).toBe('PRECONDITION_FAILED');
+    const read = await site.call('GET', `/items/articles/${item.id}`);
+    expect(read.headers.get('etag')).toBe('"2"');
+    expect(read.body.data).toMatchObject({ title: winner.body.data.title, views: winner.body.data.views });
+    const revisions = await site.call('GET', `/items/articles/${item.id}/revisions`);
+    expect(revisions.body.data).toHaveLength(2);
+  });
+
   it('soft delete hides the item from reads and keeps its history', async () => {
     const site = await createContentSite(service);
     const item = await createItem(site, 'articles', { title: 'Gone' });

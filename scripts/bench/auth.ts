@@ -25,6 +25,7 @@ import { loadSiteSchema } from '../../src/modules/schema/schemaCache.ts';
 import type { AppContext } from '../../src/runtime/context.ts';
 import { startIssuerServer } from '../../test/modules/identity/support/issuerServer.ts';
 import { BENCH_INSTANCE_TOKEN, startBenchService, stopBenchService, waitForHealth } from './support/benchService.ts';
+import { ITEMS_TABLE } from '../../src/query/index.ts';
 import { positiveInteger } from './support/options.ts';
 import { createScratchDatabase } from './support/scratchDatabase.ts';
 
@@ -236,7 +237,7 @@ async function measureInProcess(databaseUrl: string, setup: Setup): Promise<{ me
     assertCan(access, 'read', 'articles');
     assertReadableQuery(access, await loadSiteSchema(context, SITE), 'articles', { filter: null, sort: [], deep: {} });
     const permissions = itemReadPermissions(access)!;
-    permissions.rowCondition('articles', 'i', 'items');
+    permissions.rowCondition('articles', 'i', ITEMS_TABLE);
     permissions.visibleFields('articles');
   };
   const iterations = 50_000;

@@ -63,7 +63,7 @@ const usage = `usage: npm run bench -- items [--items 100000] [--duration 10] [-
   --bulk-connections  concurrent bulk requests of 500 items in the bulk scenario (default 4: a few parallel importers)
   --reuse        an existing scratch database (from --keep) whose site is seeded already
   --keep         keep the scratch database (prints its name)
-  --scenarios    comma list of baseline,create,bulk,read,list,listCount,nested,update (default all but baseline)
+  --scenarios    comma list of baseline,create,bulk,read,list,listCount,nested,update,asOf (default all but baseline and asOf)
   --fast-seed    seed the first 100,000 over HTTP, the rest in-process through createItems (the real command
                  path: decider, bulk append, items projection) with only the content read models inline; the
                  async read models are moved past those events (search, change feed and audit do not index them)`;
@@ -192,8 +192,8 @@ export async function run(args: string[]): Promise<void> {
       await waitForHealth(base, child);
     }
     if (seeded < itemCount) {
-      await owner.query('VACUUM ANALYZE items');
-      await owner.query('VACUUM ANALYZE events');
+      // The read models lists and time travel plan against (a deployment's autovacuum would do this).
+      for (const table of ['items', 'events', 'item_history']) await owner.query(`VACUUM ANALYZE ${table}`);
     }
     await waitForAsyncProjections(owner);
     await waitForFieldIndexes(owner, siteId);
@@ -231,6 +231,22 @@ export async function run(args: string[]): Promise<void> {
     }
     if (scenarios.has('read')) await measure('read', { requests: [{ method: 'GET', setupRequest: (r: AutocannonRequest) => ({ ...r, path: `/api/v1/items/articles/${nextId()}` }) }] });
     if (scenarios.has('list')) await measure('list', { requests: [{ method: 'GET', path: `/api/v1${listPath}` }] });
+    if (scenarios.has('asOf')) {
+      // Time travel to a moment after the seed: one item, and a page in id order (item_history's key).
+      // Items with a history row (--fast-seed does not write the history of the items it seeds).
+      const historyIds = (
+        await owner.query<{ id: string }>(
+          `SELECT id FROM item_history WHERE site_id = $1 AND collection = 'articles' AND valid_to IS NULL ORDER BY random() LIMIT 2000`,
+          [siteId],
+        )
+      ).rows.map((row) => row.id);
+      let historyCursor = 0;
+      const moment = encodeURIComponent(new Date().toISOString());
+      await measure('asOfRead', {
+        requests: [{ method: 'GET', setupRequest: (r: AutocannonRequest) => ({ ...r, path: `/api/v1/items/articles/${historyIds[historyCursor++ % historyIds.length]}?asOf=${moment}` }) }],
+      });
+      await measure('asOfList', { requests: [{ method: 'GET', path: `/api/v1/items/articles?asOf=${moment}&filter[status][_eq]=published&sort=id&limit=25&meta=none` }] });
+    }
     if (scenarios.has('listCount')) {
       await measure('listCount', { requests: [{ method: 'GET', path: `/api/v1${listPath.replace('&meta=none', '')}` }] });
     }

@@ -37,7 +37,8 @@ export interface Access {
   /** The rows `action` may reach: the OR of the matching rules' conditions (constant false without a rule). */
   rowFilter(action: string, collection: string): FilterNode;
   /** rowFilter compiled to SQL over the items table aliased `alias` (`TRUE` when every row is reachable). */
-  rowFilterSql(action: string, collection: string, alias: string, table?: string): SqlFragment;
+  /** `table`: where relational conditions read related rows (default the live items table). */
+  rowFilterSql(action: string, collection: string, alias: string, table?: SqlFragment): SqlFragment;
   /** The rules that allow `action` on `collection` (or the capability `action` when collection is null). */
   rules(action: string, collection: string | null): readonly GrantedRule[];
   /** One rule's conditions, resolved for this principal (constant true without conditions). */
@@ -190,14 +191,15 @@ async function buildAccess(context: AccessContext, siteId: string, principal: Pr
     hasCapability: (name) => admin || compiled(name, null).rules.length > 0,
     allowedFields: (action, collection) => (admin ? EVERY_FIELD : compiled(action, collection).fields),
     rowFilter: (action, collection) => rowFilterOf(action, collection).node,
-    rowFilterSql(action, collection, alias, table = 'items') {
+    rowFilterSql(action, collection, alias, table) {
       const { node, cached } = rowFilterOf(action, collection);
       if (node.kind === 'constant') return raw(node.value ? 'TRUE' : 'FALSE');
-      const key = `${alias}\u0000${table}`;
-      const hit = cached?.sql.get(key);
+      // Kept for the live table only: another table may carry per-request parameters (a moment).
+      if (table) return compileFilterNode(node, alias, table);
+      const hit = cached?.sql.get(alias);
       if (hit) return hit;
-      const fragment = compileFilterNode(node, alias, table);
-      cached?.sql.set(key, fragment);
+      const fragment = compileFilterNode(node, alias);
+      cached?.sql.set(alias, fragment);
       return fragment;
     },
     rules: (action, collection) => (admin ? [] : compiled(action, collection).rules),

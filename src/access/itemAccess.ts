@@ -19,7 +19,7 @@ import type { Access } from './access.ts';
  * field selection reaches): the rows the reader may read, the fields it may see (null: all).
  */
 export interface ReadPermissions {
-  rowCondition(collection: string, alias: string, table: string): SqlFragment | null;
+  rowCondition(collection: string, alias: string, table: SqlFragment): SqlFragment | null;
   visibleFields(collection: string): ReadonlySet<string> | null;
 }
 

@@ -7,7 +7,7 @@ import { AppError, errors } from '../../domain/shared/appError.ts';
 import type { Queryable } from '../../infra/postgres/database.ts';
 import { join, sql, type SqlFragment } from '../../infra/postgres/sql.ts';
 import { loadSiteSchema } from '../modules/schema/schemaCache.ts';
-import type { ListQuery } from '../query/index.ts';
+import { ITEMS_TABLE, type ListQuery } from '../query/index.ts';
 import type { AppContext } from '../runtime/context.ts';
 import { requestAccess, type Access } from './access.ts';
 import {
@@ -115,7 +115,7 @@ export async function guardItemDelete(
 
 function sampleConditionOf(access: Access): ((collection: string, alias: string) => SqlFragment | null) | undefined {
   const permissions = itemReadPermissions(access);
-  return permissions ? (collection, alias) => permissions.rowCondition(collection, alias, 'items') : undefined;
+  return permissions ? (collection, alias) => permissions.rowCondition(collection, alias, ITEMS_TABLE) : undefined;
 }
 
 /**

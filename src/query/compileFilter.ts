@@ -8,24 +8,27 @@ import type { ConditionNode, FilterNode, FilterScalar, FilterTarget, FilterTree,
 export interface CompileFilterContext extends FilterContext {
   /** Alias of the items table in the surrounding query, e.g. `i`. */
   alias: string;
-  /** The items table; default `items`. */
-  table?: string;
+  /**
+   * What relational conditions read related rows from: `items` by default, or a table or derived
+   * table with its columns (time travel: item_history at a moment, the moment a bound parameter).
+   */
+  table?: SqlFragment;
 }
 
-const TABLE_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
+/** The live items table. */
+export const ITEMS_TABLE: SqlFragment = raw('items');
 
 export function compileFilter(filter: FilterTree | null | undefined, context: CompileFilterContext): SqlFragment {
   return compileFilterNode(resolveFilter(filter, context), context.alias, context.table);
 }
 
 /** Compiles an already validated filter (see resolveFilter). */
-export function compileFilterNode(node: FilterNode, alias: string, table = 'items'): SqlFragment {
+export function compileFilterNode(node: FilterNode, alias: string, table: SqlFragment = ITEMS_TABLE): SqlFragment {
   assertAlias(alias);
-  if (!TABLE_PATTERN.test(table)) throw new Error(`Invalid table name: ${table}`);
   return compileNode(node, alias, table, 1);
 }
 
-function compileNode(node: FilterNode, alias: string, table: string, depth: number): SqlFragment {
+function compileNode(node: FilterNode, alias: string, table: SqlFragment, depth: number): SqlFragment {
   switch (node.kind) {
     case 'constant':
       return raw(node.value ? 'TRUE' : 'FALSE');
@@ -42,7 +45,7 @@ function compileNode(node: FilterNode, alias: string, table: string, depth: numb
           ? sql`${related}.id = ${fieldTextExpression(alias, node.field.field)}`
           : sql`${fieldTextExpression(`r${depth}`, node.relatedField ?? '')} = ${raw(alias)}.id`;
       const child = compileNode(node.child, `r${depth}`, table, depth + 1);
-      return sql`EXISTS (SELECT 1 FROM ${raw(table)} ${related} WHERE ${related}.site_id = ${raw(alias)}.site_id AND ${related}.collection = ${node.collection}::text AND ${link} AND ${related}.deleted_at IS NULL AND ${child})`;
+      return sql`EXISTS (SELECT 1 FROM ${table} ${related} WHERE ${related}.site_id = ${raw(alias)}.site_id AND ${related}.collection = ${node.collection}::text AND ${link} AND ${related}.deleted_at IS NULL AND ${child})`;
     }
     default:
       return compileCondition(node, alias);

@@ -5,7 +5,7 @@ export { fieldExpression, fieldTextExpression, STRUCTURAL_COLUMNS, valueKindOf }
 export { parseListQuery, DEFAULT_LIMIT, MAX_LIMIT } from './parseListQuery.ts';
 export { parseFilterParam, parseJsonFilter, coerceBracketFilter } from './parseFilter.ts';
 export { resolveFilter, MAX_JSON_PATH_DEPTH, MAX_RELATION_DEPTH, type FilterContext } from './resolveFilter.ts';
-export { compileFilter, compileFilterNode, type CompileFilterContext } from './compileFilter.ts';
+export { compileFilter, compileFilterNode, ITEMS_TABLE, type CompileFilterContext } from './compileFilter.ts';
 export { evaluateFilter, evaluateFilterNode, type EvaluateFilterContext } from './evaluateFilter.ts';
 export { compileSort } from './compileSort.ts';
 export { compileAggregate, shapeAggregateRow, type AggregateColumn, type CompiledAggregate } from './compileAggregate.ts';

@@ -302,7 +302,7 @@ describe('compileFilter against PostgreSQL', () => {
         const relatedItems = (collection: string) => stored.filter((entry) => entry.site === 's1' && entry.collection === collection).map((entry) => entry.item);
         const articles = visible.filter((entry) => entry.collection === 'articles').map((entry) => entry.item);
         for (const filter of filters) {
-          const rows = await selectIds(compileFilter(filter, compileContext({ table: TABLE, userId: user })));
+          const rows = await selectIds(compileFilter(filter, compileContext({ table: raw(TABLE), userId: user })));
           expect(rows.every((row) => row.matched !== null)).toBe(true);
           const fromSql = rows.filter((row) => row.matched).map((row) => row.id);
           const inMemory = articles
@@ -331,7 +331,7 @@ describe('compileFilter against PostgreSQL', () => {
       fc.asyncProperty(fc.dictionary(keys, tree, { maxKeys: 3 }), async (filter) => {
         let compiled: SqlFragment;
         try {
-          compiled = compileFilter(filter, compileContext({ table: TABLE }));
+          compiled = compileFilter(filter, compileContext({ table: raw(TABLE) }));
         } catch (error) {
           expect(error).toBeInstanceOf(AppError);
           expect((error as AppError).status).toBe(400);
@@ -353,7 +353,7 @@ describe('compileFilter on hand-picked rows', () => {
 
   async function ids(filter: FilterTree): Promise<string[]> {
     await store(rows);
-    const result = await selectIds(compileFilter(filter, compileContext({ table: TABLE })));
+    const result = await selectIds(compileFilter(filter, compileContext({ table: raw(TABLE) })));
     return result.filter((row) => row.matched).map((row) => row.id);
   }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../domain/shared/appError.ts';
+import { raw, sql } from '../../infra/postgres/sql.ts';
 import { compileFilter } from '../../src/query/compileFilter.ts';
 import { fieldExpression } from '../../src/query/fieldExpressions.ts';
 import { operatorsFor } from '../../src/query/operators.ts';
@@ -157,10 +158,19 @@ describe('compileFilter SQL', () => {
   });
 
   it('numbers nested relation aliases and honours a table name', () => {
-    const query = compile({ comments: { article: { author: { name: { _eq: 'x' } } } } }, { table: 'public.items' });
+    const query = compile({ comments: { article: { author: { name: { _eq: 'x' } } } } }, { table: raw('public.items') });
     expect(query.text).toContain('FROM public.items r1');
     expect(query.text).toContain('r2.id = (r1.data->>\'article\')');
     expect(query.text).toContain("r3.id = (r2.data->>'author')");
+  });
+
+  it("reads related rows from a derived table, its parameters numbered with the filter's", () => {
+    const moment = '2024-05-01T00:00:00.000Z';
+    const table = sql`(SELECT * FROM item_history WHERE validity @> ${moment}::timestamptz)`;
+    const query = compile({ author: { name: { _eq: 'Ann' } } }, { table });
+    expect(query.text).toContain('EXISTS (SELECT 1 FROM (SELECT * FROM item_history WHERE validity @> $1::timestamptz) r1');
+    expect(query.text).toContain("(r1.data->>'name') = $3::text");
+    expect(query.values).toEqual([moment, 'authors', 'Ann']);
   });
 
   it('substitutes dynamic values', () => {

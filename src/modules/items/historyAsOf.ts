@@ -1,9 +1,7 @@
 // Time travel: `GET /items/:collection[/:id]?asOf=<ISO time>` runs the content module's own list and
-// get queries over `items_as_of` (a view of item_history at the transaction's `svc.as_of`) instead
-// of `items`, so filters, sorts, field selections, relations and aggregates behave as they do live.
-import { AsyncLocalStorage } from 'node:async_hooks';
+// get queries over item_history at that moment instead of `items`, so filters, sorts, field
+// selections, relations and aggregates behave as they do live.
 import { AppError } from '../../../domain/shared/appError.ts';
-import type { Database } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import type { ItemSource } from './itemSource.ts';
@@ -23,49 +21,29 @@ export function parseAsOf(text: unknown): Date {
   return at;
 }
 
-/** The moment of the current request's asOf read, seen by the transactions it opens. */
-const asOfMoment = new AsyncLocalStorage<string>();
-const asOfContexts = new WeakMap<AppContext, AppContext>();
-
 /**
- * The app context whose site reads see `svc.as_of` set to the moment of the running asOf read: each
- * read statement runs in its own transaction (withSiteReads), so the setting travels with each one,
- * in the same round trip. One per app context (so per-context caches, such as the schema cache, are
- * made once).
+ * item_history at one moment, as a derived table with the columns of `items`; the main query, nested
+ * relations, relational filters and permission conditions all read this same table. The moment is a
+ * bound parameter and the test is plain comparisons, so the planner estimates it from statistics:
+ * under row-level security it uses them only for leakproof operators, which timestamp comparisons are
+ * and a range's `@>` is not (it then guessed 0.5 % of the rows where nearly all were valid, and chose
+ * a scan of every valid row: 1.5 s for a page at 1,280,000 rows, 0.4 ms now).
  */
-function asOfContext(app: AppContext): AppContext {
-  let context = asOfContexts.get(app);
-  if (!context) {
-    const database: Database = {
-      ...app.database,
-      withSiteReads: (siteId, work) =>
-        app.database.withSiteReads(siteId, (tx) => {
-          const moment = asOfMoment.getStore();
-          if (!moment) return work(tx);
-          return work({
-            ...tx,
-            query: (query) => {
-              tx.defer(sql`SELECT set_config('svc.as_of', ${moment}, true)`);
-              return tx.query(query);
-            },
-          });
-        }),
-    };
-    context = { ...app, database };
-    asOfContexts.set(app, context);
-  }
-  return context;
+function asOfSource(at: Date): ItemSource {
+  const moment = at.toISOString();
+  return {
+    table: sql`(SELECT site_id, collection, id, status, sort, created_at, updated_at, user_created, user_updated, deleted_at, version, data
+                  FROM item_history
+                 WHERE valid_from <= ${moment}::timestamptz AND (valid_to > ${moment}::timestamptz OR valid_to IS NULL))`,
+  };
 }
-
-/** The view filters item_history by the transaction's `svc.as_of` (GiST-indexed range test). */
-const AS_OF_SOURCE: ItemSource = { table: 'items_as_of' };
 
 /** A page of the collection's items as they stood at `at` (same list parameters as a live list). */
 export async function listItemsAsOf(app: AppContext, input: ListItemsInput, at: Date): Promise<ListItemsResult> {
-  return asOfMoment.run(at.toISOString(), () => listItems(asOfContext(app), { ...input, draft: false, source: AS_OF_SOURCE }));
+  return listItems(app, { ...input, draft: false, source: asOfSource(at) });
 }
 
 /** One item as it stood at `at`; 404 RECORD_NOT_FOUND when it did not exist then (or was soft-deleted). */
 export async function getItemAsOf(app: AppContext, input: GetItemInput, at: Date): Promise<{ item: Record<string, unknown>; version: number }> {
-  return asOfMoment.run(at.toISOString(), () => getItem(asOfContext(app), { ...input, draft: false, source: AS_OF_SOURCE }));
+  return getItem(app, { ...input, draft: false, source: asOfSource(at) });
 }

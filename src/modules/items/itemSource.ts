@@ -6,19 +6,22 @@ import type { Queryable } from '../../../infra/postgres/database.ts';
 import { join, raw, sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
 import type { ReadPermissions } from '../../access/itemAccess.ts';
 import type { DynamicValueContext } from '../../query/dynamicValues.ts';
+import { ITEMS_TABLE } from '../../query/index.ts';
 import type { CollectionSchema, SiteSchema } from '../schema/siteSchema.ts';
 import type { ItemRow, ReadOptions } from './itemRecords.ts';
 
 export interface ItemSource {
-  /** A table with the columns of `items` (schema-qualified names allowed). */
-  table: string;
-  /** A condition every row read from the table must also meet, e.g. "valid at this instant". */
+  /**
+   * A table, or a derived table, with the columns of `items`: what the main query, nested relations,
+   * relational filters and permission conditions all read (time travel binds its moment in it).
+   */
+  table: SqlFragment;
+  /** A condition every row read from the table must also meet. */
   condition?: (alias: string) => SqlFragment;
 }
 
-export const LIVE_ITEMS: ItemSource = { table: 'items' };
+export const LIVE_ITEMS: ItemSource = { table: ITEMS_TABLE };
 
-const TABLE_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
 const ALIAS_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** jsonb_build_object takes at most 100 arguments: beyond this many keys the whole blob is read. */
 const MAX_PICKED_KEYS = 40;
@@ -37,8 +40,7 @@ export interface ReadContext {
 }
 
 export function tableOf(source: ItemSource): SqlFragment {
-  if (!TABLE_PATTERN.test(source.table)) throw new Error(`Invalid item table: ${source.table}`);
-  return raw(source.table);
+  return source.table;
 }
 
 function aliasOf(alias: string): SqlFragment {

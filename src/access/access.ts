@@ -8,7 +8,7 @@ import { isItemAction, ALL_FIELDS } from '../../domain/access/permissionRule.ts'
 import { raw, type SqlFragment } from '../../infra/postgres/sql.ts';
 import type { Principal } from '../auth/principal.ts';
 import { loadSiteSchema, type SiteSchema } from '../modules/schema/schemaCache.ts';
-import { compileFilterNode, resolveFilter, type FilterNode } from '../query/index.ts';
+import { compileFilterNode, ITEMS_TABLE, resolveFilter, type FilterNode } from '../query/index.ts';
 import type { AppContext } from '../runtime/context.ts';
 import { cachedGrants } from './grantsCache.ts';
 import type { GrantedRule, Grants, Subject } from './grants.ts';
@@ -195,7 +195,7 @@ async function buildAccess(context: AccessContext, siteId: string, principal: Pr
       const { node, cached } = rowFilterOf(action, collection);
       if (node.kind === 'constant') return raw(node.value ? 'TRUE' : 'FALSE');
       // Kept for the live table only: another table may carry per-request parameters (a moment).
-      if (table) return compileFilterNode(node, alias, table);
+      if (table && table !== ITEMS_TABLE) return compileFilterNode(node, alias, table);
       const hit = cached?.sql.get(alias);
       if (hit) return hit;
       const fragment = compileFilterNode(node, alias);

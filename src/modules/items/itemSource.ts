@@ -16,8 +16,6 @@ export interface ItemSource {
    * relational filters and permission conditions all read (time travel binds its moment in it).
    */
   table: SqlFragment;
-  /** A condition every row read from the table must also meet. */
-  condition?: (alias: string) => SqlFragment;
 }
 
 export const LIVE_ITEMS: ItemSource = { table: ITEMS_TABLE };
@@ -39,22 +37,17 @@ export interface ReadContext {
   permissions?: ReadPermissions;
 }
 
-export function tableOf(source: ItemSource): SqlFragment {
-  return source.table;
-}
-
 function aliasOf(alias: string): SqlFragment {
   if (!ALIAS_PATTERN.test(alias)) throw new Error(`Invalid alias: ${alias}`);
   return raw(alias);
 }
 
-/** Rows of `collection` the reader may see at all: this site, not deleted, and the source's condition. */
+/** Rows of `collection` the reader may see at all: this site, not deleted, and within the reader's row conditions. */
 export function baseCondition(context: ReadContext, collection: string, alias: string): SqlFragment {
   const a = aliasOf(alias);
-  const extra = context.source.condition ? sql` AND ${context.source.condition(alias)}` : sql``;
   const permitted = context.permissions?.rowCondition(collection, alias, context.source.table);
   const allowed = permitted ? sql` AND ${permitted}` : sql``;
-  return sql`${a}.site_id = ${context.siteId} AND ${a}.collection = ${collection} AND ${a}.deleted_at IS NULL${extra}${allowed}`;
+  return sql`${a}.site_id = ${context.siteId} AND ${a}.collection = ${collection} AND ${a}.deleted_at IS NULL${allowed}`;
 }
 
 function isoText(alias: SqlFragment, column: string): SqlFragment {

@@ -22,7 +22,7 @@ import { loadSiteSchema } from '../schema/schemaCache.ts';
 import type { CollectionSchema, SiteSchema } from '../schema/siteSchema.ts';
 import type { ItemRow } from './itemRecords.ts';
 import { countedTotal } from './itemCounts.ts';
-import { baseCondition, itemColumns, LIVE_ITEMS, tableOf, type ItemSource, type ReadContext } from './itemSource.ts';
+import { baseCondition, itemColumns, LIVE_ITEMS, type ItemSource, type ReadContext } from './itemSource.ts';
 import { contentKeysOf, shapeLevel } from './relationLoader.ts';
 import { logSensitiveReads } from './sensitiveReads.ts';
 
@@ -159,7 +159,7 @@ export async function listItems(app: AppContext, input: ListItemsInput): Promise
     const rows = await context.tx.query<ItemRow>(
       prepared(
         sql`
-      SELECT ${itemColumns('i', collection, contentKeysOf(selection, collection))} FROM ${tableOf(context.source)} i
+      SELECT ${itemColumns('i', collection, contentKeysOf(selection, collection))} FROM ${context.source.table} i
        WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`,
         { plan: 'custom' },
       ),
@@ -170,7 +170,7 @@ export async function listItems(app: AppContext, input: ListItemsInput): Promise
     if (query.meta === 'none') return { data: items, meta: { limit, offset } };
     const counted = await countedTotal(context, collection.name, query.filter, input.restrictions?.filter !== undefined);
     if (counted !== null) return { data: items, meta: { total: counted, limit, offset } };
-    const [count] = await context.tx.query<{ total: number }>(sql`SELECT count(*)::int AS total FROM ${tableOf(context.source)} i WHERE ${where}`);
+    const [count] = await context.tx.query<{ total: number }>(sql`SELECT count(*)::int AS total FROM ${context.source.table} i WHERE ${where}`);
     return { data: items, meta: { total: count?.total ?? 0, limit, offset } };
   });
 }
@@ -190,9 +190,9 @@ async function aggregateItems(app: AppContext, input: ListItemsInput): Promise<L
     const ordinals = raw(query.groupBy.map((_, index) => String(index + 1)).join(', '));
     const rows = await context.tx.query<Record<string, unknown>>(
       grouped
-        ? sql`SELECT ${compiled.select} FROM ${tableOf(context.source)} i WHERE ${where}
+        ? sql`SELECT ${compiled.select} FROM ${context.source.table} i WHERE ${where}
                GROUP BY ${compiled.groupBy!} ORDER BY ${ordinals} LIMIT ${query.limit} OFFSET ${query.offset}`
-        : sql`SELECT ${compiled.select} FROM ${tableOf(context.source)} i WHERE ${where}`,
+        : sql`SELECT ${compiled.select} FROM ${context.source.table} i WHERE ${where}`,
     );
     return { data: rows.map((row) => shapeAggregateRow(row, compiled.columns)) };
   });
@@ -222,7 +222,7 @@ export async function getItem(app: AppContext, input: GetItemInput): Promise<{ i
     // Led by the primary key whatever else the condition holds: one generic plan serves every id.
     const rows = await context.tx.query<ItemRow>(
       prepared(sql`
-      SELECT ${itemColumns('i', collection, contentKeysOf(selection, collection))} FROM ${tableOf(context.source)} i
+      SELECT ${itemColumns('i', collection, contentKeysOf(selection, collection))} FROM ${context.source.table} i
        WHERE ${where} AND i.id = ${input.id}`),
     );
     const row = rows[0];

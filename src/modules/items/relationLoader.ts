@@ -20,7 +20,7 @@ import {
 } from '../../query/index.ts';
 import type { CollectionSchema, SiteSchema } from '../schema/siteSchema.ts';
 import { shapeRow, type ItemRow } from './itemRecords.ts';
-import { baseCondition, itemColumns, tableOf, type ReadContext } from './itemSource.ts';
+import { baseCondition, itemColumns, type ReadContext } from './itemSource.ts';
 
 /** Related items listed per parent when `deep[<field>][limit]` does not say. */
 export const DEFAULT_NESTED_LIMIT = 100;
@@ -215,7 +215,7 @@ async function loadRelation(
         : // Led by the primary key: one generic plan serves every batch of ids.
           await context.tx.query<ItemRow>(
             prepared(sql`
-            SELECT ${columns} FROM ${tableOf(context.source)} r
+            SELECT ${columns} FROM ${context.source.table} r
              WHERE ${baseCondition(context, related.name, 'r')} AND r.id = ANY(${ids}::text[])${filter}`),
           );
     const shaped = await shapeItems(context, related, children, relation.selection, childDeep, false);
@@ -250,7 +250,7 @@ async function loadRelation(
             sql`
           SELECT * FROM (
             SELECT ${columns}, ${parentKey} AS parent_id, row_number() OVER (PARTITION BY ${parentKey} ORDER BY ${orderBy}) AS rank_in_parent
-              FROM ${tableOf(context.source)} r
+              FROM ${context.source.table} r
              WHERE ${baseCondition(context, related.name, 'r')} AND ${parentKey} = ANY(${parentIds}::text[])${filter}
           ) ranked
            WHERE rank_in_parent > ${offset} AND rank_in_parent <= ${offset + limit}
@@ -333,7 +333,7 @@ async function loadAnyItems(context: ReadContext, rows: readonly ItemRow[], item
     if (!related || !plan || ids.length === 0) continue;
     const children = await context.tx.query<ItemRow>(
       prepared(sql`
-      SELECT ${itemColumns('r', related, contentKeysOf(selection, related))} FROM ${tableOf(context.source)} r
+      SELECT ${itemColumns('r', related, contentKeysOf(selection, related))} FROM ${context.source.table} r
        WHERE ${baseCondition(context, related.name, 'r')} AND r.id = ANY(${ids}::text[])${plan.filter}`),
     );
     const shaped = await shapeItems(context, related, children, selection, plan.deep, false);

@@ -166,7 +166,15 @@ export function assertReadableQuery(
   access: Access,
   schema: SiteSchema,
   collection: string,
-  query: { filter: FilterTree | null; sort: readonly SortSpec[]; deep: Record<string, DeepQuery>; aggregate?: Record<string, string[] | undefined> | null; groupBy?: readonly string[] },
+  query: {
+    filter: FilterTree | null;
+    sort: readonly SortSpec[];
+    deep: Record<string, DeepQuery>;
+    aggregate?: Record<string, string[] | undefined> | null;
+    groupBy?: readonly string[];
+    /** X-Svc-Locale: translatable fields are filtered as that language's values. */
+    locale?: string | null;
+  },
   now: Date = new Date(),
   path: (string | number)[] = [],
 ): void {
@@ -174,9 +182,10 @@ export function assertReadableQuery(
   const fields = schema.collections.get(collection)?.queryFields;
   if (!fields) return;
   if (query.filter) {
+    const localized = schema.fieldsIn(query.locale ?? null);
     const node = resolveFilter(query.filter, {
-      fields,
-      resolveFields: schema.resolveFields,
+      fields: localized(collection) ?? fields,
+      resolveFields: localized,
       now,
       userId: access.principal.kind === 'user' ? access.principal.userId : null,
       roleId: access.grants.roleId,
@@ -203,13 +212,13 @@ export function assertReadableQuery(
         return scope !== null ? target === scope : access.can('read', target) && unscopedDeepAppliesTo(deep, targetFields);
       });
       for (const target of targets) {
-        assertReadableQuery(access, schema, target, { filter: deep.filter, sort: [], deep: deep.deep }, now, [...path, 'deep', key]);
+        assertReadableQuery(access, schema, target, { filter: deep.filter, sort: [], deep: deep.deep, locale: query.locale }, now, [...path, 'deep', key]);
       }
       continue;
     }
     const related = scope === null ? fields.get(field)?.relation?.relatedCollection : undefined;
     if (!related) continue;
-    assertReadableQuery(access, schema, related, { filter: deep.filter, sort: deep.sort, deep: deep.deep }, now, [...path, 'deep', key]);
+    assertReadableQuery(access, schema, related, { filter: deep.filter, sort: deep.sort, deep: deep.deep, locale: query.locale }, now, [...path, 'deep', key]);
   }
 }
 

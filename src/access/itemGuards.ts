@@ -42,7 +42,7 @@ export async function guardItemRead(
   context: GuardContext,
   request: FastifyRequest,
   collection: string,
-  query: Pick<ListQuery, 'filter' | 'sort' | 'deep'> & Partial<Pick<ListQuery, 'aggregate' | 'groupBy'>>,
+  query: Pick<ListQuery, 'filter' | 'sort' | 'deep'> & Partial<Pick<ListQuery, 'aggregate' | 'groupBy'>> & { locale?: string | null },
 ): Promise<{ permissions?: ReadPermissions }> {
   const access = await requestAccess(context, request);
   if (access.admin) return {};

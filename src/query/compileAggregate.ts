@@ -12,7 +12,7 @@ export type AggregateColumn =
 export interface CompiledAggregate {
   /** SELECT list: group fields first (`g0`, `g1`...), then aggregates (`a0`, `a1`...). */
   select: SqlFragment;
-  /** GROUP BY list (without the keyword), or null without groupBy. */
+  /** GROUP BY list (without the keyword): the group fields' positions in the SELECT list; null without groupBy. */
   groupBy: SqlFragment | null;
   columns: AggregateColumn[];
 }
@@ -38,7 +38,9 @@ export function compileAggregate(aggregate: AggregateSpec | null, groupBy: reado
     const expression = fieldExpression(alias, field);
     columns.push({ alias: `g${index}`, role: 'group', field: name });
     selected.push(sql`${expression} AS ${raw(`g${index}`)}`);
-    grouped.push(expression);
+    // By position: the same expression written twice would carry its parameters (a language) twice,
+    // and PostgreSQL would not see that the selected one is the grouped one.
+    grouped.push(raw(String(index + 1)));
   });
   for (const [fn, names] of Object.entries(aggregate ?? {}) as [AggregateFunction, string[]][]) {
     for (const name of names) {

@@ -2,7 +2,7 @@
 // pages never overlap or skip rows.
 import { AppError } from '../../domain/shared/appError.ts';
 import { join, raw, sql, type SqlFragment } from '../../infra/postgres/sql.ts';
-import { STRUCTURAL_COLUMNS, fieldExpression, isToManyField, isValidName, kindOfField, lookupField } from './fieldExpressions.ts';
+import { STRUCTURAL_COLUMNS, fieldExpression, isToManyField, isValidName, kindOfField, lookupField, pathBaseOf } from './fieldExpressions.ts';
 import { MAX_JSON_PATH_DEPTH } from './resolveFilter.ts';
 import type { FieldMap, SortSpec } from './types.ts';
 
@@ -22,11 +22,12 @@ function sortExpression(key: string, fields: FieldMap, alias: string): SqlFragme
   // The order of password hashes tells something of them, and nothing a reader needs.
   if (field.type === 'hash') throw invalidSort(`Cannot sort by the hash field "${name}"`);
   if (jsonPath.length === 0) return fieldExpression(alias, field);
-  if (STRUCTURAL_COLUMNS.has(name) || kindOfField(field) !== 'json') {
+  const base = pathBaseOf(field);
+  if (STRUCTURAL_COLUMNS.has(name) || kindOfField(base) !== 'json') {
     throw invalidSort(`Cannot sort by "${key}": only JSON fields have nested paths`);
   }
   if (jsonPath.length > MAX_JSON_PATH_DEPTH) throw invalidSort(`JSON path "${key}" is deeper than ${MAX_JSON_PATH_DEPTH}`);
-  return sql`(${fieldExpression(alias, field)} #> ${jsonPath}::text[])`;
+  return sql`(${fieldExpression(alias, base)} #> ${jsonPath}::text[])`;
 }
 
 function invalidSort(message: string): AppError {

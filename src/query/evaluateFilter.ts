@@ -89,8 +89,20 @@ function evaluateCondition(node: ConditionNode, item: ItemRecord): boolean {
 }
 
 /** The item's value in the form the SQL compares it in; null where SQL sees NULL (or JSON null). */
+/** A translatable field's value in the first of `languages` that has one (as the SQL's COALESCE). */
+function translated(stored: unknown, languages: readonly string[]): unknown {
+  if (typeof stored !== 'object' || stored === null || Array.isArray(stored)) return undefined;
+  const byLanguage = stored as Record<string, unknown>;
+  for (const language of languages) {
+    const value = Object.hasOwn(byLanguage, language) ? byLanguage[language] : undefined;
+    if (value !== undefined && value !== null) return value;
+  }
+  return undefined;
+}
+
 function readValue(item: ItemRecord, target: FilterTarget): unknown {
-  const stored = Object.hasOwn(item, target.field.field) ? item[target.field.field] : undefined;
+  const own = Object.hasOwn(item, target.field.field) ? item[target.field.field] : undefined;
+  const stored = target.field.languages ? translated(own, target.field.languages) : own;
   if (target.jsonPath) return jsonPathGet(stored, target.jsonPath) ?? null;
   switch (target.kind) {
     case 'json':

@@ -1,6 +1,6 @@
 // The one SQL expression per field. Expression indexes are created from the same function, so a
 // filter or sort on a field and the index on it always have identical text.
-import { raw, type SqlFragment } from '../../infra/postgres/sql.ts';
+import { join, raw, sql, type SqlFragment } from '../../infra/postgres/sql.ts';
 import type { FieldDefinition, FieldMap, FieldType, ValueKind } from './types.ts';
 
 /** API name → column of the items table; these win over content fields of the same name. */
@@ -74,6 +74,7 @@ export function fieldExpression(alias: string | null, field: FieldDefinition): S
   if (structural) return raw(qualified(alias, structural.column));
   const data = qualified(alias, 'data');
   const name = quotedName(field.field);
+  if (field.languages) return translatedExpression(data, name, field.type, field.languages);
   switch (valueKindOf(field.type)) {
     case 'numeric':
       return raw(`((${data}->>${name})::numeric)`);
@@ -84,6 +85,24 @@ export function fieldExpression(alias: string | null, field: FieldDefinition): S
     default:
       return raw(`(${data}->>${name})`);
   }
+}
+
+/** The first of `languages` whose value is not null, e.g. `COALESCE((i.data->'summary'->>$1), (i.data->'summary'->>$2))`. */
+function translatedExpression(data: string, name: string, type: FieldType, languages: readonly string[]): SqlFragment {
+  const stored = raw(`${data}->${name}`);
+  const kind = valueKindOf(type);
+  const values = languages.map((language) =>
+    kind === 'json' ? sql`NULLIF(${stored}->${language}::text, 'null'::jsonb)` : sql`(${stored}->>${language}::text)`,
+  );
+  const chosen = sql`COALESCE(${join(values, ', ')})`;
+  if (kind === 'numeric') return sql`(${chosen}::numeric)`;
+  if (kind === 'boolean') return sql`(${chosen}::boolean)`;
+  return sql`(${chosen})`;
+}
+
+/** What a dotted path (`summary.fr`) reaches into: a translated field's stored language map. */
+export function pathBaseOf(field: FieldDefinition): FieldDefinition {
+  return field.languages ? { field: field.field, type: 'json' } : field;
 }
 
 /** The stored text of a content field (`->>`), whatever its type: what relation joins compare ids with. */

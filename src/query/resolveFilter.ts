@@ -4,7 +4,7 @@
 import { AppError } from '../../domain/shared/appError.ts';
 import { assertJsonValue, coerceScalar, coerceText, invalidValue, isPlainObject } from './coerceValue.ts';
 import { resolveDynamicValue, type DynamicValueContext } from './dynamicValues.ts';
-import { STRUCTURAL_COLUMNS, dateShapeOf, isValidName, kindOfField, lookupField } from './fieldExpressions.ts';
+import { STRUCTURAL_COLUMNS, dateShapeOf, isValidName, kindOfField, lookupField, pathBaseOf } from './fieldExpressions.ts';
 import { isComparisonOperator, operatorFits, type TargetKind } from './operators.ts';
 import type {
   ComparisonOperator,
@@ -83,9 +83,10 @@ function resolveFieldKey(key: string, value: unknown, fields: FieldMap, path: Er
   if (jsonPath.length > 0) {
     // `author.name` through a relation is shorthand for `{ author: { name: ... } }`.
     if (relation) return resolveRelation(field, relation, { [jsonPath.join('.')]: value }, path, walk);
-    if (kindOfField(field) !== 'json') throw invalid(`Field "${name}" is not a JSON field; "${key}" cannot reach into it`, path);
+    const base = pathBaseOf(field);
+    if (kindOfField(base) !== 'json') throw invalid(`Field "${name}" is not a JSON field; "${key}" cannot reach into it`, path);
     if (jsonPath.length > MAX_JSON_PATH_DEPTH) throw invalid(`JSON path "${key}" is deeper than ${MAX_JSON_PATH_DEPTH}`, path);
-    return resolveConditions({ field, kind: 'json', dateShape: null, jsonPath }, value, path, walk);
+    return resolveConditions({ field: base, kind: 'json', dateShape: null, jsonPath }, value, path, walk);
   }
   if (!relation) return resolveConditions(targetOf(field), value, path, walk);
 

@@ -30,6 +30,12 @@ export interface FieldDefinition {
   type: FieldType;
   relation?: FieldRelation;
   anyItem?: AnyItemReference;
+  /**
+   * A translatable field read in a language (X-Svc-Locale): it stores `{ "<lang>": value }` and
+   * compares as the value of the first of these languages that has one. Dotted paths
+   * (`summary.fr`) still reach into the stored map.
+   */
+  languages?: readonly string[];
 }
 
 export type FieldMap = ReadonlyMap<string, FieldDefinition>;

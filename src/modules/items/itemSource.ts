@@ -6,7 +6,7 @@ import type { Queryable } from '../../../infra/postgres/database.ts';
 import { join, raw, sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
 import type { ReadPermissions } from '../../access/itemAccess.ts';
 import type { DynamicValueContext } from '../../query/dynamicValues.ts';
-import { ITEMS_TABLE } from '../../query/index.ts';
+import { ITEMS_TABLE, type FieldMap, type ResolveFields } from '../../query/index.ts';
 import type { CollectionSchema, SiteSchema } from '../schema/siteSchema.ts';
 import type { ItemRow, ReadOptions } from './itemRecords.ts';
 
@@ -30,11 +30,18 @@ export interface ReadContext {
   schema: SiteSchema;
   source: ItemSource;
   options: ReadOptions;
+  /** What the request's filters, sorts and aggregates compile against: `schema.fieldsIn(locale)`. */
+  fields: ResolveFields;
   dynamic: DynamicValueContext;
   /** pii/phi fields returned by this request, logged once at the end. */
   sensitive: SensitiveRead[];
   /** The reader's permissions (src/access), applied at every level; absent for administrators. */
   permissions?: ReadPermissions;
+}
+
+/** The fields of `collection` as the request's filters, sorts and aggregates see them. */
+export function queryFieldsOf(context: ReadContext, collection: CollectionSchema): FieldMap {
+  return context.fields(collection.name) ?? collection.queryFields;
 }
 
 function aliasOf(alias: string): SqlFragment {

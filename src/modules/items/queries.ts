@@ -22,7 +22,7 @@ import { loadSiteSchema } from '../schema/schemaCache.ts';
 import type { CollectionSchema, SiteSchema } from '../schema/siteSchema.ts';
 import type { ItemRow } from './itemRecords.ts';
 import { countedTotal } from './itemCounts.ts';
-import { baseCondition, itemColumns, LIVE_ITEMS, type ItemSource, type ReadContext } from './itemSource.ts';
+import { baseCondition, itemColumns, LIVE_ITEMS, queryFieldsOf, type ItemSource, type ReadContext } from './itemSource.ts';
 import { contentKeysOf, shapeLevel } from './relationLoader.ts';
 import { logSensitiveReads } from './sensitiveReads.ts';
 
@@ -103,10 +103,15 @@ async function withReadContext<T>(
   const collection = collectionOf(schema, input.collection);
   const source = input.source ?? LIVE_ITEMS;
   const dynamic = dynamicOf(input.principal, input.now ?? new Date());
-  const compileContext = { alias: 'i', fields: collection.queryFields, resolveFields: schema.resolveFields, table: source.table, ...dynamic };
+  const fields = schema.fieldsIn(input.locale ?? null);
+  const compileContext = { alias: 'i', table: source.table, ...dynamic };
   const conditions: SqlFragment[] = [];
-  if (filter) conditions.push(compileFilter(filter, compileContext));
-  if (input.restrictions?.filter) conditions.push(compileFilter(input.restrictions.filter, { ...compileContext, path: ['permissions', 'filter'] }));
+  if (filter) conditions.push(compileFilter(filter, { ...compileContext, fields: fields(collection.name) ?? collection.queryFields, resolveFields: fields }));
+  if (input.restrictions?.filter) {
+    // Permission conditions mean the same whatever language the request reads in.
+    const permissionContext = { ...compileContext, fields: collection.queryFields, resolveFields: schema.resolveFields, path: ['permissions', 'filter'] };
+    conditions.push(compileFilter(input.restrictions.filter, permissionContext));
+  }
   const result = await app.database.withSiteReads(input.siteId, async (tx) => {
     const context: ReadContext = {
       tx,
@@ -116,6 +121,7 @@ async function withReadContext<T>(
       dynamic,
       sensitive: [],
       options: { locale: input.locale ?? null, defaultLanguage: schema.defaultLanguage, visibleFields: input.restrictions?.fields ?? null },
+      fields,
       ...(input.restrictions?.permissions ? { permissions: input.restrictions.permissions } : {}),
     };
     const base = baseCondition(context, collection.name, 'i');
@@ -152,7 +158,7 @@ export async function listItems(app: AppContext, input: ListItemsInput): Promise
   if (query.aggregate || query.groupBy.length > 0) return aggregateItems(app, input);
   return withReadContext(app, input, query.filter, async ({ context, collection, where }) => {
     const selection = parseFieldSelection(withDeepFields(query.fields, query.deep), collection.name, context.schema.resolveFields);
-    const orderBy = compileSort(query.sort, collection.queryFields, 'i');
+    const orderBy = compileSort(query.sort, queryFieldsOf(context, collection), 'i');
     const singleton = collection.meta.singleton;
     const limit = singleton ? 1 : query.limit;
     const offset = singleton ? 0 : query.offset;
@@ -185,13 +191,12 @@ async function aggregateItems(app: AppContext, input: ListItemsInput): Promise<L
       }
     }
     refuseSensitiveValues(collection, query);
-    const compiled = compileAggregate(query.aggregate, query.groupBy, collection.queryFields, 'i');
+    const compiled = compileAggregate(query.aggregate, query.groupBy, queryFieldsOf(context, collection), 'i');
     const grouped = compiled.groupBy !== null;
-    const ordinals = raw(query.groupBy.map((_, index) => String(index + 1)).join(', '));
     const rows = await context.tx.query<Record<string, unknown>>(
       grouped
         ? sql`SELECT ${compiled.select} FROM ${context.source.table} i WHERE ${where}
-               GROUP BY ${compiled.groupBy!} ORDER BY ${ordinals} LIMIT ${query.limit} OFFSET ${query.offset}`
+               GROUP BY ${compiled.groupBy!} ORDER BY ${compiled.groupBy!} LIMIT ${query.limit} OFFSET ${query.offset}`
         : sql`SELECT ${compiled.select} FROM ${context.source.table} i WHERE ${where}`,
     );
     return { data: rows.map((row) => shapeAggregateRow(row, compiled.columns)) };

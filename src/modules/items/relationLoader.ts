@@ -20,7 +20,7 @@ import {
 } from '../../query/index.ts';
 import type { CollectionSchema, SiteSchema } from '../schema/siteSchema.ts';
 import { shapeRow, type ItemRow } from './itemRecords.ts';
-import { baseCondition, itemColumns, type ReadContext } from './itemSource.ts';
+import { baseCondition, itemColumns, queryFieldsOf, type ReadContext } from './itemSource.ts';
 
 /** Related items listed per parent when `deep[<field>][limit]` does not say. */
 export const DEFAULT_NESTED_LIMIT = 100;
@@ -197,8 +197,8 @@ async function loadRelation(
   const filter = deep?.filter
     ? sql` AND ${compileFilter(deep.filter, {
         alias: 'r',
-        fields: related.queryFields,
-        resolveFields: context.schema.resolveFields,
+        fields: queryFieldsOf(context, related),
+        resolveFields: context.fields,
         table: context.source.table,
         path: deepPath(path, 'filter'),
         ...context.dynamic,
@@ -235,7 +235,7 @@ async function loadRelation(
   const offset = deep?.offset ?? (deep?.page ? (deep.page - 1) * limit : 0);
   let orderBy;
   try {
-    orderBy = compileSort(sort, related.queryFields, 'r');
+    orderBy = compileSort(sort, queryFieldsOf(context, related), 'r');
   } catch (error) {
     if (error instanceof AppError) throw new AppError(error.code, error.status, error.message, { path: deepPath(path, 'sort') });
     throw error;
@@ -298,8 +298,8 @@ function targetPlans(context: ReadContext, anyItem: AnyItemSelection, deep: Deep
       if (entry.query.filter) {
         filter = sql`${filter} AND ${compileFilter(entry.query.filter, {
           alias: 'r',
-          fields: related.queryFields,
-          resolveFields: context.schema.resolveFields,
+          fields: queryFieldsOf(context, related),
+          resolveFields: context.fields,
           table: context.source.table,
           path: deepPath(entry.path, 'filter'),
           ...context.dynamic,

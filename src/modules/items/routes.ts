@@ -104,13 +104,14 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
 
   api.get('/items/:collection', { config: readRoute, schema: { tags: ['items'], params: collectionParams } }, async (request) => {
     const query = parseListQuery(request.query as Record<string, unknown>);
+    const locale = localeOf(request);
     const input = {
       siteId: request.siteId,
       collection: request.params.collection,
       query,
-      restrictions: await guardItemRead(context, request, request.params.collection, query),
+      restrictions: await guardItemRead(context, request, request.params.collection, { ...query, locale }),
       principal: request.principal,
-      locale: localeOf(request),
+      locale,
       draft: draftOf(request),
       requestId: request.id,
     };
@@ -151,14 +152,15 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
   api.get('/items/:collection/:id', { config: readRoute, schema: { tags: ['items'], params: itemParams } }, async (request, reply) => {
     checkItemId(request.params.id);
     const query = parseListQuery(request.query as Record<string, unknown>);
+    const locale = localeOf(request);
     const input = {
       siteId: request.siteId,
       collection: request.params.collection,
       id: request.params.id,
       query: { fields: query.fields, deep: query.deep },
-      restrictions: await guardItemRead(context, request, request.params.collection, { filter: null, sort: [], deep: query.deep }),
+      restrictions: await guardItemRead(context, request, request.params.collection, { filter: null, sort: [], deep: query.deep, locale }),
       principal: request.principal,
-      locale: localeOf(request),
+      locale,
       draft: draftOf(request),
       requestId: request.id,
     };

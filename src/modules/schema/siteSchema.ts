@@ -24,7 +24,7 @@ export interface CollectionSchema {
   fields: ReadonlyMap<string, ContentField>;
   /** To-many alias fields (o2m, m2m, m2a sides): read as related items, never written. */
   aliasFields: ReadonlySet<string>;
-  /** What src/query compiles filters, sorts and selections against (translatable fields read as JSON maps). */
+  /** What src/query compiles filters, sorts and selections against (translatable fields read as JSON maps; see SiteSchema.fieldsIn). */
   queryFields: FieldMap;
   /** Relations that touch this collection. */
   relations: readonly RelationDefinition[];
@@ -45,6 +45,12 @@ export interface SiteSchema {
   collections: ReadonlyMap<string, CollectionSchema>;
   relations: readonly RelationDefinition[];
   resolveFields: ResolveFields;
+  /**
+   * The field maps a reader's filters, sorts and aggregates compile against: with a locale
+   * (X-Svc-Locale) translatable fields compare as that language's value, else the default
+   * language's, as reads show them; without one they are the stored `{ lang: value }` maps.
+   */
+  fieldsIn(locale: string | null): ResolveFields;
 }
 
 interface SchemaRows {
@@ -156,12 +162,46 @@ function buildSiteSchema(siteId: string, rows: SchemaRows): SiteSchema {
       hashFields: new Set(list.filter((field) => field.type === 'hash').map((field) => field.field)),
     });
   }
+  const defaultLanguage = rows.site?.default_language ?? 'en';
+  const resolveFields: ResolveFields = (collection) => collections.get(collection)?.queryFields;
+  const byLocale = new Map<string, ResolveFields>();
   return {
     siteId,
     version: rows.site?.version ?? 0,
-    defaultLanguage: rows.site?.default_language ?? 'en',
+    defaultLanguage,
     collections,
     relations,
-    resolveFields: (collection) => collections.get(collection)?.queryFields,
+    resolveFields,
+    fieldsIn(locale) {
+      if (locale === null) return resolveFields;
+      let resolve = byLocale.get(locale);
+      if (!resolve) {
+        // Locales are checked language codes; a schema lives until the next schema change.
+        if (byLocale.size >= MAX_CACHED_LOCALES) byLocale.clear();
+        resolve = localizedFields(collections, locale === defaultLanguage ? [locale] : [locale, defaultLanguage]);
+        byLocale.set(locale, resolve);
+      }
+      return resolve;
+    },
   };
+}
+
+const MAX_CACHED_LOCALES = 64;
+
+function localizedFields(collections: ReadonlyMap<string, CollectionSchema>, languages: readonly string[]): ResolveFields {
+  const maps = new Map<string, FieldMap>();
+  for (const [name, collection] of collections) {
+    if (collection.translatableFields.size === 0) {
+      maps.set(name, collection.queryFields);
+      continue;
+    }
+    const map = new Map(collection.queryFields);
+    for (const field of collection.translatableFields) {
+      const declared = collection.fields.get(field);
+      const current = map.get(field);
+      if (declared && current) map.set(field, { ...current, type: declared.type, languages });
+    }
+    maps.set(name, map);
+  }
+  return (collection) => maps.get(collection);
 }

@@ -161,10 +161,12 @@ describe('the routes of the content model and search answer malformed input with
 });
 
 describe('the item routes answer malformed input with the error envelope, never a 500', () => {
-  it('lists with arbitrary query parameters', async () => {
+  it('lists with arbitrary query parameters, in the stored form and in a language', async () => {
+    const locale = fc.constantFrom(undefined, 'en', 'fr', 'not a language');
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('articles', 'authors', 'nope'), queryString, async (collection, query) => {
-        expectAnswered(await site.call('GET', `/items/${collection}?${query}`), `GET /items/${collection}?${query}`);
+      fc.asyncProperty(fc.constantFrom('articles', 'authors', 'nope'), queryString, locale, async (collection, query, language) => {
+        const headers = language === undefined ? undefined : { 'x-svc-locale': language };
+        expectAnswered(await site.call('GET', `/items/${collection}?${query}`, undefined, headers), `GET /items/${collection}?${query} (${language})`);
       }),
       { numRuns: 300 },
     );

@@ -1,0 +1,144 @@
+// Translatable fields in queries: with X-Svc-Locale, filters, sorts, aggregates and deep filters see
+// the value a read in that language shows (that language, else the site's default language); without
+// it they see the stored `{ lang: value }` map, as reads do. Dotted paths reach one stored language
+// either way, and a member's permission conditions mean the same in every language.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { evaluateFilter, type FieldMap } from '../../../src/query/index.ts';
+import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
+import { createMember, createRole, grant, withHelpers } from '../access/support.ts';
+import { withCall, type ContentSite } from './support.ts';
+
+let service: TestService;
+let site: ContentSite;
+const ids: Record<string, string> = {};
+
+const FR = { 'x-svc-locale': 'fr' };
+
+beforeAll(async () => {
+  service = await startTestService();
+  site = withCall(service, await createTestSite(service, 'translations'));
+  const expectCreated = (response: { status: number; body: unknown }) => expect(response.status, JSON.stringify(response.body)).toBe(201);
+  expectCreated(await site.call('POST', '/collections', { name: 'shelves', fields: [{ field: 'label', type: 'string', options: { translatable: true } }] }));
+  expectCreated(
+    await site.call('POST', '/collections', {
+      name: 'books',
+      fields: [
+        { field: 'title', type: 'string', options: { translatable: true } },
+        { field: 'rank', type: 'integer', options: { translatable: true } },
+        { field: 'kind', type: 'string' },
+        { field: 'shelf', type: 'uuid' },
+      ],
+    }),
+  );
+  expectCreated(
+    await site.call('POST', '/relations', { kind: 'm2o', collection: 'books', field: 'shelf', relatedCollection: 'shelves', relatedField: 'books', onDelete: 'set null' }),
+  );
+  const create = async (collection: string, key: string, body: Record<string, unknown>) => {
+    const response = await site.call('POST', `/items/${collection}`, body);
+    expectCreated(response);
+    ids[key] = response.body.data.id as string;
+  };
+  await create('shelves', 'poetry', { label: { en: 'Poetry', fr: 'Poésie' } });
+  await create('shelves', 'novels', { label: { en: 'Novels' } });
+  // The site's default language is en: a plain value is English.
+  await create('books', 'both', { title: { en: 'Apple', fr: 'Pomme' }, rank: { en: 1, fr: 30 }, kind: 'fruit', shelf: ids.poetry });
+  await create('books', 'englishOnly', { title: 'Banana', rank: { en: 20 }, kind: 'fruit', shelf: ids.novels });
+  await create('books', 'frenchOnly', { title: { fr: 'Cerise' }, rank: { fr: 10 }, kind: 'tree' });
+});
+afterAll(async () => {
+  await service.close();
+});
+
+async function listIds(path: string, headers?: Record<string, string>): Promise<string[]> {
+  const response = await site.call('GET', path, undefined, headers);
+  expect(response.status, JSON.stringify(response.body)).toBe(200);
+  const byId = new Map(Object.entries(ids).map(([key, id]) => [id, key]));
+  return (response.body.data as { id: string }[]).map((item) => byId.get(item.id) ?? item.id);
+}
+
+describe('X-Svc-Locale in filters, sorts and aggregates', () => {
+  it('filters on the value the language reads, falling back to the default language', async () => {
+    expect(await listIds('/items/books?fields=id&filter[title][_eq]=Pomme', FR)).toEqual(['both']);
+    expect(await listIds('/items/books?fields=id&filter[title][_eq]=Banana', FR)).toEqual(['englishOnly']);
+    expect(await listIds('/items/books?fields=id&filter[title][_eq]=Apple', FR)).toEqual([]);
+    expect(await listIds('/items/books?fields=id&filter[title][_starts_with]=C', FR)).toEqual(['frenchOnly']);
+    // A language with no value anywhere reads (and filters) the default language: Cerise has none.
+    expect(await listIds('/items/books?fields=id&filter[title][_null]=true', { 'x-svc-locale': 'de' })).toEqual(['frenchOnly']);
+    expect(await listIds('/items/books?fields=id&filter[title][_in]=Apple,Banana&sort=id', { 'x-svc-locale': 'en' })).toHaveLength(2);
+  });
+
+  it('compares a translatable number as a number in the language', async () => {
+    expect(await listIds('/items/books?fields=id&filter[rank][_gt]=15&sort=rank', FR)).toEqual(['englishOnly', 'both']);
+    expect(await listIds('/items/books?fields=id&filter[rank][_lt]=15', { 'x-svc-locale': 'en' })).toEqual(['both']);
+    const sum = await site.call('GET', '/items/books?aggregate[sum]=rank', undefined, FR);
+    expect(sum.body.data).toEqual([{ sum: { rank: 60 } }]);
+    const bad = await site.call('GET', '/items/books?filter[rank][_gt]=many', undefined, FR);
+    expect([bad.status, bad.body.errors[0].path]).toEqual([400, ['filter', 'rank', '_gt']]);
+  });
+
+  it('sorts and groups by the language value', async () => {
+    expect(await listIds('/items/books?fields=id&sort=title', FR)).toEqual(['englishOnly', 'frenchOnly', 'both']);
+    // Cerise has no English title: null, which sorts as the largest value.
+    expect(await listIds('/items/books?fields=id&sort=-title', { 'x-svc-locale': 'en' })).toEqual(['frenchOnly', 'englishOnly', 'both']);
+    const grouped = await site.call('GET', '/items/books?groupBy=title&aggregate[count]=*', undefined, FR);
+    expect(grouped.status, JSON.stringify(grouped.body)).toBe(200);
+    expect(grouped.body.data).toEqual([
+      { title: 'Banana', count: 1 },
+      { title: 'Cerise', count: 1 },
+      { title: 'Pomme', count: 1 },
+    ]);
+  });
+
+  it('reaches related items in the same language, in relational and deep filters', async () => {
+    expect(await listIds('/items/books?fields=id&filter[shelf][label][_eq]=Poésie', FR)).toEqual(['both']);
+    expect(await listIds('/items/books?fields=id&filter[shelf][label][_eq]=Novels', FR)).toEqual(['englishOnly']);
+    const deep = await site.call('GET', '/items/shelves?fields=id,label,books.title&sort=id&deep[books][_filter][title][_eq]=Pomme', undefined, FR);
+    const poetry = (deep.body.data as { id: string; label: string; books: { title: string }[] }[]).find((shelf) => shelf.id === ids.poetry);
+    expect(poetry).toEqual({ id: ids.poetry, label: 'Poésie', books: [{ title: 'Pomme' }] });
+  });
+
+  it('without a locale compares the stored map, and a dotted path reaches one stored language either way', async () => {
+    expect(await listIds('/items/books?fields=id&filter[title][_has_key]=fr&sort=id')).toEqual([ids.both!, ids.frenchOnly!].sort().map(keyOf));
+    const notJson = await site.call('GET', '/items/books?filter[title][_has_key]=fr', undefined, FR);
+    expect([notJson.status, notJson.body.errors[0].path]).toEqual([400, ['filter', 'title', '_has_key']]);
+    expect(await listIds('/items/books?fields=id&filter[title.fr][_eq]=Pomme', FR)).toEqual(['both']);
+    expect(await listIds('/items/books?fields=id&filter[title.en][_eq]=Pomme', FR)).toEqual([]);
+    expect(await listIds('/items/books?fields=id&filter[kind][_eq]=tree&sort=title.fr', FR)).toEqual(['frenchOnly']);
+  });
+
+  it("keeps a member's permission conditions in the stored form, and checks the member's filter in the language", async () => {
+    const accessSite = withHelpers(service, site);
+    const role = await createRole(accessSite);
+    await grant(accessSite, { roleId: role.id as string }, [
+      { collection: 'books', action: 'read', fields: ['id', 'title', 'kind'], conditions: { title: { _has_key: 'en' } } },
+    ]);
+    const member = await createMember(service, accessSite, { roleId: role.id as string });
+    const read = (path: string) => service.request('GET', path, { site: site.siteId, token: member.token, headers: FR });
+    const visible = await read('/items/books?fields=id,title&sort=title');
+    expect(visible.status, JSON.stringify(visible.body)).toBe(200);
+    expect(visible.body.data).toEqual([
+      { id: ids.englishOnly, title: 'Banana' },
+      { id: ids.both, title: 'Pomme' },
+    ]);
+    const filtered = await read('/items/books?fields=id&filter[title][_eq]=Pomme');
+    expect(filtered.body.data).toEqual([{ id: ids.both }]);
+    const hidden = await read('/items/books?fields=id&filter[rank][_gt]=0');
+    expect([hidden.status, hidden.body.errors[0].path]).toEqual([403, ['filter', 'rank']]);
+  });
+});
+
+function keyOf(id: string): string {
+  return Object.entries(ids).find(([, value]) => value === id)?.[0] ?? id;
+}
+
+describe('the in-memory evaluation of a translated field', () => {
+  it('takes the first language with a value, as the SQL does', () => {
+    const fields: FieldMap = new Map([['title', { field: 'title', type: 'string', languages: ['fr', 'en'] }]]);
+    const check = (title: unknown, filter: Record<string, unknown>) => evaluateFilter(filter, { id: '1', title }, { fields, now: new Date(), userId: null });
+    expect(check({ fr: 'Pomme', en: 'Apple' }, { title: { _eq: 'Pomme' } })).toBe(true);
+    expect(check({ fr: null, en: 'Apple' }, { title: { _eq: 'Apple' } })).toBe(true);
+    expect(check({ de: 'Apfel' }, { title: { _null: true } })).toBe(true);
+    expect(check({ fr: 'Pomme' }, { 'title.fr': { _eq: 'Pomme' } })).toBe(true);
+    expect(check('Apple', { title: { _null: true } })).toBe(true);
+  });
+});

@@ -4,7 +4,7 @@
 // (`source`). Reads read only read models.
 import { AppError } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
-import { prepared, raw, sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
+import { prepared, sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
 import type { ReadPermissions } from '../../access/itemAccess.ts';
 import { actorOf, type Principal } from '../../auth/principal.ts';
 import {

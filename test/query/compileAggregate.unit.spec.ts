@@ -15,13 +15,20 @@ function failure(aggregate: AggregateSpec, groupBy: string[] = []): AppError {
 }
 
 describe('compileAggregate', () => {
-  it('builds the select list and group by from field expressions', () => {
+  it('builds the select list from field expressions, and groups by their positions in it', () => {
     const compiled = compileAggregate({ count: ['*', 'title'], countDistinct: ['author'], sum: ['views'], avg: ['price'], min: ['publishedAt'], max: ['views'] }, ['author', 'status'], articleFields, 'i');
     expect(compiled.select.text).toBe(
       "(i.data->>'author') AS g0, i.status AS g1, count(*) AS a0, count((i.data->>'title')) AS a1, count(DISTINCT (i.data->>'author')) AS a2, sum(((i.data->>'views')::numeric)) AS a3, avg(((i.data->>'price')::numeric)) AS a4, min((i.data->>'publishedAt')) AS a5, max(((i.data->>'views')::numeric)) AS a6",
     );
-    expect(compiled.groupBy?.text).toBe("(i.data->>'author'), i.status");
+    expect(compiled.groupBy?.text).toBe('1, 2');
     expect(compiled.columns.map((column) => column.alias)).toEqual(['g0', 'g1', 'a0', 'a1', 'a2', 'a3', 'a4', 'a5', 'a6']);
+  });
+
+  it('groups a translated field by position: its expression carries the languages as parameters', () => {
+    const compiled = compileAggregate({ count: ['*'] }, ['headline'], articleFields, 'i');
+    expect(compiled.select.text).toBe("(COALESCE((i.data->'headline'->>$1::text), (i.data->'headline'->>$2::text))) AS g0, count(*) AS a0");
+    expect(compiled.select.values).toEqual(['fr', 'en']);
+    expect(compiled.groupBy?.text).toBe('1');
   });
 
   it('has no GROUP BY without groupBy', () => {

@@ -129,7 +129,14 @@ function article(id: string) {
     meta: content(json),
     gallery: content(fc.array(fc.constantFrom('f1', 'f2'), { maxLength: 2 })),
     author: content(fc.constantFrom(...authorIds, 'zz')),
+    headline: content(translations(text)),
+    rank: content(translations(fc.integer({ min: -3, max: 3 }))),
   });
+}
+
+/** A translatable field's stored map: some languages, a value or JSON null each. */
+function translations<T>(value: fc.Arbitrary<T>) {
+  return fc.dictionary(fc.constantFrom('fr', 'en', 'de'), fc.option(value, { nil: null, freq: 4 }), { maxKeys: 3 });
 }
 
 const author = (id: string) =>
@@ -243,6 +250,9 @@ const articleLeaf: Leaf = fc.oneof(
   }),
   condition('meta.a.b', ordered(jsonPathOrdered, jsonPathBounds)),
   condition('meta.0', { _eq: jsonScalar, _gt: fc.integer({ min: -3, max: 3 }), _null: fc.boolean(), _contains: text }),
+  condition('headline', textOperators(text)),
+  condition('rank', ordered(fc.integer({ min: -3, max: 3 }))),
+  condition('headline.en', { _eq: fc.option(text, { nil: null }), _contains: text, _null: fc.boolean(), _gt: text }),
   condition('id', textOperators(fc.constantFrom('p1', 'p2', 'p9'))),
   condition('status', textOperators(fc.constantFrom('draft', 'published', 'D'))),
   condition('sort', ordered(fc.integer({ min: -2, max: 2 }))),
@@ -396,6 +406,24 @@ describe('compileSort and compileAggregate against PostgreSQL', () => {
     expect(result.rows.map((row: Record<string, unknown>) => shapeAggregateRow(row, columns))).toEqual([
       { author: 'a1', count: 2, sum: { views: 19, price: '3.75' }, max: { title: 'b' } },
       { author: 'a2', count: 1, sum: { views: 100, price: null }, max: { title: 'a' } },
+    ]);
+  });
+
+  it('sorts and groups translated fields by the first language with a value', async () => {
+    await store([
+      { collection: 'articles', site: 's1', item: { id: 'p1', headline: { en: 'Apple', fr: 'Pomme' }, rank: { en: 1, fr: 30 } } },
+      { collection: 'articles', site: 's1', item: { id: 'p2', headline: { en: 'Banana', fr: null }, rank: { en: 20 } } },
+      { collection: 'articles', site: 's1', item: { id: 'p3', headline: { fr: 'Pomme' }, rank: { de: 5 } } },
+    ]);
+    const byRank = compileSort([{ field: 'rank', direction: 'asc' }], articleFields, 'i');
+    const ranked = await client.query(`SELECT id FROM ${TABLE} i ORDER BY ${byRank.text}`, byRank.values);
+    expect(ranked.rows.map((row: { id: string }) => row.id)).toEqual(['p2', 'p1', 'p3']);
+    const { select, groupBy, columns } = compileAggregate({ count: ['*'], sum: ['rank'] }, ['headline'], articleFields, 'i');
+    const query = sql`SELECT ${select} FROM ${raw(TABLE)} i GROUP BY ${groupBy!} ORDER BY ${groupBy!}`;
+    const result = await client.query(query.text, query.values);
+    expect(result.rows.map((row: Record<string, unknown>) => shapeAggregateRow(row, columns))).toEqual([
+      { headline: 'Banana', count: 1, sum: { rank: 20 } },
+      { headline: 'Pomme', count: 2, sum: { rank: 30 } },
     ]);
   });
 

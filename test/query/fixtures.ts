@@ -10,27 +10,34 @@ function fieldMap(definitions: [string, FieldType, FieldRelation?][]): FieldMap 
   );
 }
 
-export const articleFields = fieldMap([
-  ['title', 'string'],
-  ['body', 'text'],
-  ['slug', 'slug'],
-  ['tags', 'csv'],
-  ['views', 'integer'],
-  ['rating', 'float'],
-  ['price', 'decimal'],
-  ['big', 'bigInteger'],
-  ['published', 'boolean'],
-  ['publishedAt', 'dateTime'],
-  ['stamp', 'timestamp'],
-  ['day', 'date'],
-  ['at', 'time'],
-  ['meta', 'json'],
-  ['location', 'geometry'],
-  ['gallery', 'files'],
-  ['author', 'uuid', { kind: 'm2o', relatedCollection: 'authors' }],
-  ['comments', 'string', { kind: 'o2m', relatedCollection: 'comments', relatedField: 'article' }],
-  ['tagLinks', 'string', { kind: 'm2m', relatedCollection: 'articles_tags', relatedField: 'articles_id' }],
-  ['status', 'integer'], // a content field named like a structural column: the column wins
+/** Translatable fields as a request in French sees them (X-Svc-Locale: fr, site default en). */
+const IN_FRENCH = ['fr', 'en'];
+
+export const articleFields: FieldMap = new Map([
+  ...fieldMap([
+    ['title', 'string'],
+    ['body', 'text'],
+    ['slug', 'slug'],
+    ['tags', 'csv'],
+    ['views', 'integer'],
+    ['rating', 'float'],
+    ['price', 'decimal'],
+    ['big', 'bigInteger'],
+    ['published', 'boolean'],
+    ['publishedAt', 'dateTime'],
+    ['stamp', 'timestamp'],
+    ['day', 'date'],
+    ['at', 'time'],
+    ['meta', 'json'],
+    ['location', 'geometry'],
+    ['gallery', 'files'],
+    ['author', 'uuid', { kind: 'm2o', relatedCollection: 'authors' }],
+    ['comments', 'string', { kind: 'o2m', relatedCollection: 'comments', relatedField: 'article' }],
+    ['tagLinks', 'string', { kind: 'm2m', relatedCollection: 'articles_tags', relatedField: 'articles_id' }],
+    ['status', 'integer'], // a content field named like a structural column: the column wins
+  ]),
+  ['headline', { field: 'headline', type: 'string', languages: IN_FRENCH }],
+  ['rank', { field: 'rank', type: 'integer', languages: IN_FRENCH }],
 ]);
 
 export const authorFields = fieldMap([

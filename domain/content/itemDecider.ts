@@ -80,6 +80,8 @@ export type ItemCommand =
       required: readonly string[];
       eventType: 'item.updated' | 'item.reverted' | 'item.promoted';
       cause?: Record<string, unknown>;
+      /** A soft-deleted item comes back first (`item.restored`): how a revert undoes a delete. */
+      restore?: boolean;
     })
   | (Acting & { type: 'deleteItem' })
   | (Acting & { type: 'restoreItem' })
@@ -157,6 +159,10 @@ function checkRequired(body: ItemBody, required: readonly string[], touched: Rea
   }
 }
 
+function actingOf(command: Acting): Acting {
+  return { collection: command.collection, itemId: command.itemId, actorId: command.actorId, now: command.now };
+}
+
 function notFound(command: Acting): AppError {
   return new AppError('RECORD_NOT_FOUND', 404, `Item "${command.itemId}" of "${command.collection}" not found`);
 }
@@ -204,6 +210,11 @@ export const itemDecider: Decider<ItemState, ItemCommand, ItemEvent> = {
         return [{ type: 'item.created', data: eventData(command, snapshot, deltaOf(null, body), null) }];
       }
       case 'updateItem': {
+        if (command.restore && state.lifecycle === 'deleted') {
+          const restored = itemDecider.decide({ ...actingOf(command), type: 'restoreItem' }, state);
+          const after = restored.reduce((current, event) => itemDecider.evolve(current, event), state);
+          return [...restored, ...itemDecider.decide({ ...command, restore: false }, after)];
+        }
         if (state.lifecycle !== 'live' || !state.snapshot) throw notFound(command);
         const touched = command.mode === 'patch' ? new Set([...Object.keys(command.changes.values), ...Object.keys(command.changes.translations)]) : null;
         const main = bodyOf(state.snapshot);

@@ -1,8 +1,8 @@
 // Item commands: create (one or many, all or nothing), update (PATCH merges, PUT replaces, or the
-// draft), delete (soft, refused while a restrict relation points at the item), restore, hard delete,
-// and resolving dependents. Each write is item events with the acting principal in metadata,
-// appended with the expected stream version: a concurrent write is retried from a fresh read, or
-// answered 412 when the client sent If-Match.
+// draft; with `restore`, of a soft-deleted item, as a revert does), delete (soft, refused while a
+// restrict relation points at the item), hard delete, and resolving dependents. Each write is item
+// events with the acting principal in metadata, appended with the expected stream version: a
+// concurrent write is retried from a fresh read, or answered 412 when the client sent If-Match.
 import { v7 as uuidv7 } from 'uuid';
 import { checkItemInput } from '../../../domain/content/itemInput.ts';
 import {
@@ -298,6 +298,8 @@ export interface UpdateItemInput {
   locale?: string | null;
   /** Permissions (src/access): runs in the write's transaction first; throws when the principal may not change the item. */
   authorize?: (tx: Queryable) => Promise<void>;
+  /** A soft-deleted item is restored by the same write (item.restored, then the change): a revert. */
+  restore?: boolean;
 }
 
 /** Changes an item (or its draft) and returns it with its new version. */
@@ -322,6 +324,7 @@ export async function changeItem(context: ItemsWriteContext, input: UpdateItemIn
     actorId: input.metadata.actor.id,
     now: new Date().toISOString(),
     ...(input.cause ? { cause: input.cause } : {}),
+    ...(input.restore ? { restore: true } : {}),
   };
   const result = await inSiteTransaction(context, input.siteId, async (tx) => {
     await input.authorize?.(tx);
@@ -406,21 +409,6 @@ export async function deleteItem(context: ItemsWriteContext, input: DeleteItemIn
       ...(input.expectedVersion !== undefined ? { expectedVersion: input.expectedVersion } : {}),
     });
   });
-}
-
-/** Brings a soft-deleted item back (item.restored). */
-export async function restoreItem(context: ItemsWriteContext, input: DeleteItemInput): Promise<ItemWriteResult> {
-  const collection = await loadCollectionSchema(context, input.siteId, input.collection);
-  return inSiteTransaction(context, input.siteId, (tx) =>
-    runItemCommand(context, tx, {
-      siteId: input.siteId,
-      collection: collection.name,
-      itemId: input.itemId,
-      command: { type: 'restoreItem', collection: collection.name, itemId: input.itemId, actorId: input.metadata.actor.id, now: new Date().toISOString() },
-      metadata: input.metadata,
-      ...(input.expectedVersion !== undefined ? { expectedVersion: input.expectedVersion } : {}),
-    }),
-  );
 }
 
 export interface DependentsReadOptions {

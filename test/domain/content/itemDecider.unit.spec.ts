@@ -141,6 +141,22 @@ describe('item decider', () => {
     expect(given([...created(), deleted!, restored!]).snapshot?.deletedAt).toBeNull();
   });
 
+  it('a write with restore brings a deleted item back first: item.restored, then the change', () => {
+    const [deleted] = itemDecider.decide({ type: 'deleteItem', ...acting, now: LATER }, given(created()));
+    const state = given([...created(), deleted!]);
+    const revert = update({ views: 7 }, { eventType: 'item.reverted', cause: { revisionId: 'r1' }, restore: true });
+    const events = itemDecider.decide(revert, state);
+    expect(events.map((event) => [event.type, event.data.delta])).toEqual([
+      ['item.restored', { deletedAt: null }],
+      ['item.reverted', { views: 7 }],
+    ]);
+    expect(given([...created(), deleted!, ...events])).toMatchObject({ lifecycle: 'live', snapshot: { deletedAt: null, views: 7 } });
+    // On a live item restore changes nothing; a purged item stays gone.
+    expect(itemDecider.decide(revert, given(created())).map((event) => event.type)).toEqual(['item.reverted']);
+    const [hard] = itemDecider.decide({ type: 'hardDeleteItem', ...acting }, given(created()));
+    expect(errorOf(() => itemDecider.decide(revert, given([...created(), hard!]))).code).toBe('RECORD_NOT_FOUND');
+  });
+
   it('hard-deletes a live or deleted item; afterwards nothing is possible', () => {
     const [hard] = itemDecider.decide({ type: 'hardDeleteItem', ...acting }, given(created()));
     expect(hard!.type).toBe('item.hard_deleted');

@@ -86,6 +86,35 @@ describe('item revisions', () => {
     expect(latest.version).toBe(3);
   });
 
+  it('brings a soft-deleted item back with a revert: item.restored, then item.reverted, in one append', async () => {
+    const site = await createHistorySite(service);
+    const article = await createItem(service, site, 'articles', { title: 'Original', views: 1 });
+    await patchItem(service, site, 'articles', article.id, { title: 'Changed' });
+    const total = async () => (await service.request('GET', '/items/articles?limit=1', site.as)).body.meta.total;
+    expect((await service.request('DELETE', `/items/articles/${article.id}`, site.as)).status).toBe(204);
+    expect(await total()).toBe(0);
+    const [deleted, changed, created] = await revisionsOf(service, site, 'articles', article.id);
+    expect(deleted.event).toBe('item.deleted');
+
+    const reverted = await service.request('POST', `/items/articles/${article.id}/revert`, { ...site.as, body: { revisionId: created.revisionId } });
+    expect(reverted.status, JSON.stringify(reverted.body)).toBe(200);
+    expect(reverted.body.data).toMatchObject({ id: article.id, title: 'Original', views: 1 });
+    expect((await service.request('GET', `/items/articles/${article.id}`, site.as)).body.data).toMatchObject({ title: 'Original' });
+    expect(await total()).toBe(1);
+    const [revert, restore] = await revisionsOf(service, site, 'articles', article.id);
+    expect([restore.event, restore.version, restore.delta, restore.data.title]).toEqual(['item.restored', 4, { deletedAt: null }, 'Changed']);
+    expect([revert.event, revert.version, revert.cause, revert.delta]).toEqual(['item.reverted', 5, { revisionId: created.revisionId }, { title: 'Original' }]);
+    const events = await service.context.database.withSite(site.siteId, (tx) =>
+      tx.query<{ tx_id: string }>({ text: 'SELECT DISTINCT tx_id::text FROM events WHERE stream_id = $1 AND stream_position IN (4, 5)', values: [`${site.siteId}/item/articles/${article.id}`] }),
+    );
+    expect(events).toHaveLength(1);
+
+    // Reverting to the revision the item had when it was deleted restores it as it was.
+    expect((await service.request('DELETE', `/items/articles/${article.id}`, site.as)).status).toBe(204);
+    const again = await service.request('POST', `/items/articles/${article.id}/revert`, { ...site.as, body: { revisionId: changed.revisionId } });
+    expect(again.body.data).toMatchObject({ title: 'Changed', views: 1 });
+  });
+
   it('keeps a hash field through a revert (the stored hash is restored, not hashed again)', async () => {
     const site = await createHistorySite(service);
     const article = await createItem(service, site, 'articles', { title: 'With secret', secret: 'first password' });

@@ -331,6 +331,20 @@ describe('item history and search', () => {
     expect((await site.as(reader.token, 'GET', `/items/articles/${draft.id}/versions`)).status).toBe(404);
     const revert = await site.as(reader.token, 'POST', `/items/articles/${published.id}/revert`, { revisionId: revisions.body.data[0].revisionId ?? revisions.body.data[0].id });
     expect(revert.status).toBe(403);
+
+    // Restoring a soft-deleted item (a revert of it) is for administrators: members' rules reach live rows.
+    const editor = await createRole(site);
+    await grant(site, { roleId: editor.id }, [
+      { collection: 'articles', action: 'read' },
+      { collection: 'articles', action: 'update' },
+    ]);
+    const member = await createMember(service, site, { roleId: editor.id });
+    const revisionId = revisions.body.data[0].revisionId as string;
+    expect((await site.admin('DELETE', `/items/articles/${published.id}`)).status).toBe(204);
+    const restore = await site.as(member.token, 'POST', `/items/articles/${published.id}/revert`, { revisionId });
+    expect([restore.status, restore.body.errors?.[0]?.code]).toEqual([404, 'RECORD_NOT_FOUND']);
+    expect((await site.admin('POST', `/items/articles/${published.id}/revert`, { revisionId })).status).toBe(200);
+    expect((await site.as(member.token, 'GET', `/items/articles/${published.id}`)).status).toBe(200);
   });
 
   it('searches only collections the member reads whole, and only its rows', async () => {

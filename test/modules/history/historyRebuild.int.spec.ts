@@ -50,6 +50,10 @@ async function runWorkload(site: HistorySite): Promise<void> {
   await ok(service.request('POST', '/items/articles', { ...site.as, body: [{ title: 'Bulk một' }, { title: 'Bulk hai' }] }), 201);
   const other = await createItem(service, site, 'articles', { title: 'Sẽ bị xoá' });
   await ok(service.request('DELETE', `/items/articles/${other.id}`, site.as), 204);
+  const [, created] = await revisionsOf(service, site, 'articles', other.id);
+  await ok(service.request('POST', `/items/articles/${other.id}/revert`, { ...site.as, body: { revisionId: created.revisionId } }), 200);
+  const gone = await createItem(service, site, 'articles', { title: 'Xoá hẳn' });
+  await ok(service.request('DELETE', `/items/articles/${gone.id}`, site.as), 204);
   await ok(service.request('DELETE', '/fields/articles/body', site.as), 204);
 }
 

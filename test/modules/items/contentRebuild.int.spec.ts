@@ -44,6 +44,11 @@ async function runWorkload(site: ContentSite): Promise<void> {
   await ok(site, 'POST', `/items/articles/${article.id}/resolve-dependents`, { action: 'delete', relation: 'article-comments', hard: true });
   await ok(site, 'DELETE', `/items/articles/${article.id}`);
   void comment;
+  // A deleted item brought back by a revert (item.restored, item.reverted), then deleted again.
+  const [, revision] = (await ok(site, 'GET', `/items/articles/${article.id}/revisions`)) as { revisionId: string }[];
+  await ok(site, 'POST', `/items/articles/${article.id}/revert`, { revisionId: revision!.revisionId });
+  await ok(site, 'PATCH', `/items/articles/${article.id}`, { views: 8 });
+  await ok(site, 'DELETE', `/items/articles/${article.id}`);
   await ok(site, 'POST', '/fields/articles', { field: 'extra', type: 'integer', indexed: true });
   await ok(site, 'PATCH', '/fields/articles/extra', { indexed: false, note: 'n' });
   await ok(site, 'PATCH', '/fields/articles/views', { indexed: false });

@@ -130,10 +130,10 @@ describe('time travel (asOf)', () => {
 });
 
 describe('time travel, property', () => {
-  type Step = { op: 'create'; title: string; views: number } | { op: 'patch' | 'delete'; target: number; title: string; views: number };
+  type Step = { op: 'create'; title: string; views: number } | { op: 'patch' | 'delete' | 'restore'; target: number; title: string; views: number };
   const step: fc.Arbitrary<Step> = fc.oneof(
     fc.record({ op: fc.constant('create' as const), title: fc.constantFrom('a', 'b', 'c', 'Tiếng'), views: fc.integer({ min: 0, max: 9 }) }),
-    fc.record({ op: fc.constantFrom('patch' as const, 'delete' as const), target: fc.nat(), title: fc.constantFrom('a', 'b', 'd'), views: fc.integer({ min: 0, max: 9 }) }),
+    fc.record({ op: fc.constantFrom('patch' as const, 'delete' as const, 'restore' as const), target: fc.nat(), title: fc.constantFrom('a', 'b', 'd'), views: fc.integer({ min: 0, max: 9 }) }),
   );
 
   /** Lets the clock pass the current millisecond, so that two writes never share a recorded moment. */
@@ -147,6 +147,7 @@ describe('time travel, property', () => {
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), async (steps) => {
         const site = await createHistorySite(service);
         const live: string[] = [];
+        const deleted: string[] = [];
         const moments: { at: string; list: unknown[]; items: Map<string, unknown> }[] = [];
         const listNow = async (asOf?: string) => {
           const suffix = asOf ? `&asOf=${at(asOf)}` : '';
@@ -159,6 +160,14 @@ describe('time travel, property', () => {
           if (entry.op === 'create') {
             touched = (await createItem(service, site, 'articles', { title: entry.title, views: entry.views })).id;
             live.push(touched);
+          } else if (entry.op === 'restore') {
+            // A revert of a deleted item to its oldest revision brings it back with that content.
+            if (deleted.length === 0) continue;
+            touched = deleted.splice(entry.target % deleted.length, 1)[0]!;
+            const revisions = await revisionsOf(service, site, 'articles', touched);
+            const restored = await service.request('POST', `/items/articles/${touched}/revert`, { ...site.as, body: { revisionId: revisions.at(-1)!.revisionId } });
+            expect(restored.status, JSON.stringify(restored.body)).toBe(200);
+            live.push(touched);
           } else {
             if (live.length === 0) continue;
             touched = live[entry.target % live.length]!;
@@ -166,6 +175,7 @@ describe('time travel, property', () => {
             else {
               expect((await service.request('DELETE', `/items/articles/${touched}`, site.as)).status).toBe(204);
               live.splice(live.indexOf(touched), 1);
+              deleted.push(touched);
             }
           }
           // The moment of the newest event so far: a PATCH that changes nothing appends none (and

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ItemBody, ItemSnapshot } from '../../../domain/content/itemDecider.ts';
-import { ITEM_ID_PATTERN, LANGUAGE_PATTERN } from '../../../domain/content/itemInput.ts';
+import { ITEM_ID_PATTERN } from '../../../domain/content/itemInput.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
 import {
@@ -22,6 +22,7 @@ import { parseListQuery } from '../../query/index.ts';
 import type { ServerDeps } from '../../server/app.ts';
 import { loadSiteSchema } from '../schema/schemaCache.ts';
 import { changeItem, createItemsWithVersions, deleteItem, getDependents, resolveDependents, type ItemWriteResult } from './handlers.ts';
+import { draftOf, header, localeOf } from './contentHeaders.ts';
 import { shapeSnapshot } from './itemRecords.ts';
 import { getItemAsOf, listItemsAsOf, parseAsOf } from './historyAsOf.ts';
 import { logHistoryReads, sensitiveReadOf } from './historyItemRows.ts';
@@ -39,26 +40,6 @@ const itemParams = z.object({ collection: z.string(), id: z.string() });
 
 function metadataOf(request: FastifyRequest): EventMetadata {
   return { actor: actorOf(request.principal), requestId: request.id };
-}
-
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/** X-Svc-Locale, checked. */
-function localeOf(request: FastifyRequest): string | null {
-  const locale = header(request, 'x-svc-locale')?.trim();
-  if (!locale) return null;
-  if (!LANGUAGE_PATTERN.test(locale)) {
-    throw new AppError('VALIDATION_FAILED', 400, 'X-Svc-Locale must be a language code such as en or pt-BR', { path: ['headers', 'x-svc-locale'] });
-  }
-  return locale;
-}
-
-function draftOf(request: FastifyRequest): boolean {
-  const value = header(request, 'x-svc-draft')?.trim().toLowerCase();
-  return value === 'true' || value === '1';
 }
 
 /** If-Match: `3`, `"3"` or `W/"3"`; `*` means any version. */

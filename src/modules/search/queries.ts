@@ -25,6 +25,8 @@ export interface SearchRequest {
   page: number;
   /** Permissions (src/access): items `i` must also meet this condition; absent for administrators. */
   permitted?: SqlFragment | null;
+  /** X-Svc-Locale: each hit's `item` shows translatable fields in this language, as reads do. */
+  locale?: string | null;
 }
 
 const MAX_WORDS = 32;
@@ -58,7 +60,7 @@ export async function searchItems(
   const [count] = await tx.query<{ total: number }>(sql`
     WITH q AS (SELECT ${query} AS query)
     SELECT count(*)::int AS total ${matching}`);
-  const options = readOptionsFor(schema.defaultLanguage);
+  const options = { ...readOptionsFor(schema.defaultLanguage), locale: request.locale ?? null };
   const hits: SearchHit[] = [];
   const sensitive: (SensitiveRead | null)[] = [];
   for (const row of rows) {

@@ -6,6 +6,7 @@ import { COLLECTION_NAME_PATTERN } from '../../../domain/content/schemaModel.ts'
 import { AppError } from '../../../domain/shared/appError.ts';
 import { guardSearch } from '../../access/itemGuards.ts';
 import type { ServerDeps } from '../../server/app.ts';
+import { localeOf } from '../items/contentHeaders.ts';
 import { logHistoryReads } from '../items/historyItemRows.ts';
 import { loadCollectionSchema, loadSiteSchema } from '../schema/schemaCache.ts';
 import { queryWords } from './highlights.ts';
@@ -26,6 +27,7 @@ export async function searchRoutes(app: FastifyInstance, { context }: ServerDeps
     { config: { site: 'required', access: 'bearer', rateLimit: 'itemsRead' }, schema: { tags: ['search'], querystring } },
     async (request) => {
       const { q, collection, limit, page } = request.query;
+      const locale = localeOf(request);
       if (queryWords(q).length === 0) {
         throw new AppError('VALIDATION_FAILED', 400, 'q has no word to search for', { path: ['query', 'q'] });
       }
@@ -33,7 +35,7 @@ export async function searchRoutes(app: FastifyInstance, { context }: ServerDeps
       const permitted = await guardSearch(context, request, collection ?? null);
       const schema = await loadSiteSchema(context, request.siteId);
       const result = await context.database.withSite(request.siteId, (tx) =>
-        searchItems(tx, schema, { q, collection: collection ?? null, limit, page, permitted }),
+        searchItems(tx, schema, { q, collection: collection ?? null, limit, page, permitted, locale }),
       );
       await logHistoryReads(context, request, result.sensitive);
       return { data: result.hits, meta: { total: result.total, page, limit } };

@@ -127,6 +127,19 @@ describe('X-Svc-Locale in filters, sorts and aggregates', () => {
   });
 });
 
+describe('X-Svc-Locale in search', () => {
+  it("shows each hit's item in the language, and the stored map without one", async () => {
+    await service.context.daemon.drain();
+    const search = (headers?: Record<string, string>) => site.call('GET', '/search?q=pomme&collection=books', undefined, headers);
+    const french = await search(FR);
+    expect(french.status, JSON.stringify(french.body)).toBe(200);
+    expect(french.body.data.map((hit: { item: { id: string; title: unknown } }) => [hit.item.id, hit.item.title])).toEqual([[ids.both, 'Pomme']]);
+    expect((await search()).body.data[0].item.title).toEqual({ en: 'Apple', fr: 'Pomme' });
+    const bad = await search({ 'x-svc-locale': 'not a language' });
+    expect([bad.status, bad.body.errors[0].path]).toEqual([400, ['headers', 'x-svc-locale']]);
+  });
+});
+
 function keyOf(id: string): string {
   return Object.entries(ids).find(([, value]) => value === id)?.[0] ?? id;
 }

@@ -485,6 +485,41 @@ describe('lists', () => {
     expect((await site.call('GET', '/items/articles')).body.data).toHaveLength(12);
   });
 
+  it('answers the total of a page that is not full without counting, and counts otherwise', async () => {
+    const site = await createContentSite(service);
+    await seed(site);
+    await service.context.daemon.drain();
+    await service.context.daemon.stop();
+    try {
+      const list = async (query: string) => {
+        const path = `/items/articles?filter[title][_contains]=Article 0&fields=views&sort=views&${query}`;
+        await site.call('GET', path);
+        const counts: number[] = [];
+        let meta: unknown;
+        for (let run = 0; run < 5; run += 1) {
+          const before = service.context.database.stats.queries;
+          meta = (await site.call('GET', path)).body.meta;
+          counts.push(service.context.database.stats.queries - before);
+        }
+        return { meta, queries: Math.min(...counts) };
+      };
+      // Articles 00 to 09 match: ten rows.
+      const partial = await list('limit=25');
+      const last = await list('limit=4&offset=8');
+      const full = await list('limit=4');
+      const beyond = await list('limit=4&offset=20');
+      expect([partial.meta, last.meta, full.meta, beyond.meta]).toEqual([
+        { total: 10, limit: 25, offset: 0 },
+        { total: 10, limit: 4, offset: 8 },
+        { total: 10, limit: 4, offset: 0 },
+        { total: 10, limit: 4, offset: 20 },
+      ]);
+      expect([partial.queries, last.queries, beyond.queries]).toEqual([full.queries - 1, full.queries - 1, full.queries]);
+    } finally {
+      await service.context.daemon.start();
+    }
+  });
+
   it('resolves $CURRENT_USER and $NOW in filters', async () => {
     const site = await createContentSite(service);
     await seed(site);

@@ -101,6 +101,18 @@ describe('item revisions', () => {
     expect(reverted.body.data).toMatchObject({ id: article.id, title: 'Original', views: 1 });
     expect((await service.request('GET', `/items/articles/${article.id}`, site.as)).body.data).toMatchObject({ title: 'Original' });
     expect(await total()).toBe(1);
+    await service.context.daemon.drain();
+    const found = await service.request('GET', '/search?q=original', site.as);
+    expect(found.body.data.map((hit: { id: string }) => hit.id)).toEqual([article.id]);
+    const feed = await service.request('GET', '/cdc/events?collections=articles&limit=500', site.as);
+    const itemEntries = (feed.body.data as { type: string; sourceEvent: string }[]).filter((entry) => entry.type.startsWith('items.'));
+    expect(itemEntries.map((entry) => `${entry.type} ${entry.sourceEvent}`)).toEqual([
+      'items.create item.created',
+      'items.update item.updated',
+      'items.delete item.deleted',
+      'items.create item.restored',
+      'items.update item.reverted',
+    ]);
     const [revert, restore] = await revisionsOf(service, site, 'articles', article.id);
     expect([restore.event, restore.version, restore.delta, restore.data.title]).toEqual(['item.restored', 4, { deletedAt: null }, 'Changed']);
     expect([revert.event, revert.version, revert.cause, revert.delta]).toEqual(['item.reverted', 5, { revisionId: created.revisionId }, { title: 'Original' }]);

@@ -22,11 +22,29 @@ export interface VersionState {
   baseVersion: number;
 }
 
-/** The fields a version changed relative to its base: what a promotion applies to main. */
-export function versionChanges(state: Pick<VersionState, 'data' | 'baseData'>): ItemData {
+/**
+ * The fields a version changed relative to its base: what a promotion applies to main. For a
+ * translatable field (a `{ lang: value }` map) only the languages it changed, so that main's edits
+ * of the other languages survive the merge as its edits of other fields do.
+ */
+export function versionChanges(state: Pick<VersionState, 'data' | 'baseData'>, translatable: ReadonlySet<string> = new Set()): ItemData {
   const changes: ItemData = {};
-  for (const [field, value] of Object.entries(state.data)) if (!sameValue(state.baseData[field], value)) changes[field] = value;
+  for (const [field, value] of Object.entries(state.data)) {
+    const base = state.baseData[field];
+    if (sameValue(base, value)) continue;
+    changes[field] = translatable.has(field) && isLanguageMap(base) && isLanguageMap(value) ? changedLanguages(base, value) : value;
+  }
   return changes;
+}
+
+function isLanguageMap(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function changedLanguages(base: Record<string, unknown>, value: Record<string, unknown>): Record<string, unknown> {
+  const changed: Record<string, unknown> = {};
+  for (const [language, text] of Object.entries(value)) if (!sameValue(base[language], text)) changed[language] = text;
+  return changed;
 }
 
 function missing(key: string): AppError {

@@ -163,7 +163,7 @@ export async function promoteVersion(context: AppContext, key: ItemKey, versionK
     siteId: key.siteId,
     collection: key.collection,
     itemId: key.itemId,
-    changes: writableContent(collection, versionChanges({ data: version.data, baseData: version.baseData })),
+    changes: writableContent(collection, versionChanges({ data: version.data, baseData: version.baseData }, collection.translatableFields)),
     mode: 'patch',
     expectedVersion: main.version,
     eventType: 'item.promoted',

@@ -76,4 +76,10 @@ describe('named version decider', () => {
     expect(state.baseVersion).toBe(5);
     expect(versionChanges(state)).toEqual({});
   });
+
+  it('promotes only the languages a version changed in a translatable field', () => {
+    const state = { baseData: { summary: { en: 'Hi', fr: 'Salut' }, tags: { a: 1 } }, data: { summary: { en: 'Hi', fr: 'Bonjour', de: 'Hallo' }, tags: { a: 2 } } };
+    expect(versionChanges(state, new Set(['summary']))).toEqual({ summary: { fr: 'Bonjour', de: 'Hallo' }, tags: { a: 2 } });
+    expect(versionChanges(state)).toEqual(state.data);
+  });
 });

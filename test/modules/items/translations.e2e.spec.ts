@@ -127,6 +127,24 @@ describe('X-Svc-Locale in filters, sorts and aggregates', () => {
   });
 });
 
+describe('named versions of translatable fields', () => {
+  it("promote merges by language: main's edit of another language survives", async () => {
+    // A site of its own: the lists above count the books of the shared one.
+    const own = withCall(service, await createTestSite(service, 'translations-versions'));
+    const fields = [{ field: 'title', type: 'string', options: { translatable: true } }];
+    expect((await own.call('POST', '/collections', { name: 'books', fields })).status).toBe(201);
+    const created = await own.call('POST', '/items/books', { title: { en: 'Plum', fr: 'Prune' } });
+    const path = `/items/books/${created.body.data.id}`;
+    expect((await own.call('POST', `${path}/versions`, { key: 'fr-copy', name: 'French copy' })).status).toBe(201);
+    expect((await own.call('PATCH', `${path}/versions/fr-copy`, { data: { title: { fr: 'Prune mûre' } } })).status).toBe(200);
+    expect((await own.call('PATCH', path, { title: 'Ripe plum' }, { 'x-svc-locale': 'en' })).status).toBe(200);
+    const promoted = await own.call('POST', `${path}/versions/fr-copy/promote`);
+    expect(promoted.status, JSON.stringify(promoted.body)).toBe(200);
+    expect(promoted.body.meta.mainDiverged).toBe(true);
+    expect((await own.call('GET', path)).body.data.title).toEqual({ en: 'Ripe plum', fr: 'Prune mûre' });
+  });
+});
+
 describe('X-Svc-Locale in search', () => {
   it("shows each hit's item in the language, and the stored map without one", async () => {
     await service.context.daemon.drain();

@@ -300,18 +300,23 @@ export interface UpdateItemInput {
   authorize?: (tx: Queryable) => Promise<void>;
   /** A soft-deleted item is restored by the same write (item.restored, then the change): a revert. */
   restore?: boolean;
+  /** A translatable field's map replaces the stored one instead of setting its languages: a revert. */
+  wholeTranslations?: boolean;
 }
 
 /** Changes an item (or its draft) and returns it with its new version. */
 export async function changeItem(context: ItemsWriteContext, input: UpdateItemInput): Promise<ItemWriteResult> {
   const schema = await loadSiteSchema(context, input.siteId);
   const collection = collectionOf(schema, input.collection);
-  const { changes } = await prepareChanges(schema, collection, input.changes, {
+  const prepared = await prepareChanges(schema, collection, input.changes, {
     mode: input.mode,
     locale: input.locale ?? null,
     itemId: input.itemId,
     basePath: ['body'],
   });
+  const changes: ItemChanges = input.wholeTranslations
+    ? { ...prepared.changes, values: { ...prepared.changes.values, ...prepared.changes.translations }, translations: {} }
+    : prepared.changes;
   const command: ItemCommand = {
     type: 'updateItem',
     collection: collection.name,

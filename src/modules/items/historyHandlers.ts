@@ -44,7 +44,8 @@ function versionStream(key: ItemKey, versionKey: string): string {
  * Replaces the item's status, sort and content fields with those of one of its revisions (fields
  * since removed from the collection are left out); writes `item.reverted` with cause { revisionId }.
  * A staged revision's `data` is the committed item as it stood then, and that is what is restored.
- * A soft-deleted item comes back (`item.restored`, then `item.reverted`, in one append).
+ * A soft-deleted item comes back (`item.restored`, then `item.reverted`, in one append). A
+ * translatable field gets the revision's languages exactly (a language added since is dropped).
  */
 export async function revertItem(context: AppContext, key: ItemKey, revisionId: string, metadata: EventMetadata) {
   const collection = await loadCollectionSchema(context, key.siteId, key.collection);
@@ -63,6 +64,7 @@ export async function revertItem(context: AppContext, key: ItemKey, revisionId: 
     eventType: 'item.reverted',
     cause: { revisionId: revision.revisionId },
     restore: true,
+    wholeTranslations: true,
     metadata,
   });
   return { snapshot, collection };

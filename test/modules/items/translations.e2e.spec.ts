@@ -145,6 +145,22 @@ describe('named versions of translatable fields', () => {
   });
 });
 
+describe('revisions of translatable fields', () => {
+  it("a revert restores the revision's languages exactly", async () => {
+    const own = withCall(service, await createTestSite(service, 'translations-revert'));
+    const fields = [{ field: 'title', type: 'string', options: { translatable: true } }];
+    expect((await own.call('POST', '/collections', { name: 'books', fields })).status).toBe(201);
+    const path = `/items/books/${(await own.call('POST', '/items/books', { title: { en: 'Plum' } })).body.data.id}`;
+    expect((await own.call('PATCH', path, { title: 'Prune' }, FR)).status).toBe(200);
+    const [, created] = (await own.call('GET', `${path}/revisions`)).body.data as { revisionId: string }[];
+    const reverted = await own.call('POST', `${path}/revert`, { revisionId: created!.revisionId });
+    expect(reverted.status, JSON.stringify(reverted.body)).toBe(200);
+    expect((await own.call('GET', path)).body.data.title).toEqual({ en: 'Plum' });
+    const [latest] = (await own.call('GET', `${path}/revisions`)).body.data as { data: { title: unknown }; delta: unknown }[];
+    expect([latest!.data.title, latest!.delta]).toEqual([{ en: 'Plum' }, { title: { en: 'Plum' } }]);
+  });
+});
+
 describe('X-Svc-Locale in search', () => {
   it("shows each hit's item in the language, and the stored map without one", async () => {
     await service.context.daemon.drain();

@@ -17,34 +17,69 @@ beforeAll(async () => {
   // Hundreds of requests in a few seconds: the rate limits are not what this test is about.
   service = await startTestService({ SVC_RATE_LIMIT_ITEMS_WRITE: '0', SVC_RATE_LIMIT_ITEMS_READ: '0' });
   site = await createHistorySite(service);
+  const pages = await service.request('POST', '/collections', {
+    ...site.as,
+    body: {
+      name: 'pages',
+      fields: [
+        { field: 'title', type: 'string', required: true },
+        { field: 'body', type: 'text' },
+        { field: 'views', type: 'integer' },
+        { field: 'summary', type: 'text', options: { translatable: true } },
+      ],
+    },
+  });
+  expect(pages.status, JSON.stringify(pages.body)).toBe(201);
 });
 afterAll(async () => service.close());
 
-type Content = { title: string; body: string | null; views: number | null };
-const FIELDS = ['title', 'body', 'views'] as const;
+type Languages = Record<string, string>;
+type Content = { title: string; body: string | null; views: number | null; summary: Languages | null };
+const PLAIN_FIELDS = ['title', 'body', 'views'] as const;
 
 function contentOf(value: Record<string, unknown>): Content {
-  return { title: value.title as string, body: (value.body ?? null) as string | null, views: (value.views ?? null) as number | null };
+  return {
+    title: value.title as string,
+    body: (value.body ?? null) as string | null,
+    views: (value.views ?? null) as number | null,
+    summary: (value.summary ?? null) as Languages | null,
+  };
+}
+
+/** Content as JSON with the languages in a fixed order, to compare states. */
+function canonical(content: Content): string {
+  const summary = content.summary && Object.fromEntries(Object.entries(content.summary).sort(([a], [b]) => a.localeCompare(b)));
+  return JSON.stringify({ ...content, summary });
+}
+
+/** The languages of `next` that differ from `base`: what a promotion writes into main's map. */
+function changedLanguages(base: Languages | null, next: Languages | null): Languages {
+  return Object.fromEntries(Object.entries(next ?? {}).filter(([language, text]) => base?.[language] !== text));
 }
 
 const title = fc.constantFrom('Alpha', 'Beta', 'Gamma');
 const body = fc.constantFrom(null, 'one', 'two');
 const views = fc.constantFrom(null, 0, 7);
-const changes = fc.record({ title, body, views }, { requiredKeys: [] });
+const plain = fc.record({ title, body, views }, { requiredKeys: [] });
+/** A translatable value written in one language (X-Svc-Locale), or nothing. */
+const summary = fc.option(fc.record({ language: fc.constantFrom('en', 'fr'), text: fc.constantFrom('hello', 'bonjour', 'salut') }), { nil: undefined });
+const changes = fc.record({ fields: plain, summary });
 const key = fc.constantFrom('v1', 'v2');
 
+type Write = { fields: Partial<Omit<Content, 'summary'>>; summary: { language: string; text: string } | undefined };
+
 type Step =
-  | { kind: 'patch' | 'draft'; changes: Partial<Content> }
-  | { kind: 'put'; content: Content }
+  | { kind: 'patch' | 'draft'; changes: Write }
+  | { kind: 'put'; content: Omit<Content, 'summary'>; summary: Write['summary'] }
   | { kind: 'revert'; pick: number }
   | { kind: 'delete' }
   | { kind: 'versionCreate' | 'versionDelete' | 'promote'; key: string }
-  | { kind: 'versionPatch'; key: string; changes: Partial<Content> };
+  | { kind: 'versionPatch'; key: string; changes: Write };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   changes.map((c) => ({ kind: 'patch' as const, changes: c })),
   changes.map((c) => ({ kind: 'draft' as const, changes: c })),
-  fc.record({ title, body, views }).map((content) => ({ kind: 'put' as const, content })),
+  fc.record({ content: fc.record({ title, body, views }), summary }).map(({ content, summary: s }) => ({ kind: 'put' as const, content, summary: s })),
   fc.nat().map((pick) => ({ kind: 'revert' as const, pick })),
   fc.constant({ kind: 'delete' as const }),
   key.map((k) => ({ kind: 'versionCreate' as const, key: k })),
@@ -53,16 +88,26 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.tuple(key, changes).map(([k, c]) => ({ kind: 'versionPatch' as const, key: k, changes: c })),
 );
 
+/** A write's body and headers: the translatable value goes in its language's header. */
+function request(write: Write): { body: Record<string, unknown>; headers: Record<string, string> } {
+  if (!write.summary) return { body: write.fields, headers: {} };
+  return { body: { ...write.fields, summary: write.summary.text }, headers: { 'x-svc-locale': write.summary.language } };
+}
+
+/** `content` after a write: plain fields replaced, the written language set, the others kept. */
+function written(content: Content, write: Write): Content {
+  const summary = write.summary ? { ...(content.summary ?? {}), [write.summary.language]: write.summary.text } : content.summary;
+  return { ...content, ...write.fields, summary };
+}
+
 interface Model {
   main: Content;
   draft: Content | null;
   deleted: boolean;
   versions: Map<string, { data: Content; base: Content }>;
-  /** Every main content the item has had, as JSON. */
+  /** Every main content the item has had (canonical JSON). */
   seen: Set<string>;
 }
-
-const differs = (a: Content, b: Content, field: keyof Content) => a[field] !== b[field];
 
 function expectStatus(response: TestResponse, status: number, what: string): void {
   expect(response.status, `${what} → ${JSON.stringify(response.body)}`).toBe(status);
@@ -74,28 +119,37 @@ describe("an item's history follows a model of its writes", () => {
       service.request(method, path, { ...site.as, ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}) });
 
     await fc.assert(
-      fc.asyncProperty(fc.record({ title, body, views }), fc.array(step, { minLength: 1, maxLength: 10 }), async (initial, steps) => {
-        const item = await createItem(service, site, 'articles', initial);
-        const path = `/items/articles/${item.id}`;
-        const model: Model = { main: initial, draft: null, deleted: false, versions: new Map(), seen: new Set([JSON.stringify(initial)]) };
+      fc.asyncProperty(fc.record({ title, body, views }), fc.array(step, { minLength: 1, maxLength: 10 }), async (fields, steps) => {
+        const item = await createItem(service, site, 'pages', fields);
+        const path = `/items/pages/${item.id}`;
+        const initial: Content = { ...fields, summary: null };
+        const model: Model = { main: initial, draft: null, deleted: false, versions: new Map(), seen: new Set([canonical(initial)]) };
         const trail: string[] = [];
 
         for (const action of steps) {
           trail.push(JSON.stringify(action));
           const what = trail.join(' → ');
           switch (action.kind) {
-            case 'patch':
-              expectStatus(await call('PATCH', path, action.changes), model.deleted ? 404 : 200, what);
-              if (!model.deleted) model.main = { ...model.main, ...action.changes };
+            case 'patch': {
+              const { body: sent, headers } = request(action.changes);
+              expectStatus(await call('PATCH', path, sent, headers), model.deleted ? 404 : 200, what);
+              if (!model.deleted) model.main = written(model.main, action.changes);
               break;
-            case 'put':
-              expectStatus(await call('PUT', path, action.content), model.deleted ? 404 : 200, what);
-              if (!model.deleted) model.main = action.content;
+            }
+            case 'put': {
+              // A full replace: plain fields as sent; the translatable field keeps its other languages
+              // when one is written, and is cleared when the body leaves it out.
+              const { body: sent, headers } = request({ fields: action.content, summary: action.summary });
+              expectStatus(await call('PUT', path, sent, headers), model.deleted ? 404 : 200, what);
+              if (!model.deleted) model.main = written({ ...action.content, summary: action.summary ? model.main.summary : null }, { fields: {}, summary: action.summary });
               break;
-            case 'draft':
-              expectStatus(await call('PATCH', path, action.changes, { 'x-svc-draft': 'true' }), model.deleted ? 404 : 200, what);
-              if (!model.deleted) model.draft = { ...(model.draft ?? model.main), ...action.changes };
+            }
+            case 'draft': {
+              const { body: sent, headers } = request(action.changes);
+              expectStatus(await call('PATCH', path, sent, { ...headers, 'x-svc-draft': 'true' }), model.deleted ? 404 : 200, what);
+              if (!model.deleted) model.draft = written(model.draft ?? model.main, action.changes);
               break;
+            }
             case 'delete':
               expectStatus(await call('DELETE', path), model.deleted ? 404 : 204, what);
               model.deleted = true;
@@ -122,9 +176,12 @@ describe("an item's history follows a model of its writes", () => {
             }
             case 'versionPatch': {
               const version = model.versions.get(action.key);
-              const response = await call('PATCH', `${path}/versions/${action.key}`, { data: action.changes });
+              // Version data takes a translatable value as a map of the languages it sets.
+              const { summary: translated } = action.changes;
+              const data = { ...action.changes.fields, ...(translated ? { summary: { [translated.language]: translated.text } } : {}) };
+              const response = await call('PATCH', `${path}/versions/${action.key}`, { data });
               expectStatus(response, version ? 200 : 404, what);
-              if (version) version.data = { ...version.data, ...action.changes };
+              if (version) version.data = written(version.data, action.changes);
               break;
             }
             case 'promote': {
@@ -132,9 +189,12 @@ describe("an item's history follows a model of its writes", () => {
               const response = await call('POST', `${path}/versions/${action.key}/promote`);
               expectStatus(response, version && !model.deleted ? 200 : 404, what);
               if (version && !model.deleted) {
-                // A three-way merge: only what the version changed against its base reaches main.
-                const changed = Object.fromEntries(FIELDS.filter((field) => differs(version.data, version.base, field)).map((field) => [field, version.data[field]]));
-                model.main = { ...model.main, ...changed };
+                // A three-way merge: only what the version changed against its base reaches main,
+                // the translatable field language by language.
+                const changed = Object.fromEntries(PLAIN_FIELDS.filter((field) => version.data[field] !== version.base[field]).map((field) => [field, version.data[field]]));
+                const languages = changedLanguages(version.base.summary, version.data.summary);
+                const summary = Object.keys(languages).length > 0 ? { ...(model.main.summary ?? {}), ...languages } : model.main.summary;
+                model.main = { ...model.main, ...changed, summary };
                 version.data = model.main;
                 version.base = model.main;
                 expect(contentOf(response.body.data), what).toEqual(model.main);
@@ -147,7 +207,7 @@ describe("an item's history follows a model of its writes", () => {
               break;
             }
           }
-          model.seen.add(JSON.stringify(model.main));
+          model.seen.add(canonical(model.main));
           await expectAgreement(path, model, what);
         }
       }),
@@ -158,7 +218,7 @@ describe("an item's history follows a model of its writes", () => {
       const revisions = (await call('GET', `${path}/revisions?limit=200`)).body.data as RevisionView[];
       expect(contentOf(revisions[0]!.data), `newest revision's data after ${what}`).toEqual(model.main);
       for (const revision of revisions) {
-        expect(model.seen.has(JSON.stringify(contentOf(revision.data))), `revision ${revision.version} after ${what}`).toBe(true);
+        expect(model.seen.has(canonical(contentOf(revision.data))), `revision ${revision.version} after ${what}`).toBe(true);
         expect(revision.staged, `staged flag of revision ${revision.version}`).toBe(revision.cause?.draft === true);
       }
       if (model.deleted) {

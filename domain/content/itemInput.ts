@@ -5,7 +5,21 @@ import { checkFieldValue, invalidValue, type ErrorPath } from './fieldValues.ts'
 import { STRUCTURAL_KEY_SET, WRITABLE_STRUCTURAL_KEYS, type ContentField } from './schemaModel.ts';
 
 export const ITEM_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
-export const LANGUAGE_PATTERN = /^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$/;
+const LANGUAGE_SHAPE = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,4}$/;
+
+/**
+ * A language tag in its canonical form (`PT-br` → `pt-BR`, `iw` → `he`, as Intl.getCanonicalLocales
+ * gives it), or null when it is not one. Header values and translation keys both go through it, so
+ * `X-Svc-Locale: pt-br` reads what a `{ "pt-BR": … }` body wrote.
+ */
+export function canonicalLanguage(tag: string): string | null {
+  if (!LANGUAGE_SHAPE.test(tag)) return null;
+  try {
+    return Intl.getCanonicalLocales(tag)[0] ?? null;
+  } catch {
+    return null;
+  }
+}
 const MAX_STATUS_LENGTH = 64;
 
 export interface ItemInputContext {
@@ -132,11 +146,12 @@ function checkTranslations(field: ContentField, value: unknown, context: ItemInp
   }
   // Without a locale: a map { <lang>: value } replaces the languages it names, a plain value is the
   // default language's (a JSON field's value is always read as the map).
-  if (isPlainObject(value) && (field.type === 'json' || Object.keys(value).every((key) => LANGUAGE_PATTERN.test(key)))) {
+  if (isPlainObject(value) && (field.type === 'json' || Object.keys(value).every((key) => canonicalLanguage(key) !== null))) {
     const languages: Record<string, unknown> = {};
-    for (const [language, translated] of Object.entries(value)) {
-      if (!LANGUAGE_PATTERN.test(language)) throw invalidValue(`"${language}" is not a language code`, [...path, language]);
-      languages[language] = plain(translated, [...path, language]);
+    for (const [key, translated] of Object.entries(value)) {
+      const language = canonicalLanguage(key);
+      if (language === null) throw invalidValue(`"${key}" is not a language code`, [...path, key]);
+      languages[language] = plain(translated, [...path, key]);
     }
     checked.translations[field.field] = languages;
     return;

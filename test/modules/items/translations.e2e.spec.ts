@@ -145,6 +145,24 @@ describe('named versions of translatable fields', () => {
   });
 });
 
+describe('language codes', () => {
+  it('are compared in their canonical form, in headers and in translation keys', async () => {
+    const own = withCall(service, await createTestSite(service, 'translations-codes'));
+    const fields = [{ field: 'title', type: 'string', options: { translatable: true } }];
+    expect((await own.call('POST', '/collections', { name: 'books', fields })).status).toBe(201);
+    const created = await own.call('POST', '/items/books', { title: { en: 'Plum', 'PT-br': 'Ameixa' } });
+    expect(created.body.data.title).toEqual({ en: 'Plum', 'pt-BR': 'Ameixa' });
+    const path = `/items/books/${created.body.data.id}`;
+    expect((await own.call('GET', path, undefined, { 'x-svc-locale': 'pt-br' })).body.data.title).toBe('Ameixa');
+    expect((await own.call('PATCH', path, { title: 'Ameixa roxa' }, { 'x-svc-locale': 'PT-BR' })).body.data.title).toBe('Ameixa roxa');
+    const filtered = await own.call('GET', '/items/books?fields=title&filter[title][_eq]=Ameixa roxa', undefined, { 'x-svc-locale': 'pt-Br' });
+    expect(filtered.body.data).toEqual([{ title: 'Ameixa roxa' }]);
+    const badKey = await own.call('POST', '/items/books', { title: { en: 'x', 'xx-YY-zz': 'y' } });
+    // Not every key is a language: the object is a value, and not a string.
+    expect([badKey.status, badKey.body.errors[0].path]).toEqual([400, ['body', 'title']]);
+  });
+});
+
 describe('revisions of translatable fields', () => {
   it("a revert restores the revision's languages exactly", async () => {
     const own = withCall(service, await createTestSite(service, 'translations-revert'));

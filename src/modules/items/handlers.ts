@@ -300,8 +300,6 @@ export interface UpdateItemInput {
   authorize?: (tx: Queryable) => Promise<void>;
   /** A soft-deleted item is restored by the same write (item.restored, then the change): a revert. */
   restore?: boolean;
-  /** A translatable field's map replaces the stored one instead of setting its languages: a revert. */
-  wholeTranslations?: boolean;
 }
 
 /** Changes an item (or its draft) and returns it with its new version. */
@@ -314,7 +312,10 @@ export async function changeItem(context: ItemsWriteContext, input: UpdateItemIn
     itemId: input.itemId,
     basePath: ['body'],
   });
-  const changes: ItemChanges = input.wholeTranslations
+  // A full replace in no particular language (PUT without X-Svc-Locale, a revert) replaces a
+  // translatable field's map with the one sent; otherwise the languages sent are set, others kept.
+  const wholeMaps = input.mode === 'replace' && (input.locale ?? null) === null;
+  const changes: ItemChanges = wholeMaps
     ? { ...prepared.changes, values: { ...prepared.changes.values, ...prepared.changes.translations }, translations: {} }
     : prepared.changes;
   const command: ItemCommand = {

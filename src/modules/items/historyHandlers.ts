@@ -64,7 +64,6 @@ export async function revertItem(context: AppContext, key: ItemKey, revisionId: 
     eventType: 'item.reverted',
     cause: { revisionId: revision.revisionId },
     restore: true,
-    wholeTranslations: true,
     metadata,
   });
   return { snapshot, collection };

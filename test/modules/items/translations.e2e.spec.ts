@@ -163,6 +163,21 @@ describe('language codes', () => {
   });
 });
 
+describe('PUT of translatable fields', () => {
+  it('replaces the map without a locale, and sets one language with it', async () => {
+    const own = withCall(service, await createTestSite(service, 'translations-put'));
+    const fields = [{ field: 'title', type: 'string', options: { translatable: true } }];
+    expect((await own.call('POST', '/collections', { name: 'books', fields })).status).toBe(201);
+    const path = `/items/books/${(await own.call('POST', '/items/books', { title: { en: 'Plum', fr: 'Prune' } })).body.data.id}`;
+    expect((await own.call('PUT', path, { title: 'Prune mûre' }, FR)).body.data.title).toBe('Prune mûre');
+    expect((await own.call('GET', path)).body.data.title).toEqual({ en: 'Plum', fr: 'Prune mûre' });
+    expect((await own.call('PUT', path, { title: { de: 'Pflaume' } })).body.data.title).toEqual({ de: 'Pflaume' });
+    expect((await own.call('PUT', path, { title: 'Plum' })).body.data.title).toEqual({ en: 'Plum' });
+    // PATCH sets the languages it sends whatever the header.
+    expect((await own.call('PATCH', path, { title: { fr: 'Prune' } })).body.data.title).toEqual({ en: 'Plum', fr: 'Prune' });
+  });
+});
+
 describe('revisions of translatable fields', () => {
   it("a revert restores the revision's languages exactly", async () => {
     const own = withCall(service, await createTestSite(service, 'translations-revert'));

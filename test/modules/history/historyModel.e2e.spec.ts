@@ -70,7 +70,7 @@ type Write = { fields: Partial<Omit<Content, 'summary'>>; summary: { language: s
 
 type Step =
   | { kind: 'patch' | 'draft'; changes: Write }
-  | { kind: 'put'; content: Omit<Content, 'summary'>; summary: Write['summary'] }
+  | { kind: 'put'; content: Omit<Content, 'summary'>; summary: Write['summary']; asMap: boolean }
   | { kind: 'revert'; pick: number }
   | { kind: 'delete' }
   | { kind: 'versionCreate' | 'versionDelete' | 'promote'; key: string }
@@ -79,7 +79,9 @@ type Step =
 const step: fc.Arbitrary<Step> = fc.oneof(
   changes.map((c) => ({ kind: 'patch' as const, changes: c })),
   changes.map((c) => ({ kind: 'draft' as const, changes: c })),
-  fc.record({ content: fc.record({ title, body, views }), summary }).map(({ content, summary: s }) => ({ kind: 'put' as const, content, summary: s })),
+  fc
+    .record({ content: fc.record({ title, body, views }), summary, asMap: fc.boolean() })
+    .map(({ content, summary: s, asMap }) => ({ kind: 'put' as const, content, summary: s, asMap })),
   fc.nat().map((pick) => ({ kind: 'revert' as const, pick })),
   fc.constant({ kind: 'delete' as const }),
   key.map((k) => ({ kind: 'versionCreate' as const, key: k })),
@@ -137,11 +139,19 @@ describe("an item's history follows a model of its writes", () => {
               break;
             }
             case 'put': {
-              // A full replace: plain fields as sent; the translatable field keeps its other languages
-              // when one is written, and is cleared when the body leaves it out.
-              const { body: sent, headers } = request({ fields: action.content, summary: action.summary });
+              // A full replace: plain fields as sent. The translatable field written in one language
+              // (the header) keeps its other languages; sent as a map without the header it becomes
+              // that map; left out, it is cleared.
+              const { summary: translated } = action;
+              if (translated && action.asMap) {
+                const sent = { ...action.content, summary: { [translated.language]: translated.text } };
+                expectStatus(await call('PUT', path, sent), model.deleted ? 404 : 200, what);
+                if (!model.deleted) model.main = { ...action.content, summary: { [translated.language]: translated.text } };
+                break;
+              }
+              const { body: sent, headers } = request({ fields: action.content, summary: translated });
               expectStatus(await call('PUT', path, sent, headers), model.deleted ? 404 : 200, what);
-              if (!model.deleted) model.main = written({ ...action.content, summary: action.summary ? model.main.summary : null }, { fields: {}, summary: action.summary });
+              if (!model.deleted) model.main = written({ ...action.content, summary: translated ? model.main.summary : null }, { fields: {}, summary: translated });
               break;
             }
             case 'draft': {

@@ -65,6 +65,9 @@ describe('X-Svc-Locale in filters, sorts and aggregates', () => {
     // A language with no value anywhere reads (and filters) the default language: Cerise has none.
     expect(await listIds('/items/books?fields=id&filter[title][_null]=true', { 'x-svc-locale': 'de' })).toEqual(['frenchOnly']);
     expect(await listIds('/items/books?fields=id&filter[title][_in]=Apple,Banana&sort=id', { 'x-svc-locale': 'en' })).toHaveLength(2);
+    // Time travel reads the history with the same expressions.
+    const now = encodeURIComponent(new Date(Date.now() + 60_000).toISOString());
+    expect(await listIds(`/items/books?fields=id&asOf=${now}&filter[title][_eq]=Pomme&sort=title`, FR)).toEqual(['both']);
   });
 
   it('compares a translatable number as a number in the language', async () => {

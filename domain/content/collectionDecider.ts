@@ -32,6 +32,12 @@ export interface CollectionState {
   meta: CollectionMeta;
   /** Fields by name, in the order they were added. */
   fields: ReadonlyMap<string, ContentField>;
+  /**
+   * Removed fields as they last were. Their values stay in the items and their history, so a name
+   * comes back only with the same type and translatable option (reads would meet values of another
+   * type: a text under a number's cast).
+   */
+  removed: ReadonlyMap<string, ContentField>;
 }
 
 export interface FieldChange {
@@ -108,6 +114,20 @@ export function diffCollectionSchema(state: CollectionState, desired: { meta: Co
   return { status: !exists ? 'create' : changed ? 'update' : 'unchanged', meta, fields: { added, updated, removed } };
 }
 
+function isTranslatable(field: ContentField): boolean {
+  return field.options.translatable === true;
+}
+
+/** A field may take the name of a removed one only with the removed one's storage. */
+function refuseReshapedReturn(state: CollectionState, field: ContentField, path: (string | number)[]): void {
+  const removed = state.removed.get(field.field);
+  if (!removed || (removed.type === field.type && isTranslatable(removed) === isTranslatable(field))) return;
+  const what = removed.type === field.type ? (isTranslatable(removed) ? 'translatable' : 'not translatable') : `of type ${removed.type}`;
+  throw new AppError('CONFLICT', 409, `"${field.field}" was a field ${what}; its values remain in the items' history, so it can only come back as it was`, {
+    path: [...path, removed.type === field.type ? 'options' : 'type'],
+  });
+}
+
 function notFound(collection: string): AppError {
   return new AppError('NOT_FOUND', 404, `Collection "${collection}" not found`);
 }
@@ -126,12 +146,12 @@ function refuseCreate(state: CollectionState, collection: string): void {
 }
 
 export const collectionDecider: Decider<CollectionState, CollectionCommand, CollectionEvent> = {
-  initialState: () => ({ lifecycle: 'absent', meta: DEFAULT_COLLECTION_META, fields: new Map() }),
+  initialState: () => ({ lifecycle: 'absent', meta: DEFAULT_COLLECTION_META, fields: new Map(), removed: new Map() }),
   evolve(state, event) {
     switch (event.type) {
       case 'collection.created': {
         const data = event.data as { meta: CollectionMeta };
-        return { lifecycle: 'active', meta: data.meta, fields: new Map() };
+        return { lifecycle: 'active', meta: data.meta, fields: new Map(), removed: new Map() };
       }
       case 'collection.updated': {
         const data = event.data as { meta: CollectionMeta };
@@ -149,8 +169,11 @@ export const collectionDecider: Decider<CollectionState, CollectionCommand, Coll
       case 'field.removed': {
         const data = event.data as { field: string };
         const fields = new Map(state.fields);
+        const removed = new Map(state.removed);
+        const last = fields.get(data.field);
+        if (last) removed.set(data.field, last);
         fields.delete(data.field);
-        return { ...state, fields };
+        return { ...state, fields, removed };
       }
       default:
         return state;
@@ -180,6 +203,7 @@ export const collectionDecider: Decider<CollectionState, CollectionCommand, Coll
           throw new AppError('CONFLICT', 409, `Field "${command.field.field}" already exists on "${collection}"`, { path: ['body', 'field'] });
         }
         checkFieldDefinition(command.field, ['body']);
+        refuseReshapedReturn(state, command.field, ['body']);
         return [{ type: 'field.added', data: { collection, field: canonicalField(command.field) } }];
       case 'updateField': {
         requireActive(state, collection);
@@ -197,6 +221,9 @@ export const collectionDecider: Decider<CollectionState, CollectionCommand, Coll
         if (state.lifecycle === 'deleted') refuseCreate(state, collection);
         command.fields.forEach((field, index) => checkFieldDefinition(field, ['body', 'fields', index]));
         const diff = diffCollectionSchema(state, { meta: command.meta, fields: command.fields });
+        command.fields.forEach((field, index) => {
+          if (diff.fields.added.some((added) => added.field === field.field)) refuseReshapedReturn(state, field, ['body', 'fields', index]);
+        });
         const events: CollectionEvent[] = [];
         if (diff.status === 'create') {
           events.push({ type: 'collection.created', data: { collection, meta: command.meta ? toCollectionMeta(command.meta) : DEFAULT_COLLECTION_META } });

@@ -23,7 +23,7 @@ import {
   type RelationInput,
   type RelationPatchInput,
 } from '../../../domain/content/schemaInput.ts';
-import { aliasFieldsOf, REFERENCE_FIELD_TYPES, storedFieldsOf, type RelationDefinition } from '../../../domain/content/schemaModel.ts';
+import { aliasFieldsOf, REFERENCE_FIELD_TYPES, storedFieldsOf, type ContentField, type RelationDefinition } from '../../../domain/content/schemaModel.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
@@ -157,11 +157,28 @@ export async function addField(context: AppContext, siteId: string, collection: 
 }
 
 /** True when a live item of the collection has a non-null value in the field. */
-async function fieldHasValues(tx: Queryable, siteId: string, collection: string, field: string): Promise<boolean> {
+/** Which part of a field's declaration changes how its values are stored, if any: its type or its translatable option. */
+function reshapedBy(current: ContentField, next: ContentField): 'type' | 'options' | null {
+  if (next.type !== current.type) return 'type';
+  return (next.options.translatable === true) !== (current.options.translatable === true) ? 'options' : null;
+}
+
+/**
+ * 409 when an item holds a value in the field or ever held one: live, soft-deleted (a revert can
+ * bring it back) or in its history (time travel reads past values with today's declaration, and a
+ * text under a number's cast would fail).
+ */
+async function refuseReshapeOverValues(tx: Queryable, siteId: string, collection: string, field: string, path: (string | number)[]): Promise<void> {
   const rows = await tx.query(sql`
-    SELECT 1 FROM items WHERE site_id = ${siteId} AND collection = ${collection} AND deleted_at IS NULL
-       AND data ? ${field} AND data -> ${field} <> 'null'::jsonb LIMIT 1`);
-  return rows.length > 0;
+    SELECT 1 FROM items WHERE site_id = ${siteId} AND collection = ${collection}
+       AND data ? ${field} AND data -> ${field} <> 'null'::jsonb
+    UNION ALL
+    SELECT 1 FROM item_history WHERE site_id = ${siteId} AND collection = ${collection}
+       AND data ? ${field} AND data -> ${field} <> 'null'::jsonb
+    LIMIT 1`);
+  if (rows.length > 0) {
+    throw new AppError('CONFLICT', 409, `Items of "${collection}" hold or held values in "${field}"; its type or translatable option cannot change`, { path });
+  }
 }
 
 export async function updateField(
@@ -185,12 +202,8 @@ export async function updateField(
           });
         }
       }
-      const reshaped = next.type !== current.type || (next.options.translatable === true) !== (current.options.translatable === true);
-      if (reshaped && (await fieldHasValues(tx, siteId, collection, field))) {
-        throw new AppError('CONFLICT', 409, `Items of "${collection}" have values in "${field}"; its type or translatable option cannot change`, {
-          path: ['body', next.type !== current.type ? 'type' : 'options'],
-        });
-      }
+      const reshaped = reshapedBy(current, next);
+      if (reshaped) await refuseReshapeOverValues(tx, siteId, collection, field, ['body', reshaped]);
     }
     await runCollectionCommand(context, tx, siteId, collection, { type: 'updateField', collection, field, patch }, metadata);
     return getField(tx, siteId, collection, field);
@@ -251,11 +264,11 @@ export interface ApplyResult {
   diff: CollectionDiffView;
 }
 
-/** The state of a collection as the decider sees it, from the live site schema (absent when not live). */
+/** The state of a collection for a diff, from the live site schema (absent when not live; removed fields play no part). */
 function collectionStateOf(schema: SiteSchema, name: string): CollectionState {
   const collection = schema.collections.get(name);
   if (!collection) return collectionDecider.initialState();
-  return { lifecycle: 'active', meta: collection.meta, fields: collection.fields };
+  return { lifecycle: 'active', meta: collection.meta, fields: collection.fields, removed: new Map() };
 }
 
 function declaredOn(schema: SiteSchema, name: string): RelationDefinition[] {
@@ -299,6 +312,12 @@ export async function applyCollectionSchema(
     const before = await readSiteSchema(tx, siteId);
     const relations = resolveBundleRelations(bundle.relations ?? [], declaredOn(before, name), randomUUID);
     const diff = diffOf(before, name, bundle, relations);
+    const declared = before.collections.get(name)?.fields;
+    for (const [index, input] of bundle.fields.entries()) {
+      const current = declared?.get(input.field);
+      const reshaped = current ? reshapedBy(current, toContentField(input)) : null;
+      if (current && reshaped) await refuseReshapeOverValues(tx, siteId, name, input.field, ['body', 'fields', index, reshaped]);
+    }
     let events = 0;
     for (const relationId of diff.relations.removed) {
       events += (await runRelationCommand(context, tx, siteId, relationId, { type: 'deleteRelation', relationId }, metadata)).events.length;

@@ -192,6 +192,39 @@ describe('fields', () => {
     expect([retype.status, retype.body.errors[0].code, retype.body.errors[0].path]).toEqual([409, 'CONFLICT', ['body', 'type']]);
   });
 
+  it('keeps a field\'s storage while any item holds or held a value in it, and a removed name for its old storage', async () => {
+    const site = await createTestSite(service);
+    const call = as(site);
+    await call('POST', '/collections', { name: 'notes', fields: [{ field: 'title', type: 'string' }, { field: 'code', type: 'string' }, { field: 'n', type: 'integer' }] });
+    const item = (await call('POST', '/items/notes', { title: 'T', code: 'abc', n: 1 })).body.data;
+    const expect409 = (response: { status: number; body: { errors: { code: string; path: unknown[] }[] } }, path: unknown[]) =>
+      expect([response.status, response.body.errors?.[0]?.code, response.body.errors?.[0]?.path]).toEqual([409, 'CONFLICT', path]);
+
+    // A removed field comes back only as it was: its values are still in the items and their history.
+    expect((await call('DELETE', '/fields/notes/code')).status).toBe(204);
+    expect409(await call('POST', '/fields/notes', { field: 'code', type: 'integer' }), ['body', 'type']);
+    expect409(await call('POST', '/fields/notes', { field: 'code', type: 'string', options: { translatable: true } }), ['body', 'options']);
+    const bundle = (await call('GET', '/collections/notes/schema')).body.data;
+    const reshapedBundle = { ...bundle, fields: [...bundle.fields, { field: 'code', type: 'integer' }] };
+    expect409(await call('PUT', '/collections/notes/schema', reshapedBundle), ['body', 'fields', bundle.fields.length, 'type']);
+    expect((await call('GET', '/items/notes?filter[code][_gt]=1')).status).toBe(400);
+    expect((await call('POST', '/fields/notes', { field: 'code', type: 'string' })).status).toBe(201);
+    expect((await call('GET', `/items/notes/${item.id}`)).body.data.code).toBe('abc');
+
+    // A value cleared, or an item deleted, still leaves values in the history that time travel reads.
+    expect((await call('PATCH', `/items/notes/${item.id}`, { n: null })).status).toBe(200);
+    expect409(await call('PATCH', '/fields/notes/n', { type: 'boolean' }), ['body', 'type']);
+    expect((await call('DELETE', `/items/notes/${item.id}`)).status).toBe(204);
+    expect409(await call('PATCH', '/fields/notes/code', { type: 'integer' }), ['body', 'type']);
+    const putBundle = (await call('GET', '/collections/notes/schema')).body.data;
+    const index = putBundle.fields.findIndex((field: { field: string }) => field.field === 'n');
+    putBundle.fields[index] = { ...putBundle.fields[index], type: 'boolean' };
+    expect409(await call('PUT', '/collections/notes/schema', putBundle), ['body', 'fields', index, 'type']);
+    // A field no item ever had a value in may change freely.
+    expect((await call('POST', '/fields/notes', { field: 'fresh', type: 'string' })).status).toBe(201);
+    expect((await call('PATCH', '/fields/notes/fresh', { type: 'integer' })).status).toBe(200);
+  });
+
   it('keeps an expression index on indexed fields and relation id fields, and drops it when no longer needed', async () => {
     const site = await createTestSite(service);
     const call = as(site);

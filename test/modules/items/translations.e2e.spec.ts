@@ -49,6 +49,14 @@ afterAll(async () => {
   await service.close();
 });
 
+/** A site of its own with `books` of one translatable `title`: the lists here count the shared site's books. */
+async function siteWithTranslatedBooks(): Promise<ContentSite> {
+  const own = withCall(service, await createTestSite(service, 'translations-own'));
+  const fields = [{ field: 'title', type: 'string', options: { translatable: true } }];
+  expect((await own.call('POST', '/collections', { name: 'books', fields })).status).toBe(201);
+  return own;
+}
+
 async function listIds(path: string, headers?: Record<string, string>): Promise<string[]> {
   const response = await site.call('GET', path, undefined, headers);
   expect(response.status, JSON.stringify(response.body)).toBe(200);
@@ -132,10 +140,7 @@ describe('X-Svc-Locale in filters, sorts and aggregates', () => {
 
 describe('named versions of translatable fields', () => {
   it("promote merges by language: main's edit of another language survives", async () => {
-    // A site of its own: the lists above count the books of the shared one.
-    const own = withCall(service, await createTestSite(service, 'translations-versions'));
-    const fields = [{ field: 'title', type: 'string', options: { translatable: true } }];
-    expect((await own.call('POST', '/collections', { name: 'books', fields })).status).toBe(201);
+    const own = await siteWithTranslatedBooks();
     const created = await own.call('POST', '/items/books', { title: { en: 'Plum', fr: 'Prune' } });
     const path = `/items/books/${created.body.data.id}`;
     expect((await own.call('POST', `${path}/versions`, { key: 'fr-copy', name: 'French copy' })).status).toBe(201);
@@ -150,9 +155,7 @@ describe('named versions of translatable fields', () => {
 
 describe('language codes', () => {
   it('are compared in their canonical form, in headers and in translation keys', async () => {
-    const own = withCall(service, await createTestSite(service, 'translations-codes'));
-    const fields = [{ field: 'title', type: 'string', options: { translatable: true } }];
-    expect((await own.call('POST', '/collections', { name: 'books', fields })).status).toBe(201);
+    const own = await siteWithTranslatedBooks();
     const created = await own.call('POST', '/items/books', { title: { en: 'Plum', 'PT-br': 'Ameixa' } });
     expect(created.body.data.title).toEqual({ en: 'Plum', 'pt-BR': 'Ameixa' });
     const path = `/items/books/${created.body.data.id}`;
@@ -168,9 +171,7 @@ describe('language codes', () => {
 
 describe('PUT of translatable fields', () => {
   it('replaces the map without a locale, and sets one language with it', async () => {
-    const own = withCall(service, await createTestSite(service, 'translations-put'));
-    const fields = [{ field: 'title', type: 'string', options: { translatable: true } }];
-    expect((await own.call('POST', '/collections', { name: 'books', fields })).status).toBe(201);
+    const own = await siteWithTranslatedBooks();
     const path = `/items/books/${(await own.call('POST', '/items/books', { title: { en: 'Plum', fr: 'Prune' } })).body.data.id}`;
     expect((await own.call('PUT', path, { title: 'Prune mûre' }, FR)).body.data.title).toBe('Prune mûre');
     expect((await own.call('GET', path)).body.data.title).toEqual({ en: 'Plum', fr: 'Prune mûre' });
@@ -183,9 +184,7 @@ describe('PUT of translatable fields', () => {
 
 describe('revisions of translatable fields', () => {
   it("a revert restores the revision's languages exactly", async () => {
-    const own = withCall(service, await createTestSite(service, 'translations-revert'));
-    const fields = [{ field: 'title', type: 'string', options: { translatable: true } }];
-    expect((await own.call('POST', '/collections', { name: 'books', fields })).status).toBe(201);
+    const own = await siteWithTranslatedBooks();
     const path = `/items/books/${(await own.call('POST', '/items/books', { title: { en: 'Plum' } })).body.data.id}`;
     expect((await own.call('PATCH', path, { title: 'Prune' }, FR)).status).toBe(200);
     const [, created] = (await own.call('GET', `${path}/revisions`)).body.data as { revisionId: string }[];

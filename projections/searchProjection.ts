@@ -44,7 +44,9 @@ export function indexedTextsOf(snapshot: Record<string, unknown>, fieldTypes: Re
   for (const field of Object.keys(snapshot).sort()) {
     if (STRUCTURAL_KEYS.has(field)) continue;
     const type = fieldTypes.get(field);
-    if (type !== undefined && NOT_SEARCHABLE_TYPES.has(type)) continue;
+    // No type: not a field of the collection at this point of the log, a value a removed field left
+    // in the item (it may be a hash or a pii value that nothing logs any more).
+    if (type === undefined || NOT_SEARCHABLE_TYPES.has(type)) continue;
     const strings: string[] = [];
     collectStrings(snapshot[field], 0, strings);
     if (strings.length === 0) continue;

@@ -78,6 +78,11 @@ export type ItemCommand =
       /** main: the item itself; draft: its draft (X-Svc-Draft), which normal reads do not show. */
       target: 'main' | 'draft';
       required: readonly string[];
+      /**
+       * The collection's declared content fields. A value a removed field left in the item is not
+       * carried into the new snapshot, so it reaches no read model (search, revisions, feed) again.
+       */
+      fields: readonly string[];
       eventType: 'item.updated' | 'item.reverted' | 'item.promoted';
       cause?: Record<string, unknown>;
       /** A soft-deleted item comes back first (`item.restored`): how a revert undoes a delete. */
@@ -94,6 +99,13 @@ export function bodyOf(snapshot: ItemSnapshot): ItemBody {
   const body: ItemBody = { status: snapshot.status, sort: snapshot.sort };
   for (const [key, value] of Object.entries(snapshot)) if (!STRUCTURAL_KEY_SET.has(key)) body[key] = value;
   return body;
+}
+
+/** `status`, `sort` and the values of the declared fields of a body. */
+function declaredOnly(body: ItemBody, fields: readonly string[]): ItemBody {
+  const kept: ItemBody = { status: body.status ?? null, sort: body.sort ?? null };
+  for (const field of fields) if (Object.hasOwn(body, field)) kept[field] = body[field];
+  return kept;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -217,9 +229,9 @@ export const itemDecider: Decider<ItemState, ItemCommand, ItemEvent> = {
         }
         if (state.lifecycle !== 'live' || !state.snapshot) throw notFound(command);
         const touched = command.mode === 'patch' ? new Set([...Object.keys(command.changes.values), ...Object.keys(command.changes.translations)]) : null;
-        const main = bodyOf(state.snapshot);
+        const main = declaredOnly(bodyOf(state.snapshot), command.fields);
         if (command.target === 'draft') {
-          const base = state.draft ?? main;
+          const base = state.draft ? declaredOnly(state.draft, command.fields) : main;
           const draft = applyChanges(base, command.changes, command.mode);
           checkRequired(draft, command.required, touched);
           const delta = deltaOf(base, draft);

@@ -1,5 +1,6 @@
 // How history records read through the API: like the content module's items (hash fields masked,
 // structural keys beside content fields), using its shaping functions.
+import { STRUCTURAL_KEY_SET } from '../../../domain/content/schemaModel.ts';
 import type { SensitiveRead } from '../../../domain/content/sensitiveReads.ts';
 import { actorOf, type Principal } from '../../auth/principal.ts';
 import type { AppContext } from '../../runtime/context.ts';
@@ -54,6 +55,9 @@ export function maskStored(collection: CollectionSchema | undefined, record: Rec
   if (record === null || !collection) return record;
   const masked: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(record)) {
+    // A removed field's past values are left out: it may have been a hash or a pii field, which
+    // nothing would mask or log any more (the log keeps them for audit).
+    if (!STRUCTURAL_KEY_SET.has(key) && !collection.fields.has(key)) continue;
     masked[key] = collection.hashFields.has(key) && value !== null && value !== undefined ? readValue(collection, key, value, { ...options, locale: null }) : value;
   }
   return masked;

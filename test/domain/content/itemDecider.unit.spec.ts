@@ -43,6 +43,7 @@ function update(values: Record<string, unknown>, extra: Partial<Extract<ItemComm
     mode: 'patch',
     target: 'main',
     required: ['title'],
+    fields: [...fields.keys()],
     eventType: 'item.updated',
     ...extra,
   };

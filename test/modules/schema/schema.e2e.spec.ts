@@ -225,6 +225,25 @@ describe('fields', () => {
     expect((await call('PATCH', '/fields/notes/fresh', { type: 'integer' })).status).toBe(200);
   });
 
+  it("never shows again what a removed field left in an item: not in new events, revisions or search", async () => {
+    const site = await createTestSite(service);
+    const call = as(site);
+    await call('POST', '/collections', { name: 'notes', fields: [{ field: 'title', type: 'string' }, { field: 'secret', type: 'hash' }] });
+    const item = (await call('POST', '/items/notes', { title: 'Kept', secret: 'pw' })).body.data;
+    expect((await call('DELETE', '/fields/notes/secret')).status).toBe(204);
+    expect((await call('PATCH', `/items/notes/${item.id}`, { title: 'Kept again' })).status).toBe(200);
+    const { rows } = await owner.query<{ snapshot: Record<string, unknown> }>(
+      `SELECT data->'snapshot' AS snapshot FROM events WHERE stream_id = $1 ORDER BY stream_position`,
+      [`${site.siteId}/item/notes/${item.id}`],
+    );
+    expect(rows.map((row) => 'secret' in row.snapshot)).toEqual([true, false]);
+    const revisions = (await call('GET', `/items/notes/${item.id}/revisions`)).body.data as { data: Record<string, unknown>; delta: Record<string, unknown> }[];
+    expect(revisions.flatMap((revision) => [...Object.keys(revision.data), ...Object.keys(revision.delta)]).filter((key) => key === 'secret')).toEqual([]);
+    await service.context.daemon.drain();
+    expect((await call('GET', '/search?q=argon2id')).body.data).toEqual([]);
+    expect((await call('GET', '/search?q=kept')).body.data.map((hit: { id: string }) => hit.id)).toEqual([item.id]);
+  });
+
   it('keeps an expression index on indexed fields and relation id fields, and drops it when no longer needed', async () => {
     const site = await createTestSite(service);
     const call = as(site);

@@ -20,6 +20,7 @@ export function canonicalLanguage(tag: string): string | null {
     return null;
   }
 }
+
 const MAX_STATUS_LENGTH = 64;
 
 export interface ItemInputContext {

@@ -16,6 +16,8 @@ beforeAll(async () => {
   service = await startTestService();
   site = withHelpers(service, await createTestSite(service, 'leaks'));
   await createContentModel(site);
+  // A translatable field the rule does not list, so that lists in a language (X-Svc-Locale) are tried too.
+  expect((await site.admin('POST', '/fields/articles', { field: 'tagline', type: 'string', options: { translatable: true } })).status).toBe(201);
   const role = await createRole(site);
   await grant(site, { roleId: role.id }, [
     { collection: 'articles', action: 'read', fields: ['id', 'title', 'category', 'author'], conditions: { category: { _eq: 'public' } } },
@@ -23,8 +25,8 @@ beforeAll(async () => {
   ]);
   reader = await createMember(service, site, { roleId: role.id });
   const author = await createItem(site, 'authors', { name: 'Ada', email: 'canary-email@leak.test' });
-  await createItem(site, 'articles', { title: 'Visible', body: 'CANARY body of a visible row', category: 'public', rating: 4, author: author.id });
-  await createItem(site, 'articles', { title: 'CANARY hidden title', body: 'CANARY hidden body', category: 'CANARY-internal', rating: 9, author: author.id });
+  await createItem(site, 'articles', { title: 'Visible', body: 'CANARY body of a visible row', category: 'public', rating: 4, author: author.id, tagline: { en: 'CANARY en', fr: 'CANARY fr' } });
+  await createItem(site, 'articles', { title: 'CANARY hidden title', body: 'CANARY hidden body', category: 'CANARY-internal', rating: 9, author: author.id, tagline: { fr: 'CANARY' } });
   const other = withHelpers(service, await createTestSite(service, 'leaks-other'));
   await createContentModel(other);
   await createItem(other, 'articles', { title: 'CANARY of another site', body: 'CANARY', category: 'public' });
@@ -33,7 +35,7 @@ afterAll(async () => {
   await service.close();
 });
 
-const fieldNames = ['id', 'title', 'body', 'category', 'rating', 'author', 'author.name', 'author.email', 'author.*', 'author.articles', '*', 'nope'];
+const fieldNames = ['id', 'title', 'body', 'category', 'rating', 'author', 'author.name', 'author.email', 'author.*', 'author.articles', 'tagline', 'tagline.fr', '*', 'nope'];
 const values = ['Visible', 'public', 'Ada', 'a', 'e', '1', '4', '9', 'null', 'true', '$CURRENT_USER', ''];
 const operators = ['_eq', '_neq', '_lt', '_gt', '_in', '_nin', '_null', '_nnull', '_contains', '_icontains', '_starts_with', '_ends_with', '_between'];
 const pick = <T>(list: readonly T[]) => fc.constantFrom(...list);
@@ -65,10 +67,10 @@ describe("a member's read rule holds against any query", () => {
     expect(visible.body.data).toHaveLength(1);
     const visibleId = visible.body.data[0].id as string;
     await fc.assert(
-      fc.asyncProperty(pick(['articles', 'authors']), query, pick(['list', 'one']), async (collection, search, shape) => {
+      fc.asyncProperty(pick(['articles', 'authors']), query, pick(['list', 'one']), pick([undefined, 'en', 'fr']), async (collection, search, shape, locale) => {
         const path = shape === 'list' || collection === 'authors' ? `/items/${collection}?${search}` : `/items/articles/${visibleId}?${search}`;
-        const response = await site.as(reader.token, 'GET', path);
-        expectNoLeak(response.status, response.body, path);
+        const response = await site.as(reader.token, 'GET', path, undefined, locale ? { 'x-svc-locale': locale } : undefined);
+        expectNoLeak(response.status, response.body, `${path} (${locale})`);
       }),
       { numRuns: 400 },
     );

@@ -12,14 +12,15 @@ export interface AccessSite extends TestSite {
   /** Sends a request as the site's administrator. */
   admin(method: string, path: string, body?: unknown): Promise<TestResponse>;
   /** Sends a request with `token` (null: no credentials). */
-  as(token: string | null, method: string, path: string, body?: unknown): Promise<TestResponse>;
+  as(token: string | null, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<TestResponse>;
 }
 
 export function withHelpers(service: TestService, site: TestSite): AccessSite {
   return {
     ...site,
     admin: (method, path, body) => service.request(method, path, { site: site.siteId, token: site.adminToken, ...(body === undefined ? {} : { body }) }),
-    as: (token, method, path, body) => service.request(method, path, { site: site.siteId, token, ...(body === undefined ? {} : { body }) }),
+    as: (token, method, path, body, headers) =>
+      service.request(method, path, { site: site.siteId, token, ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}) }),
   };
 }
 

@@ -11,6 +11,14 @@ export default tseslint.config(
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // An error's status comes from domain/shared/errorCatalogue.ts, never from the throw.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'NewExpression[callee.name="AppError"] > Literal[raw=/^[0-9]+$/]',
+          message: 'AppError takes its status from the error catalogue (domain/shared/errorCatalogue.ts): pass the code and message only.',
+        },
+      ],
     },
   },
 );

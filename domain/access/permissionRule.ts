@@ -45,7 +45,7 @@ export function isCapability(action: string): boolean {
 }
 
 function invalid(message: string, path: (string | number)[]): AppError {
-  return new AppError('VALIDATION_FAILED', 400, message, { path: ['body', ...path] });
+  return new AppError('VALIDATION_FAILED', message, { path: ['body', ...path] });
 }
 
 /**

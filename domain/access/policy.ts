@@ -56,7 +56,7 @@ export interface PolicyState {
 }
 
 const keyOf = (target: AttachmentTarget) => `${target.kind}:${target.id}`;
-const notFound = () => new AppError('NOT_FOUND', 404, 'Policy not found');
+const notFound = () => new AppError('NOT_FOUND', 'Policy not found');
 
 export const policyDecider: Decider<PolicyState, PolicyCommand, PolicyEvent> = {
   initialState: () => ({ status: 'absent', policyId: null, name: null, description: null, permissionIds: new Set(), attachments: new Set() }),
@@ -83,7 +83,7 @@ export const policyDecider: Decider<PolicyState, PolicyCommand, PolicyEvent> = {
   },
   decide(command, state) {
     if (command.type === 'createPolicy') {
-      if (state.status !== 'absent') throw new AppError('CONFLICT', 409, 'Policy already exists');
+      if (state.status !== 'absent') throw new AppError('CONFLICT', 'Policy already exists');
       return [{ type: 'policy.created', data: { policyId: command.policyId, name: command.name, description: command.description ?? null } }];
     }
     if (state.status !== 'active') throw notFound();
@@ -100,20 +100,20 @@ export const policyDecider: Decider<PolicyState, PolicyCommand, PolicyEvent> = {
       case 'deletePolicy':
         return [{ type: 'policy.deleted', data: { policyId } }];
       case 'addPermission':
-        if (state.permissionIds.has(command.permissionId)) throw new AppError('CONFLICT', 409, 'Permission already exists');
+        if (state.permissionIds.has(command.permissionId)) throw new AppError('CONFLICT', 'Permission already exists');
         if (state.permissionIds.size >= MAX_RULES_PER_POLICY) {
-          throw new AppError('VALIDATION_FAILED', 400, `A policy holds at most ${MAX_RULES_PER_POLICY} permission rules`, { path: ['body'] });
+          throw new AppError('VALIDATION_FAILED', `A policy holds at most ${MAX_RULES_PER_POLICY} permission rules`, { path: ['body'] });
         }
         return [{ type: 'policy.permission_added', data: { policyId, permissionId: command.permissionId, ...command.rule } }];
       case 'removePermission':
-        if (!state.permissionIds.has(command.permissionId)) throw new AppError('NOT_FOUND', 404, 'Permission not found');
+        if (!state.permissionIds.has(command.permissionId)) throw new AppError('NOT_FOUND', 'Permission not found');
         return [{ type: 'policy.permission_removed', data: { policyId, permissionId: command.permissionId } }];
       case 'attachPolicy':
         // Attaching twice is a no-op: the attachment already holds.
         return state.attachments.has(keyOf(command.target)) ? [] : [{ type: 'policy.attached', data: { policyId, target: command.target } }];
       case 'detachPolicy':
         if (!state.attachments.has(keyOf(command.target))) {
-          throw new AppError('NOT_FOUND', 404, `The policy is not attached to this ${command.target.kind}`);
+          throw new AppError('NOT_FOUND', `The policy is not attached to this ${command.target.kind}`);
         }
         return [{ type: 'policy.detached', data: { policyId, target: command.target } }];
     }

@@ -21,12 +21,12 @@ export function tryDecodeCursor(cursor: string): number | null {
 
 export function decodeCursor(cursor: string, path: (string | number)[]): number {
   const sequence = tryDecodeCursor(cursor);
-  if (sequence === null) throw new AppError('VALIDATION_FAILED', 400, 'Malformed cursor; use a nextCursor the feed returned', { path });
+  if (sequence === null) throw new AppError('VALIDATION_FAILED', 'Malformed cursor; use a nextCursor the feed returned', { path });
   return sequence;
 }
 
 export function cursorExpired(earliestSequence: number): AppError {
-  return new AppError('CURSOR_EXPIRED', 410, 'The cursor is past the change-feed retention; restart from earliestCursor', {
+  return new AppError('CURSOR_EXPIRED', 'The cursor is past the change-feed retention; restart from earliestCursor', {
     extensions: { earliestCursor: encodeCursor(earliestSequence) },
   });
 }

@@ -26,7 +26,7 @@ export const notificationDecider: Decider<{ published: boolean }, NotificationCo
     return { published: event.type === 'notification.published' };
   },
   decide(command, state) {
-    if (state.published) throw new AppError('CONFLICT', 409, 'Notification already published');
+    if (state.published) throw new AppError('CONFLICT', 'Notification already published');
     const { type: _type, ...data } = command;
     return [{ type: 'notification.published', data }];
   },

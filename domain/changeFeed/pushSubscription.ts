@@ -51,7 +51,7 @@ export const pushSubscriptionDecider: Decider<PushSubscriptionState, PushSubscri
       }
       case 'remove':
         // Another user's endpoint is as invisible as an unknown one.
-        if (!state.active || state.userId !== command.userId) throw new AppError('NOT_FOUND', 404, 'Push subscription not found', { path: ['body', 'endpoint'] });
+        if (!state.active || state.userId !== command.userId) throw new AppError('NOT_FOUND', 'Push subscription not found', { path: ['body', 'endpoint'] });
         return [{ type: 'push_subscription.removed', data: { subscriptionId: state.subscriptionId, reason: 'user' } }];
       case 'removeGone':
         return state.active ? [{ type: 'push_subscription.removed', data: { subscriptionId: state.subscriptionId, reason: 'gone' } }] : [];

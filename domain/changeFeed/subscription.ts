@@ -84,11 +84,11 @@ const initialState = (): SubscriptionState => ({
 });
 
 function notFound(): AppError {
-  return new AppError('NOT_FOUND', 404, 'Subscription not found');
+  return new AppError('NOT_FOUND', 'Subscription not found');
 }
 
 function invalidMove(state: SubscriptionStateName, action: string): AppError {
-  return new AppError('CONFLICT', 409, `A ${state} subscription cannot ${action}`, { extensions: { state } });
+  return new AppError('CONFLICT', `A ${state} subscription cannot ${action}`, { extensions: { state } });
 }
 
 export const subscriptionDecider: Decider<SubscriptionState, SubscriptionCommand, SubscriptionEvent> = {
@@ -125,7 +125,7 @@ export const subscriptionDecider: Decider<SubscriptionState, SubscriptionCommand
   },
   decide(command, state) {
     if (command.type === 'create') {
-      if (state.exists) throw new AppError('CONFLICT', 409, 'Subscription already exists');
+      if (state.exists) throw new AppError('CONFLICT', 'Subscription already exists');
       const { type: _type, ...definition } = command;
       return [{ type: 'cdc_subscription.created', data: definition }];
     }
@@ -145,10 +145,10 @@ export const subscriptionDecider: Decider<SubscriptionState, SubscriptionCommand
         if (state.state !== 'paused') throw invalidMove(state.state, 'be resumed');
         return [{ type: 'cdc_subscription.resumed', data: { subscriptionId } }];
       case 'acknowledge':
-        if (state.kind !== 'pull') throw new AppError('CONFLICT', 409, 'A webhook subscription advances by delivery, not by ack');
+        if (state.kind !== 'pull') throw new AppError('CONFLICT', 'A webhook subscription advances by delivery, not by ack');
         if (state.state === 'dead' || state.state === 'stale') throw invalidMove(state.state, 'be acknowledged; replay it first');
         if (command.cursorSeq < state.cursorSeq) {
-          throw new AppError('ACK_REGRESSION', 409, 'The cursor is behind the acknowledged one; acks only move forward', {
+          throw new AppError('ACK_REGRESSION', 'The cursor is behind the acknowledged one; acks only move forward', {
             path: ['body', 'cursor'],
           });
         }
@@ -163,7 +163,7 @@ export const subscriptionDecider: Decider<SubscriptionState, SubscriptionCommand
         ];
       }
       case 'dispatch':
-        if (state.kind !== 'webhook') throw new AppError('CONFLICT', 409, 'Only webhook subscriptions are dispatched; pull ones are read with GET /cdc/events');
+        if (state.kind !== 'webhook') throw new AppError('CONFLICT', 'Only webhook subscriptions are dispatched; pull ones are read with GET /cdc/events');
         if (state.state !== 'active') throw invalidMove(state.state, 'be dispatched');
         return [{ type: 'cdc_subscription.dispatch_requested', data: { subscriptionId } }];
       case 'markDead':

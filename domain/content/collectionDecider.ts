@@ -123,13 +123,13 @@ function refuseReshapedReturn(state: CollectionState, field: ContentField, path:
   const removed = state.removed.get(field.field);
   if (!removed || (removed.type === field.type && isTranslatable(removed) === isTranslatable(field))) return;
   const what = removed.type === field.type ? (isTranslatable(removed) ? 'translatable' : 'not translatable') : `of type ${removed.type}`;
-  throw new AppError('CONFLICT', 409, `"${field.field}" was a field ${what}; its values remain in the items' history, so it can only come back as it was`, {
+  throw new AppError('CONFLICT', `"${field.field}" was a field ${what}; its values remain in the items' history, so it can only come back as it was`, {
     path: [...path, removed.type === field.type ? 'options' : 'type'],
   });
 }
 
 function notFound(collection: string): AppError {
-  return new AppError('NOT_FOUND', 404, `Collection "${collection}" not found`);
+  return new AppError('NOT_FOUND', `Collection "${collection}" not found`);
 }
 
 function requireActive(state: CollectionState, collection: string): void {
@@ -137,9 +137,9 @@ function requireActive(state: CollectionState, collection: string): void {
 }
 
 function refuseCreate(state: CollectionState, collection: string): void {
-  if (state.lifecycle === 'active') throw new AppError('CONFLICT', 409, `Collection "${collection}" already exists`, { path: ['body', 'name'] });
+  if (state.lifecycle === 'active') throw new AppError('CONFLICT', `Collection "${collection}" already exists`, { path: ['body', 'name'] });
   if (state.lifecycle === 'deleted') {
-    throw new AppError('CONFLICT', 409, `"${collection}" was the name of a deleted collection; its history keeps the name reserved`, {
+    throw new AppError('CONFLICT', `"${collection}" was the name of a deleted collection; its history keeps the name reserved`, {
       path: ['body', 'name'],
     });
   }
@@ -200,7 +200,7 @@ export const collectionDecider: Decider<CollectionState, CollectionCommand, Coll
       case 'addField':
         requireActive(state, collection);
         if (state.fields.has(command.field.field)) {
-          throw new AppError('CONFLICT', 409, `Field "${command.field.field}" already exists on "${collection}"`, { path: ['body', 'field'] });
+          throw new AppError('CONFLICT', `Field "${command.field.field}" already exists on "${collection}"`, { path: ['body', 'field'] });
         }
         checkFieldDefinition(command.field, ['body']);
         refuseReshapedReturn(state, command.field, ['body']);
@@ -208,14 +208,14 @@ export const collectionDecider: Decider<CollectionState, CollectionCommand, Coll
       case 'updateField': {
         requireActive(state, collection);
         const current = state.fields.get(command.field);
-        if (!current) throw new AppError('NOT_FOUND', 404, `Field "${command.field}" of "${collection}" not found`);
+        if (!current) throw new AppError('NOT_FOUND', `Field "${command.field}" of "${collection}" not found`);
         const next = canonicalField(patchContentField(current, command.patch));
         checkFieldDefinition(next, ['body']);
         return sameJson(next, canonicalField(current)) ? [] : [{ type: 'field.updated', data: { collection, field: next } }];
       }
       case 'removeField':
         requireActive(state, collection);
-        if (!state.fields.has(command.field)) throw new AppError('NOT_FOUND', 404, `Field "${command.field}" of "${collection}" not found`);
+        if (!state.fields.has(command.field)) throw new AppError('NOT_FOUND', `Field "${command.field}" of "${collection}" not found`);
         return [{ type: 'field.removed', data: { collection, field: command.field } }];
       case 'applySchema': {
         if (state.lifecycle === 'deleted') refuseCreate(state, collection);

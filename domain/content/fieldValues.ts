@@ -31,7 +31,7 @@ const ARGON2_PATTERN = /^\$argon2(?:id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-
 const MAX_JSON_DEPTH = 32;
 
 export function invalidValue(message: string, path: ErrorPath): AppError {
-  return new AppError('VALIDATION_FAILED', 400, message, { path });
+  return new AppError('VALIDATION_FAILED', message, { path });
 }
 
 /** A value to store, or a clear text the caller must hash before storing (hash fields). */

@@ -176,7 +176,7 @@ function actingOf(command: Acting): Acting {
 }
 
 function notFound(command: Acting): AppError {
-  return new AppError('RECORD_NOT_FOUND', 404, `Item "${command.itemId}" of "${command.collection}" not found`);
+  return new AppError('RECORD_NOT_FOUND', `Item "${command.itemId}" of "${command.collection}" not found`);
 }
 
 function eventData(command: Acting, snapshot: ItemSnapshot, delta: Record<string, unknown>, draft: ItemBody | null, cause?: Record<string, unknown>): ItemEventData {
@@ -209,7 +209,7 @@ export const itemDecider: Decider<ItemState, ItemCommand, ItemEvent> = {
     switch (command.type) {
       case 'createItem': {
         if (state.lifecycle !== 'absent') {
-          throw new AppError('CONFLICT', 409, `An item "${command.itemId}" of "${command.collection}" exists or existed`, { path: ['body', 'id'] });
+          throw new AppError('CONFLICT', `An item "${command.itemId}" of "${command.collection}" exists or existed`, { path: ['body', 'id'] });
         }
         const body = applyChanges(null, command.changes, 'create');
         checkRequired(body, command.required, null);

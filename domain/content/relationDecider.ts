@@ -33,22 +33,22 @@ export interface RelationState {
 }
 
 function notFound(relationId: string): AppError {
-  return new AppError('NOT_FOUND', 404, `Relation "${relationId}" not found`);
+  return new AppError('NOT_FOUND', `Relation "${relationId}" not found`);
 }
 
 export function patchRelation(relation: RelationDefinition, patch: RelationPatchInput): RelationDefinition {
   const next = { ...relation };
   if (patch.onDelete !== undefined) next.onDelete = patch.onDelete;
   if (patch.relatedField !== undefined) {
-    if (relation.kind === 'm2a') throw new AppError('VALIDATION_FAILED', 400, 'An m2a relation has no relatedField', { path: ['body', 'relatedField'] });
+    if (relation.kind === 'm2a') throw new AppError('VALIDATION_FAILED', 'An m2a relation has no relatedField', { path: ['body', 'relatedField'] });
     if (relation.kind === 'o2m' && patch.relatedField === null) {
-      throw new AppError('VALIDATION_FAILED', 400, 'An o2m relation needs its relatedField', { path: ['body', 'relatedField'] });
+      throw new AppError('VALIDATION_FAILED', 'An o2m relation needs its relatedField', { path: ['body', 'relatedField'] });
     }
     next.relatedField = patch.relatedField;
   }
   if (patch.allowedCollections !== undefined) {
     if (relation.kind !== 'm2a') {
-      throw new AppError('VALIDATION_FAILED', 400, `A ${relation.kind} relation has no allowedCollections`, { path: ['body', 'allowedCollections'] });
+      throw new AppError('VALIDATION_FAILED', `A ${relation.kind} relation has no allowedCollections`, { path: ['body', 'allowedCollections'] });
     }
     next.allowedCollections = patch.allowedCollections;
   }
@@ -72,7 +72,7 @@ export const relationDecider: Decider<RelationState, RelationCommand, RelationEv
   decide(command, state) {
     switch (command.type) {
       case 'createRelation':
-        if (state.lifecycle !== 'absent') throw new AppError('CONFLICT', 409, `Relation "${command.relation.id}" exists or existed`, { path: ['body', 'id'] });
+        if (state.lifecycle !== 'absent') throw new AppError('CONFLICT', `Relation "${command.relation.id}" exists or existed`, { path: ['body', 'id'] });
         return [{ type: 'relation.created', data: { relationId: command.relation.id, relation: command.relation } }];
       case 'updateRelation': {
         if (state.lifecycle !== 'active' || !state.relation) throw notFound(command.relationId);
@@ -105,7 +105,7 @@ export interface SchemaView {
  * Errors point at the body key at fault (`['body', 'relatedCollection']`).
  */
 export function checkRelationAgainstSchema(relation: RelationDefinition, schema: SchemaView): void {
-  const fail = (message: string, key: string) => new AppError('VALIDATION_FAILED', 400, message, { path: ['body', key] });
+  const fail = (message: string, key: string) => new AppError('VALIDATION_FAILED', message, { path: ['body', key] });
   const keyOfCollection = (name: string) =>
     name === relation.collection
       ? 'collection'

@@ -221,7 +221,7 @@ const MAX_INDEXED_LENGTH = 2000;
 /** Rules on a whole field (after a PATCH too): what `indexed` allows. `basePath` points at the field in the body. */
 export function checkFieldDefinition(field: ContentField, basePath: (string | number)[]): void {
   if (!field.indexed) return;
-  const fail = (message: string) => new AppError('VALIDATION_FAILED', 400, message, { path: [...basePath, 'indexed'] });
+  const fail = (message: string) => new AppError('VALIDATION_FAILED', message, { path: [...basePath, 'indexed'] });
   if (UNINDEXABLE_TYPES.has(field.type)) throw fail(`${field.type} fields cannot be indexed`);
   if (field.options.translatable === true) throw fail('translatable fields cannot be indexed');
   if (typeof field.options.maxLength === 'number' && field.options.maxLength > MAX_INDEXED_LENGTH) {

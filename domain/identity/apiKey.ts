@@ -35,9 +35,9 @@ export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
   decide(command, state) {
     switch (command.type) {
       case 'createApiKey':
-        if (state.status !== 'absent') throw new AppError('CONFLICT', 409, 'API key already exists');
+        if (state.status !== 'absent') throw new AppError('CONFLICT', 'API key already exists');
         if ((command.userId === null) === (command.roleId === null)) {
-          throw new AppError('VALIDATION_FAILED', 400, 'An API key is bound to exactly one of userId or roleId', { path: ['body'] });
+          throw new AppError('VALIDATION_FAILED', 'An API key is bound to exactly one of userId or roleId', { path: ['body'] });
         }
         return [
           {
@@ -53,7 +53,7 @@ export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
           },
         ];
       case 'revokeApiKey':
-        if (state.status !== 'active') throw new AppError('NOT_FOUND', 404, 'API key not found');
+        if (state.status !== 'active') throw new AppError('NOT_FOUND', 'API key not found');
         return [{ type: 'api_key.revoked', data: { apiKeyId: state.apiKeyId! } }];
     }
   },

@@ -25,7 +25,7 @@ export interface EmailTokenState {
 /** Every refusal looks alike to the caller except for `reason`, so a client can offer "send a new link". */
 function refused(reason: 'invalid' | 'used' | 'expired'): AppError {
   const messages = { invalid: 'The token is not valid', used: 'The token was already used', expired: 'The token has expired' };
-  return new AppError('VALIDATION_FAILED', 400, messages[reason], { path: ['body', 'token'], extensions: { reason } });
+  return new AppError('VALIDATION_FAILED', messages[reason], { path: ['body', 'token'], extensions: { reason } });
 }
 
 export const emailTokenDecider: Decider<EmailTokenState, EmailTokenCommand, EmailTokenEvent> = {
@@ -51,7 +51,7 @@ export const emailTokenDecider: Decider<EmailTokenState, EmailTokenCommand, Emai
   decide(command, state) {
     switch (command.type) {
       case 'issueEmailToken':
-        if (state.status !== 'absent') throw new AppError('CONFLICT', 409, 'Token already issued');
+        if (state.status !== 'absent') throw new AppError('CONFLICT', 'Token already issued');
         return [
           {
             type: 'email_token.issued',

@@ -43,7 +43,7 @@ export interface IssuerState {
 }
 
 function invalid(message: string, path: (string | number)[]): AppError {
-  return new AppError('VALIDATION_FAILED', 422, message, { path: ['body', ...path] });
+  return new AppError('VALIDATION_FAILED', message, { path: ['body', ...path], unprocessable: true });
 }
 
 /** The invariants of an issuer, checked on every create and update (the route's schema checks shapes). */
@@ -79,16 +79,16 @@ export const issuerDecider: Decider<IssuerState, IssuerCommand, IssuerEvent> = {
   decide(command, state) {
     switch (command.type) {
       case 'createIssuer':
-        if (state.status !== 'absent') throw new AppError('CONFLICT', 409, 'Issuer already exists');
+        if (state.status !== 'absent') throw new AppError('CONFLICT', 'Issuer already exists');
         assertValidIssuerConfig(command.config);
         return [{ type: 'issuer.created', data: { issuerId: command.issuerId, config: command.config } }];
       case 'updateIssuer':
-        if (state.status !== 'active') throw new AppError('NOT_FOUND', 404, 'Issuer not found');
+        if (state.status !== 'active') throw new AppError('NOT_FOUND', 'Issuer not found');
         assertValidIssuerConfig(command.config);
         if (JSON.stringify(command.config) === JSON.stringify(state.config)) return [];
         return [{ type: 'issuer.updated', data: { issuerId: state.issuerId!, config: command.config } }];
       case 'deleteIssuer':
-        if (state.status !== 'active') throw new AppError('NOT_FOUND', 404, 'Issuer not found');
+        if (state.status !== 'active') throw new AppError('NOT_FOUND', 'Issuer not found');
         return [{ type: 'issuer.deleted', data: { issuerId: state.issuerId! } }];
     }
   },

@@ -54,21 +54,21 @@ export interface RoleState {
 function refuseCycle(roleId: string, parentId: string | null | undefined, ancestry: readonly string[] | undefined): void {
   if (!parentId) return;
   if (parentId === roleId || (ancestry ?? []).includes(roleId)) {
-    throw new AppError('VALIDATION_FAILED', 400, 'A role cannot inherit from itself or from one of its descendants', { path: ['body', 'parentId'] });
+    throw new AppError('VALIDATION_FAILED', 'A role cannot inherit from itself or from one of its descendants', { path: ['body', 'parentId'] });
   }
 }
 
 function refuseAdminFlag(systemKey: string | null, admin: boolean | undefined): void {
   if (admin === undefined) return;
   if (systemKey === ADMIN_ROLE_KEY && !admin) {
-    throw new AppError('VALIDATION_FAILED', 400, "The site's administrator role keeps its admin flag", { path: ['body', 'admin'] });
+    throw new AppError('VALIDATION_FAILED', "The site's administrator role keeps its admin flag", { path: ['body', 'admin'] });
   }
   if ((systemKey === PUBLIC_ROLE_KEY || systemKey === SUBSCRIBER_ROLE_KEY) && admin) {
-    throw new AppError('VALIDATION_FAILED', 400, `The ${systemKey} role cannot be an administrator role`, { path: ['body', 'admin'] });
+    throw new AppError('VALIDATION_FAILED', `The ${systemKey} role cannot be an administrator role`, { path: ['body', 'admin'] });
   }
 }
 
-const notFound = () => new AppError('NOT_FOUND', 404, 'Role not found');
+const notFound = () => new AppError('NOT_FOUND', 'Role not found');
 
 export const roleDecider: Decider<RoleState, RoleCommand, RoleEvent> = {
   initialState: () => ({ exists: false, deleted: false, roleId: null, name: null, description: null, admin: false, parentId: null, systemKey: null }),
@@ -97,7 +97,7 @@ export const roleDecider: Decider<RoleState, RoleCommand, RoleEvent> = {
   decide(command, state) {
     switch (command.type) {
       case 'createRole': {
-        if (state.exists) throw new AppError('CONFLICT', 409, 'Role already exists');
+        if (state.exists) throw new AppError('CONFLICT', 'Role already exists');
         refuseCycle(command.roleId, command.parentId, command.parentAncestry);
         refuseAdminFlag(command.systemKey ?? null, command.admin);
         return [
@@ -129,10 +129,10 @@ export const roleDecider: Decider<RoleState, RoleCommand, RoleEvent> = {
       }
       case 'deleteRole': {
         if (!state.exists || state.deleted) throw notFound();
-        if (state.systemKey) throw new AppError('CONFLICT', 409, `The ${state.systemKey} role is a system role and cannot be deleted`);
+        if (state.systemKey) throw new AppError('CONFLICT', `The ${state.systemKey} role is a system role and cannot be deleted`);
         const { users, childRoles, apiKeys } = command.holders;
         if (users > 0 || childRoles > 0 || apiKeys > 0) {
-          throw new AppError('CONFLICT', 409, 'The role is still in use; reassign its users, child roles and API keys first', {
+          throw new AppError('CONFLICT', 'The role is still in use; reassign its users, child roles and API keys first', {
             extensions: { users, childRoles, apiKeys },
           });
         }

@@ -48,7 +48,7 @@ export const sessionDecider: Decider<SessionState, SessionCommand, SessionEvent>
   decide(command, state) {
     switch (command.type) {
       case 'startSession':
-        if (state.status !== 'absent') throw new AppError('CONFLICT', 409, 'Session already exists');
+        if (state.status !== 'absent') throw new AppError('CONFLICT', 'Session already exists');
         return [
           {
             type: 'session.started',
@@ -64,12 +64,12 @@ export const sessionDecider: Decider<SessionState, SessionCommand, SessionEvent>
           },
         ];
       case 'refreshSession': {
-        if (state.status !== 'active') throw new AppError('UNAUTHENTICATED', 401, 'The refresh token is no longer valid');
+        if (state.status !== 'active') throw new AppError('UNAUTHENTICATED', 'The refresh token is no longer valid');
         if (state.rotatedTokenHashes.includes(command.presentedTokenHash)) {
           return [{ type: 'session.revoked', data: { sessionId: state.sessionId!, reason: 'token_reuse' } }];
         }
         if (command.presentedTokenHash !== state.currentTokenHash) {
-          throw new AppError('UNAUTHENTICATED', 401, 'The refresh token is not valid');
+          throw new AppError('UNAUTHENTICATED', 'The refresh token is not valid');
         }
         if (state.expiresAt && new Date(state.expiresAt) <= command.now) {
           return [{ type: 'session.revoked', data: { sessionId: state.sessionId!, reason: 'expired' } }];

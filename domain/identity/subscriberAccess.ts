@@ -31,7 +31,7 @@ export const subscriberAccessDecider: Decider<SubscriberAccessState, SubscriberA
         // Granting twice is a no-op: the caller gets the existing grant.
         return state.granted ? [] : [{ type: 'subscriber_access.granted', data: { collection: command.collection } }];
       case 'revokeSubscriberAccess':
-        if (!state.granted) throw new AppError('NOT_FOUND', 404, `Subscribers have no grant on ${command.collection}`);
+        if (!state.granted) throw new AppError('NOT_FOUND', `Subscribers have no grant on ${command.collection}`);
         return [{ type: 'subscriber_access.revoked', data: { collection: command.collection } }];
     }
   },

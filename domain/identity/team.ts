@@ -41,7 +41,7 @@ export const teamDecider: Decider<TeamState, TeamCommand, TeamEvent> = {
   decide(command, state) {
     switch (command.type) {
       case 'createTeam':
-        if (state.status !== 'absent') throw new AppError('CONFLICT', 409, 'Team already exists');
+        if (state.status !== 'absent') throw new AppError('CONFLICT', 'Team already exists');
         return [
           {
             type: 'team.created',
@@ -49,7 +49,7 @@ export const teamDecider: Decider<TeamState, TeamCommand, TeamEvent> = {
           },
         ];
       case 'updateTeam': {
-        if (state.status !== 'active') throw new AppError('NOT_FOUND', 404, 'Team not found');
+        if (state.status !== 'active') throw new AppError('NOT_FOUND', 'Team not found');
         const changes: TeamChanges = {};
         if (command.changes.name !== undefined) changes.name = command.changes.name;
         if (command.changes.description !== undefined) changes.description = command.changes.description;
@@ -58,7 +58,7 @@ export const teamDecider: Decider<TeamState, TeamCommand, TeamEvent> = {
         return [{ type: 'team.updated', data: { teamId: state.teamId!, changes } }];
       }
       case 'deleteTeam':
-        if (state.status !== 'active') throw new AppError('NOT_FOUND', 404, 'Team not found');
+        if (state.status !== 'active') throw new AppError('NOT_FOUND', 'Team not found');
         return [{ type: 'team.deleted', data: { teamId: state.teamId! } }];
     }
   },

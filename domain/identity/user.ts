@@ -76,7 +76,7 @@ export interface UserState {
 const identityKey = (issuerId: string, externalId: string) => `${issuerId}\u0000${externalId}`;
 
 function notFound(): AppError {
-  return new AppError('NOT_FOUND', 404, 'User not found');
+  return new AppError('NOT_FOUND', 'User not found');
 }
 
 /** Only keys whose value differs from nothing: an empty change set appends no event. */
@@ -124,7 +124,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
   },
   decide(command, state) {
     if (command.type === 'createUser') {
-      if (state.exists) throw new AppError('CONFLICT', 409, 'User already exists');
+      if (state.exists) throw new AppError('CONFLICT', 'User already exists');
       return [
         {
           type: 'user.created',
@@ -169,8 +169,8 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
         if (state.identities.includes(identityKey(command.issuerId, command.externalId))) return [];
         return [{ type: 'user.external_identity_linked', data: { userId, issuerId: command.issuerId, externalId: command.externalId } }];
       case 'impersonate':
-        if (state.status !== 'active') throw new AppError('CONFLICT', 409, 'Only an active user can be impersonated');
-        if (command.impersonatorId === userId) throw new AppError('VALIDATION_FAILED', 400, 'You cannot impersonate yourself', { path: ['params', 'id'] });
+        if (state.status !== 'active') throw new AppError('CONFLICT', 'Only an active user can be impersonated');
+        if (command.impersonatorId === userId) throw new AppError('VALIDATION_FAILED', 'You cannot impersonate yourself', { path: ['params', 'id'] });
         return [{ type: 'user.impersonated', data: { userId, impersonatorId: command.impersonatorId, sessionId: command.sessionId } }];
     }
   },

@@ -33,16 +33,16 @@ export const siteDecider: Decider<SiteState, SiteCommand, SiteEvent> = {
       case 'createSite':
         // The id names streams, headers and subdomains: every way in (HTTP, CLI, bootstrap) gets this rule.
         if (!SITE_ID_PATTERN.test(command.siteId)) {
-          throw new AppError('VALIDATION_FAILED', 400, 'A site id is 2 to 63 lowercase letters, digits, - and _, starting with a letter or digit', {
+          throw new AppError('VALIDATION_FAILED', 'A site id is 2 to 63 lowercase letters, digits, - and _, starting with a letter or digit', {
             path: ['id'],
           });
         }
         if (state.status !== 'absent') {
-          throw new AppError('CONFLICT', 409, `Site ${command.siteId} already exists`, { path: ['id'] });
+          throw new AppError('CONFLICT', `Site ${command.siteId} already exists`, { path: ['id'] });
         }
         return [{ type: 'site.created', data: { siteId: command.siteId, name: command.name, createdAt: command.now.toISOString() } }];
       case 'deleteSite':
-        if (state.status !== 'active') throw new AppError('SITE_NOT_FOUND', 404, `Site ${command.siteId} not found`);
+        if (state.status !== 'active') throw new AppError('SITE_NOT_FOUND', `Site ${command.siteId} not found`);
         return [{ type: 'site.deleted', data: { siteId: command.siteId, deletedAt: command.now.toISOString() } }];
     }
   },

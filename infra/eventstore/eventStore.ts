@@ -69,7 +69,7 @@ export function toStoredEvent(row: EventRow): StoredEvent {
 
 export class StreamConflictError extends AppError {
   constructor(message: string) {
-    super('CONFLICT', 409, message);
+    super('CONFLICT', message);
   }
 }
 

@@ -48,7 +48,7 @@ export type ItemAction = 'create' | 'read' | 'update' | 'delete';
 const ALWAYS_READABLE = 'id';
 
 export function permissionDenied(message: string, path: (string | number)[] = []): AppError {
-  return new AppError('PERMISSION_DENIED', 403, message, { path });
+  return new AppError('PERMISSION_DENIED', message, { path });
 }
 
 /** 403 unless some rule allows `action` on the collection at all. */

@@ -71,7 +71,7 @@ export function externalJwtAuthenticator(context: Pick<AppContext, 'database' | 
       const role = await findRole(siteId, { roleId: config.defaultRoleId });
       if (role) return role;
     }
-    throw new AppError('PERMISSION_DENIED', 403, 'No role of this site is mapped to the roles of the token');
+    throw new AppError('PERMISSION_DENIED', 'No role of this site is mapped to the roles of the token');
   }
 
   return async ({ token, siteId }) => {

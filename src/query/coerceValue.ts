@@ -10,7 +10,7 @@ const MAX_EXPONENT = 1000;
 const MAX_JSON_DEPTH = 32;
 
 export function invalidValue(message: string, path: ErrorPath): AppError {
-  return new AppError('VALIDATION_FAILED', 400, message, { path });
+  return new AppError('VALIDATION_FAILED', message, { path });
 }
 
 /** A non-null scalar in the target's comparison form (see FilterScalar). */

@@ -87,7 +87,7 @@ function resolveField(name: string, fields: FieldMap, path: (string | number)[])
 }
 
 function invalid(message: string, path: (string | number)[]): AppError {
-  return new AppError('VALIDATION_FAILED', 400, message, { path });
+  return new AppError('VALIDATION_FAILED', message, { path });
 }
 
 /** Turns a result row into `{ <group fields>, count: 3, sum: { views: 120 } }` (`count: { '*': 3, title: 2 }` when mixed). */

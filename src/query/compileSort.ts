@@ -31,5 +31,5 @@ function sortExpression(key: string, fields: FieldMap, alias: string): SqlFragme
 }
 
 function invalidSort(message: string): AppError {
-  return new AppError('VALIDATION_FAILED', 400, message, { path: ['sort'] });
+  return new AppError('VALIDATION_FAILED', message, { path: ['sort'] });
 }

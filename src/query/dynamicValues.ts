@@ -24,7 +24,7 @@ export function resolveDynamicValue(value: unknown, context: DynamicValueContext
   if (!/^\$NOW\b/i.test(value)) return { value, fromVariable: false };
   const match = NOW_PATTERN.exec(value);
   if (!match) {
-    throw new AppError('VALIDATION_FAILED', 400, `Cannot read "${value}"; use $NOW or $NOW(-7 days)`, { path });
+    throw new AppError('VALIDATION_FAILED', `Cannot read "${value}"; use $NOW or $NOW(-7 days)`, { path });
   }
   const [, sign, amount, unit] = match;
   if (amount === undefined || unit === undefined) return { value: context.now.toISOString(), fromVariable: true };

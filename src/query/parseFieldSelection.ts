@@ -174,5 +174,5 @@ function tooDeep(): AppError {
 }
 
 function invalid(message: string): AppError {
-  return new AppError('VALIDATION_FAILED', 400, message, { path: ['fields'] });
+  return new AppError('VALIDATION_FAILED', message, { path: ['fields'] });
 }

@@ -18,9 +18,9 @@ export function parseJsonFilter(text: string, path: ErrorPath = ['filter']): Fil
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new AppError('VALIDATION', 400, 'The filter is not valid JSON', { path });
+    throw new AppError('VALIDATION', 'The filter is not valid JSON', { path });
   }
-  if (!isPlainObject(parsed)) throw new AppError('VALIDATION', 400, 'The filter must be a JSON object', { path });
+  if (!isPlainObject(parsed)) throw new AppError('VALIDATION', 'The filter must be a JSON object', { path });
   return parsed;
 }
 

@@ -19,7 +19,7 @@ const FIELD_NAME = /^[A-Za-z0-9_]+$/;
 const DEEP_KEY = /^[A-Za-z0-9_]+(:[A-Za-z0-9_]+)?$/;
 
 function invalid(message: string, path: ErrorPath): AppError {
-  return new AppError('VALIDATION_FAILED', 400, message, { path });
+  return new AppError('VALIDATION_FAILED', message, { path });
 }
 
 export function parseListQuery(query: Record<string, unknown>): ListQuery {

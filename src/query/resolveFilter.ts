@@ -46,7 +46,7 @@ export function resolveFilter(filter: unknown, context: FilterContext): FilterNo
 }
 
 function invalid(message: string, path: ErrorPath): AppError {
-  return new AppError('VALIDATION_FAILED', 400, message, { path });
+  return new AppError('VALIDATION_FAILED', message, { path });
 }
 
 function allOf(children: FilterNode[]): FilterNode {

@@ -76,7 +76,7 @@ export function createRateLimiting({ config, logger, store: givenStore }: RateLi
       } catch (error) {
         if (!(error instanceof RateLimitStoreUnavailable)) throw error;
         if (config.SVC_RATE_LIMIT_FAIL_CLOSED) {
-          throw new AppError('RATE_LIMIT_UNAVAILABLE', 503, 'The rate limiter is unavailable; retry shortly', { headers: { 'Retry-After': '1' } });
+          throw new AppError('RATE_LIMIT_UNAVAILABLE', 'The rate limiter is unavailable; retry shortly', { headers: { 'Retry-After': '1' } });
         }
         warn('rate limiter unavailable: failing open', error);
         return;
@@ -88,7 +88,7 @@ export function createRateLimiting({ config, logger, store: givenStore }: RateLi
       };
       if (hit.count > rule.limit) {
         const retryAfter = Math.max(1, Math.ceil((hit.resetAt - Date.now()) / 1000));
-        throw new AppError('RATE_LIMITED', 429, `Too many requests; retry in ${retryAfter} s`, {
+        throw new AppError('RATE_LIMITED', `Too many requests; retry in ${retryAfter} s`, {
           headers: { ...headers, 'Retry-After': String(retryAfter) },
           extensions: { limit: rule.limit, retryAfter },
         });

@@ -102,7 +102,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   app.addHook('onRequest', async (request) => {
     const version = request.headers['x-svc-api-version'];
     if (version !== undefined && version !== '1') {
-      throw new AppError('VALIDATION_FAILED', 400, 'Unsupported X-Svc-API-Version; this server speaks version 1', {
+      throw new AppError('VALIDATION_FAILED', 'Unsupported X-Svc-API-Version; this server speaks version 1', {
         path: ['headers', 'x-svc-api-version'],
       });
     }
@@ -130,7 +130,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   app.addHook('preValidation', async (request) => {
     if (typeof request.body !== 'object' || request.body === null) return;
     const unstorable = findUnstorableText(request.body);
-    if (unstorable) throw new AppError('VALIDATION_FAILED', 400, `Text ${unstorable.reason}`, { path: ['body', ...unstorable.path] });
+    if (unstorable) throw new AppError('VALIDATION_FAILED', `Text ${unstorable.reason}`, { path: ['body', ...unstorable.path] });
   });
 
   await app.register(async (api) => registerModules(api, deps), { prefix: '/api/v1' });

@@ -3,36 +3,30 @@
 // As Node and Fastify do by default, the answer is written straight to the socket, which is then closed.
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { AppError } from '../../domain/shared/appError.ts';
+import { errorBody } from './errorHandler.ts';
 
-interface ClientError {
-  status: number;
-  code: string;
-  message: string;
-  path: string[];
-}
-
-function describe(error: Error & { code?: string }): ClientError {
+function describe(error: Error & { code?: string }): AppError {
   switch (error.code) {
     case 'HPE_HEADER_OVERFLOW':
-      return {
-        status: 431,
-        code: 'REQUEST_HEADERS_TOO_LARGE',
-        message: 'The request line and headers exceed 16 KiB: shorten the URL (a long filter takes fewer bytes in the JSON form)',
-        path: ['headers'],
-      };
+      return new AppError(
+        'REQUEST_HEADERS_TOO_LARGE',
+        'The request line and headers exceed 16 KiB: shorten the URL (a long filter takes fewer bytes in the JSON form)',
+        { path: ['headers'] },
+      );
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { status: 408, code: 'REQUEST_TIMEOUT', message: 'The request was not received in time', path: [] };
+      return new AppError('REQUEST_TIMEOUT', 'The request was not received in time');
     default:
-      return { status: 400, code: 'VALIDATION_FAILED', message: 'Malformed HTTP request', path: [] };
+      return new AppError('VALIDATION_FAILED', 'Malformed HTTP request');
   }
 }
 
 /** The answer to a request the HTTP parser refused: the status line, headers and envelope. */
 export function clientErrorResponse(error: Error & { code?: string }): string {
-  const { status, code, message, path } = describe(error);
-  const body = JSON.stringify({ errors: [{ code, message, path, extensions: {} }] });
+  const appError = describe(error);
+  const body = JSON.stringify(errorBody(appError));
   return (
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+    `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
     `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
   );
 }

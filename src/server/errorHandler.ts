@@ -2,6 +2,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError } from '../../domain/shared/appError.ts';
+import type { ErrorCode } from '../../domain/shared/errorCatalogue.ts';
 
 export interface ErrorBody {
   errors: { code: string; message: string; path: (string | number)[]; extensions: Record<string, unknown> }[];
@@ -9,6 +10,22 @@ export interface ErrorBody {
 
 export function errorBody(error: AppError): ErrorBody {
   return { errors: [{ code: error.code, message: error.message, path: error.path, extensions: error.extensions }] };
+}
+
+/** The catalogue's codes for the 4xx statuses Fastify raises itself; any other 4xx is a bad input. */
+const fastifyStatusCodes: Partial<Record<number, ErrorCode>> = {
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  406: 'NOT_ACCEPTABLE',
+  408: 'REQUEST_TIMEOUT',
+  413: 'PAYLOAD_TOO_LARGE',
+  414: 'URI_TOO_LONG',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  431: 'REQUEST_HEADERS_TOO_LARGE',
+};
+
+function codeOfClientStatus(status: number): ErrorCode {
+  return fastifyStatusCodes[status] ?? 'VALIDATION_FAILED';
 }
 
 export function toAppError(error: unknown): AppError | null {
@@ -21,27 +38,27 @@ export function toAppError(error: unknown): AppError | null {
       .filter(Boolean)
       .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
     const path = [where === 'querystring' ? 'query' : where, ...issuePath];
-    return new AppError('VALIDATION_FAILED', 400, `${path.join('.')}: ${first?.message ?? 'invalid input'}`, { path });
+    return new AppError('VALIDATION_FAILED', `${path.join('.')}: ${first?.message ?? 'invalid input'}`, { path });
   }
   const fastifyError = error as FastifyError;
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new AppError('VALIDATION_FAILED', 400, 'The body is not valid JSON', { path: ['body'] });
+      return new AppError('VALIDATION_FAILED', 'The body is not valid JSON', { path: ['body'] });
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('PAYLOAD_TOO_LARGE', 413, 'The body is larger than the limit', { path: ['body'] });
+      return new AppError('PAYLOAD_TOO_LARGE', 'The body is larger than the limit', { path: ['body'] });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError('UNSUPPORTED_MEDIA_TYPE', 415, 'Unsupported content type', { path: ['body'] });
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type', { path: ['body'] });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new AppError('VALIDATION_FAILED', 400, 'Invalid content length', { path: ['body'] });
+      return new AppError('VALIDATION_FAILED', 'Invalid content length', { path: ['body'] });
     default:
       break;
   }
   if (fastifyError.validation) {
-    return new AppError('VALIDATION_FAILED', 400, fastifyError.message, { path: [fastifyError.validationContext ?? 'body'] });
+    return new AppError('VALIDATION_FAILED', fastifyError.message, { path: [fastifyError.validationContext ?? 'body'] });
   }
   if (fastifyError.statusCode && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
-    return new AppError('VALIDATION_FAILED', fastifyError.statusCode, fastifyError.message);
+    return new AppError(codeOfClientStatus(fastifyError.statusCode), fastifyError.message);
   }
   return null;
 }

@@ -41,10 +41,10 @@ export function createSiteResolver(context: Pick<AppContext, 'database' | 'confi
       const header = request.headers['x-svc-site'];
       const siteId = (Array.isArray(header) ? header[0] : header)?.trim() || (await fromHost(request.headers.host));
       if (!siteId) {
-        throw new AppError('VALIDATION_FAILED', 400, 'Missing site: send the X-Svc-Site header', { path: ['headers', 'x-svc-site'] });
+        throw new AppError('VALIDATION_FAILED', 'Missing site: send the X-Svc-Site header', { path: ['headers', 'x-svc-site'] });
       }
       if (!SITE_ID_PATTERN.test(siteId) || !(await exists(siteId))) {
-        throw new AppError('SITE_NOT_FOUND', 404, `Site ${siteId} not found`, { path: ['headers', 'x-svc-site'] });
+        throw new AppError('SITE_NOT_FOUND', `Site ${siteId} not found`, { path: ['headers', 'x-svc-site'] });
       }
       return siteId;
     },

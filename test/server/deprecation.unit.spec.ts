@@ -15,7 +15,7 @@ async function tinyServer() {
   app.setErrorHandler(handleError);
   app.get('/old', { onRequest: retiringRoute(retirement) }, async () => ({ data: 'still here' }));
   app.get('/old-failing', { onRequest: retiringRoute(retirement) }, async () => {
-    throw new AppError('NOT_FOUND', 404, 'gone');
+    throw new AppError('NOT_FOUND', 'gone');
   });
   app.get('/current', async () => ({ data: 'fresh' }));
   await app.ready();

@@ -7,7 +7,7 @@ async function tinyServer() {
   const app = Fastify({ logger: false, genReqId: () => 'req-0123456789' });
   app.setErrorHandler(handleError);
   app.get('/app-error', async () => {
-    throw new AppError('RATE_LIMITED', 429, 'slow down', { path: ['query'], extensions: { limit: 1 }, headers: { 'Retry-After': '7' } });
+    throw new AppError('RATE_LIMITED', 'slow down', { path: ['query'], extensions: { limit: 1 }, headers: { 'Retry-After': '7' } });
   });
   app.get('/bug', async () => {
     throw new TypeError('secret internals at /srv/app.ts:12');

@@ -42,7 +42,7 @@ export const pinDecider: Decider<PinState, PinCommand, PinEvent> = {
       case 'pin': {
         const { revision } = command;
         if (revision.staged) {
-          throw new AppError('REVISION_STAGED', 409, 'This revision is staged (written by a draft) and cannot be pinned', {
+          throw new AppError('REVISION_STAGED', 'This revision is staged (written by a draft) and cannot be pinned', {
             path: ['body', 'revisionId'],
           });
         }
@@ -64,7 +64,7 @@ export const pinDecider: Decider<PinState, PinCommand, PinEvent> = {
       case 'release': {
         const fields = command.field === null ? Object.keys(state.pins).sort() : [command.field];
         if (command.field !== null && !(command.field in state.pins)) {
-          throw new AppError('NOT_FOUND', 404, `The field "${command.field}" of this item is not pinned`);
+          throw new AppError('NOT_FOUND', `The field "${command.field}" of this item is not pinned`);
         }
         return fields.map((field) => ({ type: 'pin.released' as const, data: { collection: command.collection, itemId: command.itemId, field } }));
       }

@@ -48,7 +48,7 @@ function changedLanguages(base: Record<string, unknown>, value: Record<string, u
 }
 
 function missing(key: string): AppError {
-  return new AppError('NOT_FOUND', 404, `No version "${key}" on this item`);
+  return new AppError('NOT_FOUND', `No version "${key}" on this item`);
 }
 
 export const versionDecider: Decider<VersionState, VersionCommand, VersionEvent> = {
@@ -76,7 +76,7 @@ export const versionDecider: Decider<VersionState, VersionCommand, VersionEvent>
     switch (command.type) {
       case 'createVersion':
         if (state.status === 'active') {
-          throw new AppError('CONFLICT', 409, `A version with key "${command.key}" already exists on this item`, { path: ['body', 'key'] });
+          throw new AppError('CONFLICT', `A version with key "${command.key}" already exists on this item`, { path: ['body', 'key'] });
         }
         return [
           {

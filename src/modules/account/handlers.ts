@@ -25,7 +25,7 @@ export async function changePassword(
   );
   if (!row) throw errors.notFound('User not found');
   if (!(await verifyPassword(row.password_hash, input.currentPassword))) {
-    throw new AppError('INVALID_CREDENTIALS', 401, 'The current password is wrong', { path: ['body', 'currentPassword'] });
+    throw new AppError('INVALID_CREDENTIALS', 'The current password is wrong', { path: ['body', 'currentPassword'] });
   }
   const passwordHash = await hashPassword(input.newPassword);
   await inSiteTransaction(context, siteId, async (tx) => {

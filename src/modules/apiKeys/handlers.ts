@@ -21,16 +21,16 @@ export async function createApiKey(context: AppContext, siteId: string, input: N
   const userId = input.userId ?? null;
   const roleId = input.roleId ?? null;
   if ((userId === null) === (roleId === null)) {
-    throw new AppError('VALIDATION_FAILED', 400, 'Give exactly one of userId or roleId', { path: ['body', userId === null ? 'userId' : 'roleId'] });
+    throw new AppError('VALIDATION_FAILED', 'Give exactly one of userId or roleId', { path: ['body', userId === null ? 'userId' : 'roleId'] });
   }
   const apiKeyId = randomUUID();
   const key = `${API_KEY_PREFIX}${randomToken(32)}`;
   const view = await inSiteTransaction(context, siteId, async (tx) => {
     if (userId !== null && !(await findUser(tx, siteId, userId))) {
-      throw new AppError('VALIDATION_FAILED', 400, 'No user with this id', { path: ['body', 'userId'] });
+      throw new AppError('VALIDATION_FAILED', 'No user with this id', { path: ['body', 'userId'] });
     }
     if (roleId !== null && !(await roleExists(tx, siteId, roleId))) {
-      throw new AppError('VALIDATION_FAILED', 400, 'No role with this id', { path: ['body', 'roleId'] });
+      throw new AppError('VALIDATION_FAILED', 'No role with this id', { path: ['body', 'roleId'] });
     }
     await handleCommandIn(tx, context.projections, {
       siteId,

@@ -29,12 +29,12 @@ export type AuditFilter = Record<string, Record<string, string>>;
 
 function condition(field: string, operator: string, value: string): SqlFragment {
   const spec = FILTERABLE[field];
-  if (!spec) throw new AppError('VALIDATION_FAILED', 400, `Unknown audit field ${field}`, { path: ['filter', field] });
+  if (!spec) throw new AppError('VALIDATION_FAILED', `Unknown audit field ${field}`, { path: ['filter', field] });
   if (!spec.operators.includes(operator)) {
-    throw new AppError('VALIDATION_FAILED', 400, `Operator ${operator} is not allowed on ${field}`, { path: ['filter', field, operator] });
+    throw new AppError('VALIDATION_FAILED', `Operator ${operator} is not allowed on ${field}`, { path: ['filter', field, operator] });
   }
   if (field === 'occurredAt' && Number.isNaN(Date.parse(value))) {
-    throw new AppError('VALIDATION_FAILED', 400, 'occurredAt needs an ISO 8601 time', { path: ['filter', field, operator] });
+    throw new AppError('VALIDATION_FAILED', 'occurredAt needs an ISO 8601 time', { path: ['filter', field, operator] });
   }
   const column = identifier(spec.column);
   switch (operator) {

@@ -43,7 +43,7 @@ export async function consumeEmailToken(
 ): Promise<string> {
   const tokenId = TOKEN_PATTERN.exec(request.token)?.[1];
   if (!tokenId) {
-    throw new AppError('VALIDATION_FAILED', 400, 'The token is not valid', { path: ['body', 'token'], extensions: { reason: 'invalid' } });
+    throw new AppError('VALIDATION_FAILED', 'The token is not valid', { path: ['body', 'token'], extensions: { reason: 'invalid' } });
   }
   const result = await handleCommandIn(tx, projections, {
     siteId: request.siteId,

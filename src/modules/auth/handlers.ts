@@ -160,14 +160,14 @@ export async function refresh({ context, tokens }: AuthDeps, siteId: string, pre
     metadata,
   });
   if (result.state.status !== 'active') {
-    throw new AppError('UNAUTHENTICATED', 401, 'The refresh token is no longer valid; sign in again');
+    throw new AppError('UNAUTHENTICATED', 'The refresh token is no longer valid; sign in again');
   }
   const [row] = await context.database.withSite(siteId, (tx) =>
     tx.query<UserRow & { session_user_id: string; impersonator_id: string | null }>(sql`
       SELECT u.*, s.impersonator_id FROM sessions s JOIN users u ON u.site_id = s.site_id AND u.id = s.user_id
        WHERE s.site_id = ${siteId} AND s.id = ${sessionId}`),
   );
-  if (!row || row.status !== 'active') throw new AppError('UNAUTHENTICATED', 401, 'The account is not active');
+  if (!row || row.status !== 'active') throw new AppError('UNAUTHENTICATED', 'The account is not active');
   const access = await tokens.issue({ siteId, userId: row.id, sessionId, tokenVersion: row.token_version, impersonatorId: row.impersonator_id, realm: 'studio' });
   return { token: access.token, expires: access.expiresAt.getTime(), refreshToken: nextToken, refreshExpiresAt, user: profileOf(row) };
 }

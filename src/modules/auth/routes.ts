@@ -47,9 +47,9 @@ export async function authRoutes(app: FastifyInstance, deps: ServerDeps): Promis
   function presentedRefreshToken(request: FastifyRequest, body: { refreshToken?: string } | null | undefined): string {
     if (body?.refreshToken) return body.refreshToken;
     const cookie = request.cookies[REFRESH_COOKIE];
-    if (!cookie) throw new AppError('VALIDATION_FAILED', 400, 'No refresh token: send refreshToken in the body or the cookie', { path: ['body', 'refreshToken'] });
+    if (!cookie) throw new AppError('VALIDATION_FAILED', 'No refresh token: send refreshToken in the body or the cookie', { path: ['body', 'refreshToken'] });
     if (request.headers['x-svc-refresh'] === undefined) {
-      throw new AppError('PERMISSION_DENIED', 403, 'A cookie-sourced refresh needs the X-Svc-Refresh header', { path: ['headers', 'x-svc-refresh'] });
+      throw new AppError('PERMISSION_DENIED', 'A cookie-sourced refresh needs the X-Svc-Refresh header', { path: ['headers', 'x-svc-refresh'] });
     }
     return cookie;
   }

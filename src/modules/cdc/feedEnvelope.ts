@@ -70,7 +70,7 @@ function parseList(value: string | string[] | undefined, path: (string | number)
   const entries = (Array.isArray(value) ? value : value.split(',')).map((entry) => entry.trim()).filter(Boolean);
   if (entries.length === 0) return null;
   const bad = entries.find((entry) => !valid(entry));
-  if (bad !== undefined) throw new AppError('VALIDATION_FAILED', 400, `"${bad}" is not ${expected}`, { path });
+  if (bad !== undefined) throw new AppError('VALIDATION_FAILED', `"${bad}" is not ${expected}`, { path });
   return [...new Set(entries)];
 }
 

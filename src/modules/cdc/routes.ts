@@ -75,7 +75,7 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
 
   async function viewOf(siteId: string, id: string) {
     const view = await context.database.withSite(siteId, (tx) => findSubscription(tx, siteId, id, new Date()));
-    if (!view) throw new AppError('NOT_FOUND', 404, 'Subscription not found');
+    if (!view) throw new AppError('NOT_FOUND', 'Subscription not found');
     return view;
   }
 
@@ -204,7 +204,7 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
     async (request) => {
       const { cursor, occurred_after: occurredAfter } = request.body;
       if ((cursor === undefined) === (occurredAfter === undefined)) {
-        throw new AppError('VALIDATION_FAILED', 400, 'Send either cursor or occurred_after', { path: ['body'] });
+        throw new AppError('VALIDATION_FAILED', 'Send either cursor or occurred_after', { path: ['body'] });
       }
       const target = cursor !== undefined ? { cursor } : { occurredAfter: new Date(occurredAfter!) };
       await replaySubscription(deps, request.siteId, request.params.id, target, metadataOf(request));

@@ -59,7 +59,7 @@ async function checkWebhookUrl(http: OutboundHttp, url: string): Promise<void> {
     await http.checkUrl(url);
   } catch (error) {
     if (error instanceof OutboundRequestError) {
-      throw new AppError('VALIDATION_FAILED', 400, `Webhook URL refused: ${error.message}`, { path: ['body', 'webhook', 'url'] });
+      throw new AppError('VALIDATION_FAILED', `Webhook URL refused: ${error.message}`, { path: ['body', 'webhook', 'url'] });
     }
     throw error;
   }
@@ -72,7 +72,7 @@ async function lockSiteSubscriptions(tx: Queryable, siteId: string): Promise<voi
 async function assertNameFree(tx: Queryable, siteId: string, name: string, exceptId: string | null): Promise<void> {
   const rows = await tx.query(sql`
     SELECT 1 FROM cdc_subscriptions WHERE site_id = ${siteId} AND name = ${name} AND (${exceptId}::uuid IS NULL OR id <> ${exceptId}::uuid)`);
-  if (rows.length > 0) throw new AppError('CONFLICT', 409, `A subscription named "${name}" already exists`, { path: ['body', 'name'] });
+  if (rows.length > 0) throw new AppError('CONFLICT', `A subscription named "${name}" already exists`, { path: ['body', 'name'] });
 }
 
 export async function createSubscription(deps: SubscriptionDeps, siteId: string, input: CreateSubscriptionInput, metadata: EventMetadata): Promise<string> {
@@ -80,22 +80,22 @@ export async function createSubscription(deps: SubscriptionDeps, siteId: string,
   let url: string | null = null;
   let secretCiphertext: string | null = null;
   if (input.kind === 'webhook') {
-    if (!input.webhook?.url) throw new AppError('VALIDATION_FAILED', 400, 'A webhook subscription needs webhook.url', { path: ['body', 'webhook', 'url'] });
+    if (!input.webhook?.url) throw new AppError('VALIDATION_FAILED', 'A webhook subscription needs webhook.url', { path: ['body', 'webhook', 'url'] });
     if (!input.webhook.secret) {
-      throw new AppError('VALIDATION_FAILED', 400, 'A webhook subscription needs webhook.secret to sign its deliveries', { path: ['body', 'webhook', 'secret'] });
+      throw new AppError('VALIDATION_FAILED', 'A webhook subscription needs webhook.secret to sign its deliveries', { path: ['body', 'webhook', 'secret'] });
     }
     await checkWebhookUrl(deps.http, input.webhook.url);
     url = input.webhook.url;
     secretCiphertext = deps.secrets.seal(input.webhook.secret);
   } else if (input.webhook !== undefined) {
-    throw new AppError('VALIDATION_FAILED', 400, 'Only webhook subscriptions take a webhook', { path: ['body', 'webhook'] });
+    throw new AppError('VALIDATION_FAILED', 'Only webhook subscriptions take a webhook', { path: ['body', 'webhook'] });
   }
   const subscriptionId = randomUUID();
   await inSiteTransaction(context, siteId, async (tx) => {
     await lockSiteSubscriptions(tx, siteId);
     const [count] = await tx.query<{ total: number }>(sql`SELECT count(*)::int AS total FROM cdc_subscriptions WHERE site_id = ${siteId}`);
     if ((count?.total ?? 0) >= MAX_SUBSCRIPTIONS_PER_SITE) {
-      throw new AppError('PERMISSION_DENIED', 403, `A site has at most ${MAX_SUBSCRIPTIONS_PER_SITE} change-feed subscriptions`, {
+      throw new AppError('PERMISSION_DENIED', `A site has at most ${MAX_SUBSCRIPTIONS_PER_SITE} change-feed subscriptions`, {
         extensions: { limit: MAX_SUBSCRIPTIONS_PER_SITE },
       });
     }
@@ -133,7 +133,7 @@ export async function updateSubscription(
 ): Promise<void> {
   const { context } = deps;
   if (input.action && input.state && (input.action === 'pause') !== (input.state === 'paused')) {
-    throw new AppError('VALIDATION_FAILED', 400, 'action and state disagree; send one of them', { path: ['body', 'state'] });
+    throw new AppError('VALIDATION_FAILED', 'action and state disagree; send one of them', { path: ['body', 'state'] });
   }
   const move = input.action ?? (input.state === 'paused' ? 'pause' : input.state === 'active' ? 'resume' : null);
   const changes: SubscriptionChanges = {};
@@ -155,7 +155,7 @@ export async function updateSubscription(
       if (changes.name !== undefined) await assertNameFree(tx, siteId, changes.name, subscriptionId);
       await run((state) => {
         if (state.exists && !state.deleted && state.kind !== 'webhook' && input.webhook !== undefined) {
-          throw new AppError('VALIDATION_FAILED', 400, 'Only webhook subscriptions take a webhook', { path: ['body', 'webhook'] });
+          throw new AppError('VALIDATION_FAILED', 'Only webhook subscriptions take a webhook', { path: ['body', 'webhook'] });
         }
         return { type: 'update', changes };
       });
@@ -191,7 +191,7 @@ export async function acknowledgeSubscription(
   const sequence = decodeCursor(cursor, ['body', 'cursor']);
   await inSiteTransaction(deps.context, siteId, async (tx) => {
     const head = await readFeedHead(tx, siteId);
-    if (sequence > head.lastSeq) throw new AppError('VALIDATION_FAILED', 400, 'The cursor is ahead of the feed', { path: ['body', 'cursor'] });
+    if (sequence > head.lastSeq) throw new AppError('VALIDATION_FAILED', 'The cursor is ahead of the feed', { path: ['body', 'cursor'] });
     await handleCommandIn(tx, deps.context.projections, {
       siteId,
       streamId: subscriptionStream(siteId, subscriptionId),
@@ -216,7 +216,7 @@ export async function replaySubscription(
     if ('cursor' in target) {
       sequence = decodeCursor(target.cursor, ['body', 'cursor']);
       if (sequence < head.prunedThrough) throw cursorExpired(head.prunedThrough);
-      if (sequence > head.lastSeq) throw new AppError('VALIDATION_FAILED', 400, 'The cursor is ahead of the feed', { path: ['body', 'cursor'] });
+      if (sequence > head.lastSeq) throw new AppError('VALIDATION_FAILED', 'The cursor is ahead of the feed', { path: ['body', 'cursor'] });
     } else {
       const [row] = await tx.query<{ seq: number | null }>(sql`
         SELECT max(seq) AS seq FROM cdc_feed WHERE site_id = ${siteId} AND occurred_at <= ${target.occurredAfter}`);

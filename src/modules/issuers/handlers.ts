@@ -11,8 +11,8 @@ import { isUniqueViolation } from '../users/identityHelpers.ts';
 import { roleExists } from '../users/queries.ts';
 import { findIssuer, issuerIdByName, type IssuerView } from './queries.ts';
 
-const alreadyExists = () => new AppError('ISSUER_ALREADY_EXISTS', 409, 'This site already trusts an issuer with this name', { path: ['body', 'issuer'] });
-const invalid = (message: string, path: (string | number)[]) => new AppError('VALIDATION_FAILED', 422, message, { path: ['body', ...path] });
+const alreadyExists = () => new AppError('ISSUER_ALREADY_EXISTS', 'This site already trusts an issuer with this name', { path: ['body', 'issuer'] });
+const invalid = (message: string, path: (string | number)[]) => new AppError('VALIDATION_FAILED', message, { path: ['body', ...path], unprocessable: true });
 
 async function assertReferences(context: AppContext, tx: Queryable, siteId: string, config: IssuerConfig): Promise<void> {
   if (context.config.NODE_ENV === 'production') {

@@ -20,7 +20,7 @@ const idParams = z.object({ id: z.string() });
 function unprocessableOnInvalidBody(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const appError = toAppError(error);
   if (appError?.code === 'VALIDATION_FAILED' && appError.status === 400 && appError.path[0] === 'body') {
-    return handleError(new AppError('VALIDATION_FAILED', 422, appError.message, { path: appError.path }), request, reply);
+    return handleError(new AppError('VALIDATION_FAILED', appError.message, { path: appError.path, unprocessable: true }), request, reply);
   }
   return handleError(error, request, reply);
 }

@@ -15,7 +15,7 @@ export function localeOf(request: FastifyRequest): string | null {
   if (!value) return null;
   const locale = canonicalLanguage(value);
   if (locale === null) {
-    throw new AppError('VALIDATION_FAILED', 400, 'X-Svc-Locale must be a language code such as en or pt-BR', { path: ['headers', 'x-svc-locale'] });
+    throw new AppError('VALIDATION_FAILED', 'X-Svc-Locale must be a language code such as en or pt-BR', { path: ['headers', 'x-svc-locale'] });
   }
   return locale;
 }

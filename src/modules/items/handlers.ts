@@ -53,12 +53,12 @@ export type ItemsWriteContext = Pick<AppContext, 'database' | 'projections' | 'n
 
 export function collectionOf(schema: SiteSchema, name: string): CollectionSchema {
   const collection = schema.collections.get(name);
-  if (!collection) throw new AppError('NOT_FOUND', 404, `Collection "${name}" not found`);
+  if (!collection) throw new AppError('NOT_FOUND', `Collection "${name}" not found`);
   return collection;
 }
 
 function preconditionFailed(itemId: string, expected: number, actual: number | null): AppError {
-  return new AppError('PRECONDITION_FAILED', 412, `Item "${itemId}" is at version ${actual ?? 'unknown'}, not ${expected}`, {
+  return new AppError('PRECONDITION_FAILED', `Item "${itemId}" is at version ${actual ?? 'unknown'}, not ${expected}`, {
     path: ['headers', 'if-match'],
     extensions: actual === null ? { expectedVersion: expected } : { expectedVersion: expected, currentVersion: actual },
   });
@@ -67,7 +67,7 @@ function preconditionFailed(itemId: string, expected: number, actual: number | n
 /** Moves a decider's `['body', field]` error under a bulk index: `['body', 3, field]`. */
 function underPath(error: unknown, basePath: (string | number)[]): unknown {
   if (!(error instanceof AppError) || error.path[0] !== 'body' || basePath.length <= 1) return error;
-  return new AppError(error.code, error.status, error.message, { path: [...basePath, ...error.path.slice(1)], extensions: error.extensions });
+  return error.at([...basePath, ...error.path.slice(1)]);
 }
 
 /**
@@ -186,12 +186,12 @@ export async function createItemsWithVersions(context: ItemsWriteContext, input:
     const basePath = bulk ? ['body', index] : ['body'];
     const { id: givenId, changes } = await prepareChanges(schema, collection, body, { mode: 'create', locale: input.locale ?? null, basePath });
     if (collection.meta.singleton && givenId !== null && givenId !== SINGLETON_ITEM_ID) {
-      throw new AppError('VALIDATION_FAILED', 400, `The item of the singleton "${collection.name}" has the id "${SINGLETON_ITEM_ID}"`, {
+      throw new AppError('VALIDATION_FAILED', `The item of the singleton "${collection.name}" has the id "${SINGLETON_ITEM_ID}"`, {
         path: [...basePath, 'id'],
       });
     }
     const id = givenId ?? (collection.meta.singleton ? SINGLETON_ITEM_ID : newItemId());
-    if (seen.has(id)) throw new AppError('VALIDATION_FAILED', 400, `Item id "${id}" appears twice in the body`, { path: [...basePath, 'id'] });
+    if (seen.has(id)) throw new AppError('VALIDATION_FAILED', `Item id "${id}" appears twice in the body`, { path: [...basePath, 'id'] });
     seen.set(id, index);
     let events;
     try {
@@ -258,7 +258,7 @@ async function createJointly(context: ItemsWriteContext, siteId: string, creates
       const clash = provided.find((item) => taken.has(itemStreamId(siteId, create.collection, item.id)));
       if (clash) {
         const message = `An item "${clash.id}" of "${create.collection}" exists or existed`;
-        return { ok: false, error: new AppError('CONFLICT', 409, message, { path: [...clash.basePath, 'id'] }) };
+        return { ok: false, error: new AppError('CONFLICT', message, { path: [...clash.basePath, 'id'] }) };
       }
       for (const item of provided) taken.add(itemStreamId(siteId, create.collection, item.id));
       return { ok: true, value: undefined };
@@ -353,7 +353,7 @@ export async function updateItem(context: ItemsWriteContext, input: UpdateItemIn
 }
 
 function dependentRecordsExist(collection: CollectionSchema, itemId: string, report: DependentsReport): AppError {
-  return new AppError('DEPENDENT_RECORDS_EXIST', 409, `Items still point at "${itemId}" of "${collection.name}" through a restrict relation`, {
+  return new AppError('DEPENDENT_RECORDS_EXIST', `Items still point at "${itemId}" of "${collection.name}" through a restrict relation`, {
     extensions: { dependents: report.dependents.filter((entry) => entry.count > 0) },
   });
 }
@@ -373,7 +373,7 @@ async function deleteIn(context: Pick<AppContext, 'projections'>, tx: Queryable,
   const { collection, itemId } = request;
   const { state } = await loadItemState(tx, itemStreamId(request.siteId, collection.name, itemId));
   const deletable = request.hard ? state.lifecycle === 'live' || state.lifecycle === 'deleted' : state.lifecycle === 'live';
-  if (!deletable) throw new AppError('RECORD_NOT_FOUND', 404, `Item "${itemId}" of "${collection.name}" not found`);
+  if (!deletable) throw new AppError('RECORD_NOT_FOUND', `Item "${itemId}" of "${collection.name}" not found`);
   const restricting = collection.references.filter((reference) => reference.onDelete === 'restrict');
   if (restricting.length > 0) {
     const report = await dependentsOf(tx, request.siteId, collection, itemId, restricting);
@@ -438,7 +438,7 @@ export async function getDependents(
     const [row] = await tx.query(
       sql`SELECT 1 FROM items WHERE site_id = ${siteId} AND collection = ${collection.name} AND id = ${itemId} AND deleted_at IS NULL`,
     );
-    if (!row) throw new AppError('RECORD_NOT_FOUND', 404, `Item "${itemId}" of "${collection.name}" not found`);
+    if (!row) throw new AppError('RECORD_NOT_FOUND', `Item "${itemId}" of "${collection.name}" not found`);
     return dependentsOf(tx, siteId, collection, itemId, collection.references, options.sampleCondition);
   });
 }
@@ -475,12 +475,12 @@ export async function resolveDependents(context: ItemsWriteContext, input: Resol
   const collection = collectionOf(schema, input.collection);
   const references = collection.references.filter((reference) => reference.relationId === input.relation);
   if (references.length === 0) {
-    throw new AppError('VALIDATION_FAILED', 400, `Relation "${input.relation}" does not point at "${collection.name}"`, { path: ['body', 'relation'] });
+    throw new AppError('VALIDATION_FAILED', `Relation "${input.relation}" does not point at "${collection.name}"`, { path: ['body', 'relation'] });
   }
   if (input.action === 'set_null') {
     for (const reference of references) {
       if (schema.collections.get(reference.collection)?.fields.get(reference.field)?.required) {
-        throw new AppError('FIELD_REQUIRED', 409, `"${reference.collection}.${reference.field}" is required; it cannot be set to null`, {
+        throw new AppError('FIELD_REQUIRED', `"${reference.collection}.${reference.field}" is required; it cannot be set to null`, {
           path: ['body', 'action'],
           extensions: { collection: reference.collection, field: reference.field },
         });
@@ -488,7 +488,7 @@ export async function resolveDependents(context: ItemsWriteContext, input: Resol
     }
   }
   if (input.action === 'reassign' && !input.newTargetId) {
-    throw new AppError('VALIDATION_FAILED', 400, 'reassign needs newTargetId', { path: ['body', 'newTargetId'] });
+    throw new AppError('VALIDATION_FAILED', 'reassign needs newTargetId', { path: ['body', 'newTargetId'] });
   }
   const now = new Date().toISOString();
   const actorId = input.metadata.actor.id;
@@ -497,12 +497,12 @@ export async function resolveDependents(context: ItemsWriteContext, input: Resol
     const [self] = await tx.query(
       sql`SELECT 1 FROM items WHERE site_id = ${input.siteId} AND collection = ${collection.name} AND id = ${input.itemId} AND deleted_at IS NULL`,
     );
-    if (!self) throw new AppError('RECORD_NOT_FOUND', 404, `Item "${input.itemId}" of "${collection.name}" not found`);
+    if (!self) throw new AppError('RECORD_NOT_FOUND', `Item "${input.itemId}" of "${collection.name}" not found`);
     if (input.action === 'reassign') {
       const [target] = await tx.query(sql`
         SELECT 1 FROM items WHERE site_id = ${input.siteId} AND collection = ${collection.name} AND id = ${input.newTargetId!} AND deleted_at IS NULL`);
       if (!target || input.newTargetId === input.itemId) {
-        throw new AppError('INVALID_TARGET', 422, `"${input.newTargetId}" is not another live item of "${collection.name}"`, { path: ['body', 'newTargetId'] });
+        throw new AppError('INVALID_TARGET', `"${input.newTargetId}" is not another live item of "${collection.name}"`, { path: ['body', 'newTargetId'] });
       }
     }
     let affected = 0;

@@ -14,7 +14,7 @@ export function parseAsOf(text: unknown): Date {
   const value = typeof text === 'string' ? text.trim() : '';
   const at = ISO_TIME.test(value) ? new Date(value) : null;
   if (!at || Number.isNaN(at.getTime())) {
-    throw new AppError('VALIDATION_FAILED', 400, 'asOf must be an ISO 8601 date or date-time with a time zone, e.g. 2024-05-01T12:00:00Z', {
+    throw new AppError('VALIDATION_FAILED', 'asOf must be an ISO 8601 date or date-time with a time zone, e.g. 2024-05-01T12:00:00Z', {
       path: ['query', 'asOf'],
     });
   }

@@ -105,7 +105,7 @@ export async function updateVersion(
   const collection = collectionOf(schema, key.collection);
   for (const field of Object.keys(input.data ?? {})) {
     if (!isWritableContentField(collection, field)) {
-      throw new AppError('VALIDATION_FAILED', 400, `"${field}" is not a content field of ${key.collection}`, { path: ['body', 'data', field] });
+      throw new AppError('VALIDATION_FAILED', `"${field}" is not a content field of ${key.collection}`, { path: ['body', 'data', field] });
     }
   }
   // The item's own rules, as for a PATCH of the item: promote replays these changes as one, and a
@@ -156,7 +156,7 @@ export async function promoteVersion(context: AppContext, key: ItemKey, versionK
   const collection = await loadCollectionSchema(context, key.siteId, key.collection);
   const { version, main } = await context.database.withSite(key.siteId, async (tx) => {
     const found = await findVersionWithBase(tx, key, versionKey);
-    if (!found) throw new AppError('NOT_FOUND', 404, `No version "${versionKey}" on this item`, { path: ['params', 'key'] });
+    if (!found) throw new AppError('NOT_FOUND', `No version "${versionKey}" on this item`, { path: ['params', 'key'] });
     return { version: found, main: await requireLiveItem(tx, key.siteId, key.collection, key.itemId) };
   });
   const mainDiverged = main.version !== version.baseVersion;
@@ -234,19 +234,19 @@ export async function pinRevision(context: AppContext, key: ItemKey, input: { fi
   const collection = await loadCollectionSchema(context, key.siteId, key.collection);
   const targets = pinTargets(collection, input.field);
   if (!targets) {
-    throw new AppError('VALIDATION_FAILED', 400, `"${input.field}" is neither "*" nor a relation field of ${key.collection}`, { path: ['body', 'field'] });
+    throw new AppError('VALIDATION_FAILED', `"${input.field}" is neither "*" nor a relation field of ${key.collection}`, { path: ['body', 'field'] });
   }
   return inSiteTransaction(context, key.siteId, async (tx) => {
     const main = await requireLiveItem(tx, key.siteId, key.collection, key.itemId);
     const revision = await findRevision(tx, key.siteId, input.revisionId);
-    if (!revision) throw new AppError('RECORD_NOT_FOUND', 404, `No revision ${input.revisionId}`, { path: ['body', 'revisionId'] });
+    if (!revision) throw new AppError('RECORD_NOT_FOUND', `No revision ${input.revisionId}`, { path: ['body', 'revisionId'] });
     const current = main.data[input.field];
     const fits =
       targets.collections.has(revision.collection) &&
       (input.field !== '*' || revision.item === key.itemId) &&
       (!targets.m2o || current === null || current === undefined || String(current) === revision.item);
     if (!fits) {
-      throw new AppError('VALIDATION_FAILED', 400, `Revision ${input.revisionId} is not of an item "${input.field}" refers to`, { path: ['body', 'revisionId'] });
+      throw new AppError('VALIDATION_FAILED', `Revision ${input.revisionId} is not of an item "${input.field}" refers to`, { path: ['body', 'revisionId'] });
     }
     await handleCommandIn(tx, context.projections, {
       siteId: key.siteId,
@@ -270,7 +270,7 @@ export async function pinRevision(context: AppContext, key: ItemKey, input: { fi
 export async function releasePins(context: AppContext, key: ItemKey, field: string | null, metadata: EventMetadata): Promise<void> {
   await loadCollectionSchema(context, key.siteId, key.collection);
   await inSiteTransaction(context, key.siteId, async (tx) => {
-    if (!(await itemExisted(tx, key))) throw new AppError('RECORD_NOT_FOUND', 404, `Item "${key.itemId}" of "${key.collection}" not found`);
+    if (!(await itemExisted(tx, key))) throw new AppError('RECORD_NOT_FOUND', `Item "${key.itemId}" of "${key.collection}" not found`);
     await handleCommandIn(tx, context.projections, {
       siteId: key.siteId,
       streamId: pinStream(key),

@@ -94,7 +94,7 @@ export async function requireItemRevision(
 ): Promise<Revision> {
   const revision = await findRevision(tx, key.siteId, revisionId);
   if (!revision || revision.collection !== key.collection || revision.item !== key.itemId) {
-    throw new AppError('RECORD_NOT_FOUND', 404, `No revision ${revisionId} of this item`, { path });
+    throw new AppError('RECORD_NOT_FOUND', `No revision ${revisionId} of this item`, { path });
   }
   return revision;
 }
@@ -108,7 +108,7 @@ export async function findLiveItem(tx: Queryable, siteId: string, collection: st
 
 export async function requireLiveItem(tx: Queryable, siteId: string, collection: string, itemId: string): Promise<StoredItemRow> {
   const row = await findLiveItem(tx, siteId, collection, itemId);
-  if (!row) throw new AppError('RECORD_NOT_FOUND', 404, `No item ${itemId} in ${collection}`);
+  if (!row) throw new AppError('RECORD_NOT_FOUND', `No item ${itemId} in ${collection}`);
   return row;
 }
 
@@ -215,7 +215,7 @@ export async function requireVersion(
   versionKey: string,
 ): Promise<ItemVersion> {
   const version = await findVersion(tx, key, versionKey);
-  if (!version) throw new AppError('NOT_FOUND', 404, `No version "${versionKey}" on this item`, { path: ['params', 'key'] });
+  if (!version) throw new AppError('NOT_FOUND', `No version "${versionKey}" on this item`, { path: ['params', 'key'] });
   return version;
 }
 

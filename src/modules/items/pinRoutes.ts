@@ -45,7 +45,7 @@ export async function pinRoutes(app: FastifyInstance, { context }: ServerDeps): 
     const { collection, id, field } = request.params;
     await loadCollectionSchema(context, request.siteId, collection);
     const [pin] = await context.database.withSite(request.siteId, (tx) => listPins(tx, { siteId: request.siteId, collection, itemId: id }, field));
-    if (!pin) throw new AppError('NOT_FOUND', 404, `The field "${field}" of this item is not pinned`);
+    if (!pin) throw new AppError('NOT_FOUND', `The field "${field}" of this item is not pinned`);
     const [data] = await present(request, [pin]);
     return { data };
   });

@@ -67,7 +67,7 @@ export interface GetItemInput extends ReadItemsInput {
 
 function collectionOf(schema: SiteSchema, name: string): CollectionSchema {
   const collection = schema.collections.get(name);
-  if (!collection) throw new AppError('NOT_FOUND', 404, `Collection "${name}" not found`);
+  if (!collection) throw new AppError('NOT_FOUND', `Collection "${name}" not found`);
   return collection;
 }
 
@@ -190,7 +190,7 @@ async function aggregateItems(app: AppContext, input: ListItemsInput): Promise<L
     const visible = input.restrictions?.fields;
     if (visible) {
       for (const name of [...query.groupBy, ...Object.values(query.aggregate ?? {}).flat()]) {
-        if (name !== '*' && name !== 'id' && !visible.has(name)) throw new AppError('PERMISSION_DENIED', 403, `You may not read "${name}"`);
+        if (name !== '*' && name !== 'id' && !visible.has(name)) throw new AppError('PERMISSION_DENIED', `You may not read "${name}"`);
       }
     }
     refuseSensitiveValues(collection, query);
@@ -215,7 +215,7 @@ function refuseSensitiveValues(collection: CollectionSchema, query: ListItemsInp
   const refuse = (name: string, path: (string | number)[]) => {
     const sensitivity = collection.sensitiveFields.get(name);
     if (sensitivity) {
-      throw new AppError('VALIDATION_FAILED', 400, `"${name}" is a ${sensitivity} field: its values are read item by item, each read logged`, { path });
+      throw new AppError('VALIDATION_FAILED', `"${name}" is a ${sensitivity} field: its values are read item by item, each read logged`, { path });
     }
   };
   for (const name of query.groupBy) refuse(name, ['groupBy']);
@@ -234,7 +234,7 @@ export async function getItem(app: AppContext, input: GetItemInput): Promise<{ i
        WHERE ${where} AND i.id = ${input.id}`),
     );
     const row = rows[0];
-    if (!row) throw new AppError('RECORD_NOT_FOUND', 404, `Item "${input.id}" of "${collection.name}" not found`);
+    if (!row) throw new AppError('RECORD_NOT_FOUND', `Item "${input.id}" of "${collection.name}" not found`);
     if (input.draft) await overlayDrafts(context, collection.name, rows);
     const [item] = await shapeLevel(context, collection, rows, selection, query.deep);
     return { item: item!, version: row.version };

@@ -69,7 +69,7 @@ function deepPath(path: Path, key: string | number): (string | number)[] {
 }
 
 function deepInvalid(message: string, path: (string | number)[]): AppError {
-  return new AppError('VALIDATION_FAILED', 400, message, { path });
+  return new AppError('VALIDATION_FAILED', message, { path });
 }
 
 /** `deep[blocks][item:headings]`, as the client wrote it in the bracket form. */
@@ -193,7 +193,7 @@ async function loadRelation(
   const deep = entry?.query;
   const path = entry?.path ?? [relation.field];
   const related = context.schema.collections.get(relation.collection);
-  if (!related) throw new AppError('VALIDATION_FAILED', 400, `Field "${relation.field}" points at an unknown collection`, { path: ['fields'] });
+  if (!related) throw new AppError('VALIDATION_FAILED', `Field "${relation.field}" points at an unknown collection`, { path: ['fields'] });
   const filter = deep?.filter
     ? sql` AND ${compileFilter(deep.filter, {
         alias: 'r',
@@ -228,7 +228,7 @@ async function loadRelation(
   }
 
   const foreignKey = relation.relatedField;
-  if (!foreignKey) throw new AppError('VALIDATION_FAILED', 400, `Relation "${relation.field}" names no field on the related side`, { path: ['fields'] });
+  if (!foreignKey) throw new AppError('VALIDATION_FAILED', `Relation "${relation.field}" names no field on the related side`, { path: ['fields'] });
   const parentIds = [...new Set(rows.map((row) => row.id))];
   const sort: SortSpec[] = deep?.sort?.length ? deep.sort : related.meta.sort_field ? [{ field: related.meta.sort_field, direction: 'asc' }] : [];
   const limit = deep?.limit ?? DEFAULT_NESTED_LIMIT;
@@ -237,7 +237,7 @@ async function loadRelation(
   try {
     orderBy = compileSort(sort, queryFieldsOf(context, related), 'r');
   } catch (error) {
-    if (error instanceof AppError) throw new AppError(error.code, error.status, error.message, { path: deepPath(path, 'sort') });
+    if (error instanceof AppError) throw error.at(deepPath(path, 'sort'));
     throw error;
   }
   const parentKey = sql`(r.data ->> ${foreignKey}::text)`;

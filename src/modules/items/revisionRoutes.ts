@@ -29,7 +29,7 @@ export async function revisionRoutes(app: FastifyInstance, { context }: ServerDe
       const result = await context.database.withSite(request.siteId, async (tx) => {
         const listed = await listRevisions(tx, { siteId: request.siteId, collection: name, itemId: id }, { limit, page });
         if (listed.total === 0 && !(await findLiveItem(tx, request.siteId, name, id))) {
-          throw new AppError('RECORD_NOT_FOUND', 404, `Item "${id}" of "${name}" not found`);
+          throw new AppError('RECORD_NOT_FOUND', `Item "${id}" of "${name}" not found`);
         }
         return listed;
       });

@@ -47,12 +47,12 @@ export function expectedVersionOf(request: FastifyRequest): number | undefined {
   const value = header(request, 'if-match')?.trim();
   if (value === undefined || value === '' || value === '*') return undefined;
   const match = /^(?:W\/)?"?(\d{1,9})"?$/.exec(value);
-  if (!match) throw new AppError('VALIDATION_FAILED', 400, 'If-Match must be an item version such as "3"', { path: ['headers', 'if-match'] });
+  if (!match) throw new AppError('VALIDATION_FAILED', 'If-Match must be an item version such as "3"', { path: ['headers', 'if-match'] });
   return Number(match[1]);
 }
 
 function checkItemId(id: string): void {
-  if (!ITEM_ID_PATTERN.test(id)) throw new AppError('RECORD_NOT_FOUND', 404, `Item "${id}" not found`);
+  if (!ITEM_ID_PATTERN.test(id)) throw new AppError('RECORD_NOT_FOUND', `Item "${id}" not found`);
 }
 
 function sendWithETag(reply: FastifyReply, status: number, version: number, data: unknown) {
@@ -70,7 +70,7 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
   async function shapeWritten(request: FastifyRequest, collection: string, results: { result: ItemWriteResult; body: Record<string, unknown> }[], draft: boolean) {
     const schema = await loadSiteSchema(context, request.siteId);
     const collectionSchema = schema.collections.get(collection);
-    if (!collectionSchema) throw new AppError('NOT_FOUND', 404, `Collection "${collection}" not found`);
+    if (!collectionSchema) throw new AppError('NOT_FOUND', `Collection "${collection}" not found`);
     const visibleFields = await writtenItemFields(context, request, collection);
     const items = results.map(({ result }) => {
       const snapshot: ItemSnapshot = draft && result.draft ? draftSnapshot(result.snapshot, result.draft) : result.snapshot;

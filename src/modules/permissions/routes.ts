@@ -43,19 +43,19 @@ export async function permissionsRoutes(app: FastifyInstance, { context }: Serve
     const collection = request.body.collection ?? null;
     const own = await requestAccess(context, request);
     if (request.body.principal && !own.admin) {
-      throw new AppError('PERMISSION_DENIED', 403, 'Only administrators may check on behalf of another principal', { path: ['body', 'principal'] });
+      throw new AppError('PERMISSION_DENIED', 'Only administrators may check on behalf of another principal', { path: ['body', 'principal'] });
     }
     if (!isItemAction(action) && !isCapability(action)) {
-      throw new AppError('VALIDATION_FAILED', 400, `Unknown action "${action}"`, { path: ['body', 'action'] });
+      throw new AppError('VALIDATION_FAILED', `Unknown action "${action}"`, { path: ['body', 'action'] });
     }
     if (isItemAction(action) && collection === null) {
-      throw new AppError('VALIDATION_FAILED', 400, `Action "${action}" needs a collection`, { path: ['body', 'collection'] });
+      throw new AppError('VALIDATION_FAILED', `Action "${action}" needs a collection`, { path: ['body', 'collection'] });
     }
     if (collection !== null && !(await loadSiteSchema(context, request.siteId)).collections.has(collection)) {
-      throw new AppError('VALIDATION_FAILED', 400, `Unknown collection "${collection}"`, { path: ['body', 'collection'] });
+      throw new AppError('VALIDATION_FAILED', `Unknown collection "${collection}"`, { path: ['body', 'collection'] });
     }
     if (itemId !== undefined && (collection === null || !isItemAction(action))) {
-      throw new AppError('VALIDATION_FAILED', 400, 'itemId applies to create, read, update or delete on a collection', { path: ['body', 'itemId'] });
+      throw new AppError('VALIDATION_FAILED', 'itemId applies to create, read, update or delete on a collection', { path: ['body', 'itemId'] });
     }
     const access = request.body.principal ? await accessOfTarget(request.siteId, request.body.principal) : own;
     const decision = await context.database.withSite(request.siteId, (tx) =>
@@ -79,13 +79,13 @@ export async function permissionsRoutes(app: FastifyInstance, { context }: Serve
           SELECT u.role_id::text, r.admin FROM users u LEFT JOIN roles r ON r.site_id = u.site_id AND r.id = u.role_id
            WHERE u.site_id = ${siteId} AND u.id = ${target.userId}::uuid AND u.deleted_at IS NULL`),
       );
-      if (!user) throw new AppError('VALIDATION_FAILED', 400, 'No user with this id', { path: ['body', 'principal', 'userId'] });
+      if (!user) throw new AppError('VALIDATION_FAILED', 'No user with this id', { path: ['body', 'principal', 'userId'] });
       return accessForSubject(context, siteId, { userId: target.userId, roleId: user.role_id, admin: user.admin === true });
     }
     const [role] = await context.database.withSite(siteId, (tx) =>
       tx.query<{ admin: boolean }>(sql`SELECT admin FROM roles WHERE site_id = ${siteId} AND id = ${target.roleId}::uuid`),
     );
-    if (!role) throw new AppError('VALIDATION_FAILED', 400, 'No role with this id', { path: ['body', 'principal', 'roleId'] });
+    if (!role) throw new AppError('VALIDATION_FAILED', 'No role with this id', { path: ['body', 'principal', 'roleId'] });
     return accessForSubject(context, siteId, { userId: null, roleId: target.roleId, admin: role.admin });
   }
 }

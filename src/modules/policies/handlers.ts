@@ -12,7 +12,7 @@ import { loadSiteSchema } from '../schema/schemaCache.ts';
 import { attachmentTargetExists, findPermission, findPolicy, policyNameTaken, type PermissionView, type PolicyView } from './queries.ts';
 import { validateRule, type RuleInput } from './ruleValidation.ts';
 
-const nameTaken = () => new AppError('CONFLICT', 409, 'A policy with this name already exists', { path: ['body', 'name'] });
+const nameTaken = () => new AppError('CONFLICT', 'A policy with this name already exists', { path: ['body', 'name'] });
 const policyNotFound = () => errors.notFound('Policy not found');
 
 async function uniqueName<T>(work: () => Promise<T>): Promise<T> {
@@ -92,7 +92,7 @@ export async function attachPolicy(context: AppContext, siteId: string, policyId
   return inSiteTransaction(context, siteId, async (tx) => {
     if (!(await findPolicy(tx, siteId, policyId))) throw policyNotFound();
     if (!(await attachmentTargetExists(tx, siteId, target.kind, target.id))) {
-      throw new AppError('VALIDATION_FAILED', 400, `No ${target.kind} with this id`, { path: ['body', TARGET_FIELDS[target.kind]] });
+      throw new AppError('VALIDATION_FAILED', `No ${target.kind} with this id`, { path: ['body', TARGET_FIELDS[target.kind]] });
     }
     await decide(tx, context, siteId, policyId, { type: 'attachPolicy', target }, metadata);
     return (await findPolicy(tx, siteId, policyId))!;

@@ -51,7 +51,7 @@ function targetOf(body: z.infer<typeof targetBody>): AttachmentTarget {
   if (body.roleId) targets.push({ kind: 'role', id: body.roleId });
   if (body.userId) targets.push({ kind: 'user', id: body.userId });
   if (body.teamId) targets.push({ kind: 'team', id: body.teamId });
-  if (targets.length !== 1) throw new AppError('VALIDATION_FAILED', 400, 'Send exactly one of roleId, userId or teamId', { path: ['body'] });
+  if (targets.length !== 1) throw new AppError('VALIDATION_FAILED', 'Send exactly one of roleId, userId or teamId', { path: ['body'] });
   return targets[0]!;
 }
 

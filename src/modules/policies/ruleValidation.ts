@@ -20,7 +20,7 @@ const ITEM_KEYS = new Set(['deletedAt']);
 const SAMPLE_ID = '00000000-0000-4000-8000-000000000000';
 
 function invalid(message: string, path: (string | number)[]): AppError {
-  return new AppError('VALIDATION_FAILED', 400, message, { path: ['body', ...path] });
+  return new AppError('VALIDATION_FAILED', message, { path: ['body', ...path] });
 }
 
 function hasRelation(node: FilterNode): boolean {

@@ -32,9 +32,9 @@ function decodedLength(value: string): number {
 function assertKeys(keys: PushKeys): void {
   const point = /^[A-Za-z0-9_-]+=*$/.test(keys.p256dh) ? Buffer.from(keys.p256dh, 'base64url') : Buffer.alloc(0);
   if (point.length !== 65 || point[0] !== 4) {
-    throw new AppError('VALIDATION_FAILED', 400, 'keys.p256dh must be a base64url P-256 public key', { path: ['body', 'keys', 'p256dh'] });
+    throw new AppError('VALIDATION_FAILED', 'keys.p256dh must be a base64url P-256 public key', { path: ['body', 'keys', 'p256dh'] });
   }
-  if (decodedLength(keys.auth) !== 16) throw new AppError('VALIDATION_FAILED', 400, 'keys.auth must be 16 bytes, base64url', { path: ['body', 'keys', 'auth'] });
+  if (decodedLength(keys.auth) !== 16) throw new AppError('VALIDATION_FAILED', 'keys.auth must be 16 bytes, base64url', { path: ['body', 'keys', 'auth'] });
 }
 
 /** Returns true when the endpoint was not registered before. */
@@ -49,7 +49,7 @@ export async function registerPushSubscription(
   try {
     await deps.http.checkUrl(input.endpoint);
   } catch (error) {
-    if (error instanceof OutboundRequestError) throw new AppError('VALIDATION_FAILED', 400, `Push endpoint refused: ${error.message}`, { path: ['body', 'endpoint'] });
+    if (error instanceof OutboundRequestError) throw new AppError('VALIDATION_FAILED', `Push endpoint refused: ${error.message}`, { path: ['body', 'endpoint'] });
     throw error;
   }
   let isNew = false;
@@ -89,7 +89,7 @@ export async function sendTestPush(
   content: { title: string; body: string },
   metadata: EventMetadata,
 ): Promise<TestPushResult> {
-  if (!deps.sender.publicKey) throw new AppError('PUSH_NOT_CONFIGURED', 404, 'Web push is not configured (no VAPID keys)');
+  if (!deps.sender.publicKey) throw new AppError('PUSH_NOT_CONFIGURED', 'Web push is not configured (no VAPID keys)');
   const subscriptions = await deps.context.database.withSite(siteId, (tx) => listUserPushSubscriptions(tx, siteId, userId));
   const payload = { kind: 'push.test', severity: 'info', title: content.title, body: content.body, deepLink: null, entityId: null, ts: new Date().toISOString() };
   const result: TestPushResult = { sent: 0, failed: 0, removed: 0 };

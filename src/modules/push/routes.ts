@@ -35,7 +35,7 @@ export async function pushRoutes(app: FastifyInstance, { context }: ServerDeps):
     .max(2_000);
 
   api.get('/push/vapid-public-key', { config: signedIn, schema: { tags: ['push'] } }, async () => {
-    if (!vapid) throw new AppError('PUSH_NOT_CONFIGURED', 404, 'Web push is not configured (no VAPID keys)');
+    if (!vapid) throw new AppError('PUSH_NOT_CONFIGURED', 'Web push is not configured (no VAPID keys)');
     return { data: { publicKey: vapid.publicKey } };
   });
 

@@ -50,7 +50,7 @@ const subscribeFrame = z.object({
 export type SubscribeRequest = { collection: string; filter: FilterNode | null };
 
 function frameError(message: string, path: (string | number)[]): AppError {
-  return new AppError('VALIDATION_FAILED', 400, message, { path });
+  return new AppError('VALIDATION_FAILED', message, { path });
 }
 
 /** Only action, collection and itemId may be filtered on (the signal carries nothing else). */

@@ -46,11 +46,11 @@ export async function realtimeRoutes(app: FastifyInstance, { context }: ServerDe
       schema: { querystring: z.object({ ticket: z.string().min(1).max(200) }) },
       // Before the upgrade: a refused ticket or a full site is an HTTP answer, not an opened socket.
       preHandler: async (request) => {
-        if (!request.ws) throw new AppError('VALIDATION_FAILED', 400, 'This endpoint speaks WebSocket only', { path: ['headers', 'upgrade'] });
+        if (!request.ws) throw new AppError('VALIDATION_FAILED', 'This endpoint speaks WebSocket only', { path: ['headers', 'upgrade'] });
         const ticket = await redeemTicket(context, request.query.ticket, new Date());
         const connectionId = newConnectionId();
         if (!(await realtime.limiter.acquire(ticket.siteId, connectionId))) {
-          throw new AppError('RATE_LIMITED', 429, `This site has its maximum of ${context.config.SVC_REALTIME_MAX_CONNECTIONS_PER_SITE} realtime connections`, {
+          throw new AppError('RATE_LIMITED', `This site has its maximum of ${context.config.SVC_REALTIME_MAX_CONNECTIONS_PER_SITE} realtime connections`, {
             headers: { 'retry-after': '5' },
           });
         }

@@ -50,7 +50,7 @@ export async function issueTicket(
 }
 
 function invalidTicket(): AppError {
-  return new AppError('UNAUTHENTICATED', 401, 'The realtime ticket is unknown, expired or already used', { path: ['query', 'ticket'] });
+  return new AppError('UNAUTHENTICATED', 'The realtime ticket is unknown, expired or already used', { path: ['query', 'ticket'] });
 }
 
 /** Uses a ticket up; throws 401 when it is unknown, expired or used. */

@@ -30,13 +30,13 @@ export async function lockRoles(tx: Queryable, siteId: string): Promise<void> {
 async function parentAncestry(tx: Queryable, siteId: string, parentId: string | null | undefined): Promise<string[]> {
   if (!parentId) return [];
   const chain = await loadRoleChain(tx, siteId, { roleId: parentId });
-  if (chain.length === 0) throw new AppError('VALIDATION_FAILED', 400, 'No role with this id', { path: ['body', 'parentId'] });
+  if (chain.length === 0) throw new AppError('VALIDATION_FAILED', 'No role with this id', { path: ['body', 'parentId'] });
   return chain.map((row) => row.id);
 }
 
 async function assertNameFree(tx: Queryable, siteId: string, name: string | undefined, roleId: string | null): Promise<void> {
   if (name !== undefined && (await roleNameTaken(tx, siteId, name, roleId))) {
-    throw new AppError('CONFLICT', 409, 'A role with this name already exists', { path: ['body', 'name'] });
+    throw new AppError('CONFLICT', 'A role with this name already exists', { path: ['body', 'name'] });
   }
 }
 

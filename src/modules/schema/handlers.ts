@@ -125,7 +125,7 @@ export async function deleteCollection(context: AppContext, siteId: string, name
   await schemaTransaction(context, siteId, async (tx) => {
     const schema = await readSiteSchema(tx, siteId);
     const collection = schema.collections.get(name);
-    if (!collection) throw new AppError('NOT_FOUND', 404, `Collection "${name}" not found`);
+    if (!collection) throw new AppError('NOT_FOUND', `Collection "${name}" not found`);
     for (const relation of collection.relations) {
       const remaining = (relation.allowedCollections ?? []).filter((allowed) => allowed !== name);
       const onlyTarget = relation.kind === 'm2a' && relation.collection !== name && relation.junctionCollection !== name;
@@ -149,7 +149,7 @@ export async function addField(context: AppContext, siteId: string, collection: 
   return schemaTransaction(context, siteId, async (tx) => {
     const schema = await readSiteSchema(tx, siteId);
     if (schema.collections.get(collection)?.aliasFields.has(input.field)) {
-      throw new AppError('CONFLICT', 409, `"${input.field}" is the alias of a relation on "${collection}"`, { path: ['body', 'field'] });
+      throw new AppError('CONFLICT', `"${input.field}" is the alias of a relation on "${collection}"`, { path: ['body', 'field'] });
     }
     await runCollectionCommand(context, tx, siteId, collection, { type: 'addField', collection, field: toContentField(input) }, metadata);
     return getField(tx, siteId, collection, input.field);
@@ -177,7 +177,7 @@ async function refuseReshapeOverValues(tx: Queryable, siteId: string, collection
        AND data ? ${field} AND data -> ${field} <> 'null'::jsonb
     LIMIT 1`);
   if (rows.length > 0) {
-    throw new AppError('CONFLICT', 409, `Items of "${collection}" hold or held values in "${field}"; its type or translatable option cannot change`, { path });
+    throw new AppError('CONFLICT', `Items of "${collection}" hold or held values in "${field}"; its type or translatable option cannot change`, { path });
   }
 }
 
@@ -197,7 +197,7 @@ export async function updateField(
       const relation = relationUsing(schema, collection, field);
       if (relation && storedFieldsOf(relation).some((stored) => stored.collection === collection && stored.field === field)) {
         if (!REFERENCE_FIELD_TYPES.has(next.type) || next.options.translatable === true) {
-          throw new AppError('VALIDATION_FAILED', 400, `"${field}" holds ids for relation "${relation.id}": it must stay a uuid or string field`, {
+          throw new AppError('VALIDATION_FAILED', `"${field}" holds ids for relation "${relation.id}": it must stay a uuid or string field`, {
             path: ['body', 'type'],
           });
         }
@@ -214,7 +214,7 @@ export async function removeField(context: AppContext, siteId: string, collectio
   await schemaTransaction(context, siteId, async (tx) => {
     const schema = await readSiteSchema(tx, siteId);
     const relation = relationUsing(schema, collection, field);
-    if (relation) throw new AppError('CONFLICT', 409, `Field "${field}" is used by relation "${relation.id}"; delete the relation first`);
+    if (relation) throw new AppError('CONFLICT', `Field "${field}" is used by relation "${relation.id}"; delete the relation first`);
     await runCollectionCommand(context, tx, siteId, collection, { type: 'removeField', collection, field }, metadata);
   });
 }
@@ -277,11 +277,11 @@ function declaredOn(schema: SiteSchema, name: string): RelationDefinition[] {
 
 function bundleChecks(name: string, bundle: CollectionSchemaInput, path: (string | number)[]): void {
   if (bundle.collection !== undefined && bundle.collection !== name) {
-    throw new AppError('VALIDATION_FAILED', 400, `The bundle is for "${bundle.collection}", not "${name}"`, { path: [...path, 'collection'] });
+    throw new AppError('VALIDATION_FAILED', `The bundle is for "${bundle.collection}", not "${name}"`, { path: [...path, 'collection'] });
   }
   bundle.relations?.forEach((relation, index) => {
     if (relation.collection !== name) {
-      throw new AppError('VALIDATION_FAILED', 400, `A bundle of "${name}" declares only relations of "${name}"`, {
+      throw new AppError('VALIDATION_FAILED', `A bundle of "${name}" declares only relations of "${name}"`, {
         path: [...path, 'relations', index, 'collection'],
       });
     }
@@ -325,7 +325,7 @@ export async function applyCollectionSchema(
     const afterRemovals = await readSiteSchema(tx, siteId);
     for (const field of diff.fields.removed) {
       const relation = relationUsing(afterRemovals, name, field);
-      if (relation) throw new AppError('CONFLICT', 409, `Field "${field}" is used by relation "${relation.id}" of another collection`);
+      if (relation) throw new AppError('CONFLICT', `Field "${field}" is used by relation "${relation.id}" of another collection`);
     }
     const applied = await runCollectionCommand(
       context,
@@ -341,7 +341,7 @@ export async function applyCollectionSchema(
       try {
         checkRelationAgainstSchema(relation, schemaViewOf(await readSiteSchema(tx, siteId)));
       } catch (error) {
-        if (error instanceof AppError) throw new AppError(error.code, error.status, error.message, { path: ['body', 'relations', index, ...error.path.slice(1)] });
+        if (error instanceof AppError) throw error.at(['body', 'relations', index, ...error.path.slice(1)]);
         throw error;
       }
       events += (await runRelationCommand(context, tx, siteId, relation.id, { type: 'replaceRelation', relation }, metadata)).events.length;
@@ -357,7 +357,7 @@ export async function diffCollectionSchemas(
   bundles: readonly CollectionSchemaInput[],
 ): Promise<CollectionDiffView[]> {
   bundles.forEach((bundle, index) => {
-    if (!bundle.collection) throw new AppError('VALIDATION_FAILED', 400, 'Each bundle names its collection', { path: ['body', 'collections', index, 'collection'] });
+    if (!bundle.collection) throw new AppError('VALIDATION_FAILED', 'Each bundle names its collection', { path: ['body', 'collections', index, 'collection'] });
     bundleChecks(bundle.collection, bundle, ['body', 'collections', index]);
   });
   const schema = await context.database.withSite(siteId, (tx) => readSiteSchema(tx, siteId));

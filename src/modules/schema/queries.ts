@@ -28,7 +28,7 @@ function collectionView(row: CollectionRow): CollectionView {
 }
 
 function collectionNotFound(name: string): AppError {
-  return new AppError('NOT_FOUND', 404, `Collection "${name}" not found`);
+  return new AppError('NOT_FOUND', `Collection "${name}" not found`);
 }
 
 export async function listCollections(tx: Queryable, siteId: string): Promise<CollectionView[]> {
@@ -58,7 +58,7 @@ export async function getField(tx: Queryable, siteId: string, collection: string
   const [row] = await tx.query<{ definition: ContentField }>(
     sql`SELECT definition FROM collection_fields WHERE site_id = ${siteId} AND collection = ${collection} AND field = ${field}`,
   );
-  if (!row) throw new AppError('NOT_FOUND', 404, `Field "${field}" of "${collection}" not found`);
+  if (!row) throw new AppError('NOT_FOUND', `Field "${field}" of "${collection}" not found`);
   return { collection, ...orderedField(row.definition) };
 }
 
@@ -110,7 +110,7 @@ export async function getRelation(tx: Queryable, siteId: string, relationId: str
   const [row] = await tx.query<RelationRow>(
     sql`SELECT definition, created_at, updated_at FROM collection_relations WHERE site_id = ${siteId} AND id = ${relationId}`,
   );
-  if (!row) throw new AppError('NOT_FOUND', 404, `Relation "${relationId}" not found`);
+  if (!row) throw new AppError('NOT_FOUND', `Relation "${relationId}" not found`);
   return relationView(row);
 }
 

@@ -135,7 +135,7 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
     const access = await requestAccess(context, request);
     assertCanSeeCollection(access, request.params.collection);
     if (!canSeeField(access, request.params.collection, request.params.field)) {
-      throw new AppError('NOT_FOUND', 404, `Field "${request.params.field}" of "${request.params.collection}" not found`);
+      throw new AppError('NOT_FOUND', `Field "${request.params.field}" of "${request.params.collection}" not found`);
     }
     const { collection, field } = request.params;
     const data = await read(request.siteId, (tx) => getField(tx, request.siteId, collection, field));
@@ -172,7 +172,7 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
   api.get('/relations/:id', { ...reader, schema: { tags: ['schema'], params: relationParams } }, async (request) => {
     const access = await requestAccess(context, request);
     const relation = await read(request.siteId, (tx) => getRelation(tx, request.siteId, request.params.id));
-    if (!canSeeRelation(access, relation)) throw new AppError('NOT_FOUND', 404, `Relation "${request.params.id}" not found`);
+    if (!canSeeRelation(access, relation)) throw new AppError('NOT_FOUND', `Relation "${request.params.id}" not found`);
     return { data: relation };
   });
 

@@ -105,7 +105,7 @@ export async function loadSiteSchema(context: CacheContext, siteId: string): Pro
 export async function loadCollectionSchema(context: CacheContext, siteId: string, collection: string): Promise<CollectionSchema> {
   const schema = await loadSiteSchema(context, siteId);
   const found = schema.collections.get(collection);
-  if (!found) throw new AppError('NOT_FOUND', 404, `Collection "${collection}" not found`);
+  if (!found) throw new AppError('NOT_FOUND', `Collection "${collection}" not found`);
   return found;
 }
 

@@ -29,7 +29,7 @@ export async function searchRoutes(app: FastifyInstance, { context }: ServerDeps
       const { q, collection, limit, page } = request.query;
       const locale = localeOf(request);
       if (queryWords(q).length === 0) {
-        throw new AppError('VALIDATION_FAILED', 400, 'q has no word to search for', { path: ['query', 'q'] });
+        throw new AppError('VALIDATION_FAILED', 'q has no word to search for', { path: ['query', 'q'] });
       }
       if (collection !== undefined) await loadCollectionSchema(context, request.siteId, collection);
       const permitted = await guardSearch(context, request, collection ?? null);

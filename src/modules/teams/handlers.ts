@@ -9,12 +9,12 @@ import type { AppContext } from '../../runtime/context.ts';
 import { isUniqueViolation } from '../users/identityHelpers.ts';
 import { findTeam, teamNameTaken, unknownUsers, type TeamView } from './queries.ts';
 
-const nameTaken = () => new AppError('CONFLICT', 409, 'A team with this name already exists', { path: ['body', 'name'] });
+const nameTaken = () => new AppError('CONFLICT', 'A team with this name already exists', { path: ['body', 'name'] });
 
 async function assertValid(tx: Queryable, siteId: string, teamId: string | null, changes: TeamChanges): Promise<void> {
   if (changes.name !== undefined && (await teamNameTaken(tx, siteId, changes.name, teamId))) throw nameTaken();
   const unknown = await unknownUsers(tx, siteId, changes.members ?? []);
-  if (unknown.length > 0) throw new AppError('VALIDATION_FAILED', 400, 'No user with this id', { path: ['body', 'members', unknown[0]!] });
+  if (unknown.length > 0) throw new AppError('VALIDATION_FAILED', 'No user with this id', { path: ['body', 'members', unknown[0]!] });
 }
 
 async function uniqueName<T>(work: () => Promise<T>): Promise<T> {

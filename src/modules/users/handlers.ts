@@ -34,11 +34,11 @@ export interface UserUpdate extends UserChanges {
   password?: string;
 }
 
-const emailTaken = () => new AppError('CONFLICT', 409, 'A user with this email already exists', { path: ['body', 'email'] });
+const emailTaken = () => new AppError('CONFLICT', 'A user with this email already exists', { path: ['body', 'email'] });
 
 async function assertRole(tx: Queryable, siteId: string, roleId: string | null | undefined): Promise<void> {
   if (roleId && !(await roleExists(tx, siteId, roleId))) {
-    throw new AppError('VALIDATION_FAILED', 400, 'No role with this id', { path: ['body', 'roleId'] });
+    throw new AppError('VALIDATION_FAILED', 'No role with this id', { path: ['body', 'roleId'] });
   }
 }
 
@@ -96,7 +96,7 @@ export async function updateUser(
 ): Promise<UserView> {
   const { password, ...changes } = update;
   if (userId === actor.userId && changes.status === 'suspended') {
-    throw new AppError('CONFLICT', 409, 'You cannot suspend your own account', { path: ['body', 'status'] });
+    throw new AppError('CONFLICT', 'You cannot suspend your own account', { path: ['body', 'status'] });
   }
   const passwordHash = password === undefined ? null : await hashPassword(password);
   if (changes.email !== undefined) changes.email = normalizeEmail(changes.email);
@@ -122,7 +122,7 @@ export async function updateUser(
 
 /** Soft delete: the user can no longer sign in, its sessions and API keys are revoked, its email is free. */
 export async function deleteUser(context: AppContext, siteId: string, userId: string, actor: UserPrincipal, metadata: EventMetadata): Promise<void> {
-  if (userId === actor.userId) throw new AppError('CONFLICT', 409, 'You cannot delete your own account', { path: ['params', 'id'] });
+  if (userId === actor.userId) throw new AppError('CONFLICT', 'You cannot delete your own account', { path: ['params', 'id'] });
   await inSiteTransaction(context, siteId, async (tx) => {
     if (!(await findUser(tx, siteId, userId))) throw errors.notFound('User not found');
     await handleCommandIn(tx, context.projections, { ...userStream(siteId, userId, metadata), command: { type: 'deleteUser' } });
@@ -189,7 +189,7 @@ export async function inviteUser(
     await services.mailer.send(invitationMail(email, siteId, services.emailLink('accept-invite', siteId, token)));
   } catch (error) {
     context.logger.error({ err: error }, 'invitation mail failed');
-    throw new AppError('DELIVERY_FAILED', 502, 'The invitation email could not be sent; invite again to retry', { extensions: { userId: user.id } });
+    throw new AppError('DELIVERY_FAILED', 'The invitation email could not be sent; invite again to retry', { extensions: { userId: user.id } });
   }
   return { user, created };
 }

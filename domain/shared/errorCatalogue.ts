@@ -1,0 +1,49 @@
+// Every error code the service answers with, and its HTTP status, declared once (the spec's Errors
+// table plus the transport codes the spec leaves to us). An AppError takes its status from here;
+// a lint rule refuses a status picked by hand at the throw.
+export const errorCatalogue = {
+  // Input
+  VALIDATION_FAILED: { status: 400, when: 'the input does not match the route schema (422 on routes that say so, with `unprocessable`)' },
+  VALIDATION: { status: 400, when: 'a malformed JSON filter' },
+  INVALID_TARGET: { status: 422, when: 'a bad reassign target' },
+  PAYLOAD_TOO_LARGE: { status: 413, when: 'the body is larger than SVC_BODY_LIMIT' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, when: 'the body has a content type the route does not take' },
+  URI_TOO_LONG: { status: 414, when: 'a path parameter is longer than the router allows' },
+  REQUEST_HEADERS_TOO_LARGE: { status: 431, when: 'the request line and headers exceed 16 KiB' },
+  REQUEST_TIMEOUT: { status: 408, when: 'the request was not received in time' },
+  METHOD_NOT_ALLOWED: { status: 405, when: 'the path exists, not with this method' },
+  NOT_ACCEPTABLE: { status: 406, when: 'no representation matches the Accept header' },
+  // Identity and permissions
+  UNAUTHENTICATED: { status: 401, when: 'no valid credentials' },
+  INVALID_CREDENTIALS: { status: 401, when: 'a wrong email or password' },
+  TOKEN_EXPIRED: { status: 401, when: 'the JWT expired; refresh and retry' },
+  PERMISSION_DENIED: { status: 403, when: 'a policy check failed' },
+  SITE_NOT_FOUND: { status: 404, when: 'the site header resolves to an unknown tenant' },
+  // Resources
+  NOT_FOUND: { status: 404, when: 'a missing resource' },
+  RECORD_NOT_FOUND: { status: 404, when: 'an item missing or not visible to the role' },
+  CONFLICT: { status: 409, when: 'a unique constraint, or a concurrent change' },
+  PRECONDITION_FAILED: { status: 412, when: 'If-Match names another version' },
+  ISSUER_ALREADY_EXISTS: { status: 409, when: 'a duplicate trusted issuer' },
+  DEPENDENT_RECORDS_EXIST: { status: 409, when: 'a restrict relation still points at the item' },
+  FIELD_REQUIRED: { status: 409, when: 'set_null on a required field' },
+  REVISION_STAGED: { status: 409, when: 'pinning an uncommitted revision' },
+  // Change feed and push
+  CURSOR_EXPIRED: { status: 410, when: 'a change-feed cursor past retention' },
+  ACK_REGRESSION: { status: 409, when: 'a checkpoint rewind' },
+  PUSH_NOT_CONFIGURED: { status: 404, when: 'no public push key is configured' },
+  DELIVERY_FAILED: { status: 502, when: 'a send to an outside service failed' },
+  // Limits
+  RATE_LIMITED: { status: 429, when: 'a limit was exceeded; honour Retry-After' },
+  RATE_LIMIT_UNAVAILABLE: { status: 503, when: 'the limiter cache is down and SVC_RATE_LIMIT_FAIL_CLOSED=true' },
+  INTERNAL: { status: 500, when: 'an unexpected failure (the log has the rest)' },
+} as const satisfies Record<string, { status: number; when: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+/** The status of VALIDATION_FAILED on the routes the spec answers with 422 (releases, issuers, ...). */
+export const UNPROCESSABLE_STATUS = 422;
+
+export function statusOf(code: ErrorCode): number {
+  return errorCatalogue[code].status;
+}

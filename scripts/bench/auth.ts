@@ -21,7 +21,7 @@ import { migrate } from '../../infra/postgres/migrate.ts';
 import { accessFor } from '../../src/access/access.ts';
 import { assertCan, assertReadableQuery, itemReadPermissions } from '../../src/access/itemAccess.ts';
 import type { Principal } from '../../src/auth/principal.ts';
-import { loadSiteSchema } from '../../src/modules/schema/schemaCache.ts';
+import { loadSiteSchema } from '../../src/schema/schemaCache.ts';
 import type { AppContext } from '../../src/runtime/context.ts';
 import { startIssuerServer } from '../../test/modules/identity/support/issuerServer.ts';
 import { BENCH_INSTANCE_TOKEN, startBenchService, stopBenchService, waitForHealth } from './support/benchService.ts';

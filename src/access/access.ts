@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import { isItemAction, ALL_FIELDS } from '../../domain/access/permissionRule.ts';
 import { raw, type SqlFragment } from '../../infra/postgres/sql.ts';
 import type { Principal } from '../auth/principal.ts';
-import { loadSiteSchema, type SiteSchema } from '../modules/schema/schemaCache.ts';
+import { loadSiteSchema, type SiteSchema } from '../schema/schemaCache.ts';
 import { compileFilterNode, ITEMS_TABLE, resolveFilter, type FilterNode } from '../query/index.ts';
 import type { AppContext } from '../runtime/context.ts';
 import { cachedGrants } from './grantsCache.ts';

@@ -9,7 +9,7 @@
 import { AppError, errors } from '../../domain/shared/appError.ts';
 import type { Queryable } from '../../infra/postgres/database.ts';
 import { sql, type SqlFragment } from '../../infra/postgres/sql.ts';
-import type { SiteSchema } from '../modules/schema/schemaCache.ts';
+import type { SiteSchema } from '../schema/schemaCache.ts';
 import { splitDeepKey, unscopedDeepAppliesTo } from '../query/anyItemDeep.ts';
 import { evaluateFilterNode, resolveFilter, type DeepQuery, type FilterNode, type FilterTree, type ItemRecord, type SortSpec } from '../query/index.ts';
 import type { Access } from './access.ts';

@@ -6,7 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import { AppError, errors } from '../../domain/shared/appError.ts';
 import type { Queryable } from '../../infra/postgres/database.ts';
 import { join, sql, type SqlFragment } from '../../infra/postgres/sql.ts';
-import { loadSiteSchema } from '../modules/schema/schemaCache.ts';
+import { loadSiteSchema } from '../schema/schemaCache.ts';
 import { ITEMS_TABLE, type ListQuery } from '../query/index.ts';
 import type { AppContext } from '../runtime/context.ts';
 import { requestAccess, type Access } from './access.ts';

@@ -7,7 +7,7 @@ import { migrate } from '../../infra/postgres/migrate.ts';
 import { readAll, LOG_START, cursorOf } from '../../infra/eventstore/eventStore.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 import { projections, findProjection } from '../../projections/index.ts';
-import { createContext, createLogger, resolveDatabaseUrl } from '../runtime/boot.ts';
+import { createContext, createLogger, resolveDatabaseUrl } from '../boot/boot.ts';
 import { projectionStatus, rebuildProjection } from '../runtime/projectionRunner.ts';
 import { createSite } from '../modules/instance/handlers.ts';
 
@@ -49,7 +49,7 @@ export function buildCli(): Command {
     .description('start the HTTP service (embedded PostgreSQL when DATABASE_URL is unset)')
     .action(async () => {
       // Loaded here: the server and every module are only needed by `start`, the other commands start faster.
-      const { startService } = await import('../runtime/service.ts');
+      const { startService } = await import('../boot/service.ts');
       const service = await startService(config());
       let signals = 0;
       const shutdown = () => {

@@ -1,6 +1,6 @@
 // Every area's routes, registered under /api/v1.
 import type { FastifyInstance } from 'fastify';
-import type { ServerDeps } from '../server/app.ts';
+import type { ServerDeps } from '../server/serverDeps.ts';
 import { accountRoutes } from './account/routes.ts';
 import { apiKeysRoutes } from './apiKeys/routes.ts';
 import { auditRoutes } from './audit/routes.ts';

@@ -4,7 +4,7 @@ import type { LogNotifier } from '../../infra/eventstore/logNotifier.ts';
 import type { Database } from '../../infra/postgres/database.ts';
 import type { Projection } from '../../projections/projection.ts';
 import type { Config } from '../config/config.ts';
-import type { FieldIndexBuilder } from '../modules/schema/fieldIndexBuilder.ts';
+import type { FieldIndexBuilder } from './fieldIndexBuilder.ts';
 import type { ProjectionDaemon } from './projectionDaemon.ts';
 
 export interface AppContext {

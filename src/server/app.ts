@@ -10,26 +10,17 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import { AppError, errors } from '../../domain/shared/appError.ts';
 import { findUnstorableText } from '../../domain/shared/storableText.ts';
 import { constantTimeEqual } from '../../infra/crypto/secrets.ts';
-import { createAccessTokenIssuer, type AccessTokenIssuer } from '../auth/accessTokens.ts';
-import { createAuthenticationChain, internalJwtAuthenticator, type Authenticator } from '../auth/authenticate.ts';
+import { createAccessTokenIssuer } from '../auth/accessTokens.ts';
+import { createAuthenticationChain, internalJwtAuthenticator } from '../auth/authenticate.ts';
 import type { Principal } from '../auth/principal.ts';
 import { registerModules } from '../modules/index.ts';
 import { createRateLimiting } from '../rateLimit/rateLimitHook.ts';
 import type { AppContext } from '../runtime/context.ts';
 import { handleClientError } from './clientErrors.ts';
 import { handleError } from './errorHandler.ts';
+import type { ServerDeps } from './serverDeps.ts';
 import './routeConfig.ts';
-import { createSiteResolver, type SiteResolver } from './siteResolution.ts';
-
-export interface ServerDeps {
-  context: AppContext;
-  tokens: AccessTokenIssuer;
-  sites: SiteResolver;
-  /** Authenticators tried before the service's own JWT (API keys, external issuers). */
-  authenticators: Authenticator[];
-  /** Health checks of optional parts (Redis cache, queue), by the name the health route reports. */
-  healthChecks: Record<string, () => Promise<string>>;
-}
+import { createSiteResolver } from './siteResolution.ts';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{8,128}$/;
 

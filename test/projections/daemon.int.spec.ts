@@ -10,7 +10,7 @@ import { createLogNotifier } from '../../infra/eventstore/logNotifier.ts';
 import { createDatabase, type Database } from '../../infra/postgres/database.ts';
 import { identifier, sql } from '../../infra/postgres/sql.ts';
 import { defineProjection, type Projection } from '../../projections/projection.ts';
-import { createContext } from '../../src/runtime/boot.ts';
+import { createContext } from '../../src/boot/boot.ts';
 import { createProjectionDaemon } from '../../src/runtime/projectionDaemon.ts';
 import { projectionStatus, readCheckpoint, rebuildProjection, stepAsyncProjection } from '../../src/runtime/projectionRunner.ts';
 import { testConfig } from '../support/testService.ts';

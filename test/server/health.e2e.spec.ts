@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase } from '../../infra/postgres/database.ts';
 import Fastify from 'fastify';
 import { utilsRoutes } from '../../src/modules/utils/routes.ts';
-import type { ServerDeps } from '../../src/server/app.ts';
+import type { ServerDeps } from '../../src/server/serverDeps.ts';
 import { handleError } from '../../src/server/errorHandler.ts';
 import { startTestService, type TestService } from '../support/testService.ts';
 

@@ -1,6 +1,6 @@
 // Graceful shutdown: a request in flight when the service is asked to stop still gets its answer.
 import { describe, expect, it } from 'vitest';
-import { startService } from '../../src/runtime/service.ts';
+import { startService } from '../../src/boot/service.ts';
 import { testConfig, uniqueSiteId } from '../support/testService.ts';
 
 describe('stopping the service', () => {

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config/config.ts';
-import { createContext } from '../../src/runtime/boot.ts';
+import { createContext } from '../../src/boot/boot.ts';
 import type { AppContext } from '../../src/runtime/context.ts';
 import { buildServer } from '../../src/server/app.ts';
 

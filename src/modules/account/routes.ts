@@ -5,7 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
 import { actorOf, isSiteUser, type UserPrincipal } from '../../auth/principal.ts';
-import type { ServerDeps } from '../../server/app.ts';
+import type { ServerDeps } from '../../server/serverDeps.ts';
 import { passwordSchema } from '../auth/registrationRoutes.ts';
 import { uuidOr404 } from '../users/identityHelpers.ts';
 import { changePassword, revokeAllSessions, revokeSession, updatePreferences } from './handlers.ts';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { ServerDeps } from '../../server/app.ts';
+import type { ServerDeps } from '../../server/serverDeps.ts';
 import { listAudit, verifyChains, type AuditFilter } from './queries.ts';
 
 /** Collects `filter[field][operator]=value` keys of a flat querystring into `{ field: { operator: value } }`. */

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
-import type { ServerDeps } from '../../server/app.ts';
+import type { ServerDeps } from '../../server/serverDeps.ts';
 import { acceptInvite, forgotPassword, register, resendVerification, resetPassword, verifyEmail } from './registration.ts';
 
 export const passwordSchema = z.string().min(8, 'at least 8 characters').max(512);

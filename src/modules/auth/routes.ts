@@ -5,7 +5,7 @@ import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { apiKeyAuthenticator } from '../../auth/apiKeyAuthenticator.ts';
 import { externalJwtAuthenticator } from '../../auth/externalJwtAuthenticator.ts';
 import { actorOf, isSiteUser } from '../../auth/principal.ts';
-import type { ServerDeps } from '../../server/app.ts';
+import type { ServerDeps } from '../../server/serverDeps.ts';
 import { currentUser, login, logout, refresh, type SignedIn } from './handlers.ts';
 import { identityServices } from './identityServices.ts';
 import { registrationRoutes } from './registrationRoutes.ts';

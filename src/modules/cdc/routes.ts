@@ -8,7 +8,7 @@ import { AppError, errors } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
 import { requestAccess } from '../../access/access.ts';
 import { actorOf } from '../../auth/principal.ts';
-import type { ServerDeps } from '../../server/app.ts';
+import type { ServerDeps } from '../../server/serverDeps.ts';
 import { startChangeFeedRuntime } from './changeFeedRuntime.ts';
 import { parseCollections, parseFeedFilter, parseOperations } from './feedEnvelope.ts';
 import { readFeedPage, type FeedPage } from './feedQueries.ts';

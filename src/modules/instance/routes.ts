@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { SITE_ID_PATTERN } from '../../../domain/sites/site.ts';
 import { actorOf } from '../../auth/principal.ts';
-import type { ServerDeps } from '../../server/app.ts';
+import type { ServerDeps } from '../../server/serverDeps.ts';
 import { createSite, deleteSite, listSites } from './handlers.ts';
 
 const siteSchema = z.object({ id: z.string(), name: z.string(), createdAt: z.string() });

@@ -7,7 +7,7 @@ import type { IssuerConfig } from '../../../domain/identity/issuer.ts';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { actorOf } from '../../auth/principal.ts';
 import { handleError, toAppError } from '../../server/errorHandler.ts';
-import type { ServerDeps } from '../../server/app.ts';
+import type { ServerDeps } from '../../server/serverDeps.ts';
 import { uuidOr404 } from '../users/identityHelpers.ts';
 import { createIssuer, deleteIssuer, updateIssuer } from './handlers.ts';
 import { findIssuer, listIssuers } from './queries.ts';

@@ -4,7 +4,7 @@ import type { ItemReference, OnDelete } from '../../../domain/content/schemaMode
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
 import { fieldTextExpression } from '../../query/index.ts';
-import type { CollectionSchema } from '../schema/siteSchema.ts';
+import type { CollectionSchema } from '../../schema/siteSchema.ts';
 
 export const DEPENDENT_SAMPLE_SIZE = 5;
 

@@ -24,8 +24,8 @@ import { inSiteTransaction } from '../../runtime/commandBus.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { createGroupCommit, type GroupCommit, type WriteOutcome } from '../../runtime/groupCommit.ts';
 import { applyInline } from '../../runtime/projectionRunner.ts';
-import { loadCollectionSchema, loadSiteSchema } from '../schema/schemaCache.ts';
-import type { CollectionSchema, SiteSchema } from '../schema/siteSchema.ts';
+import { loadCollectionSchema, loadSiteSchema } from '../../schema/schemaCache.ts';
+import type { CollectionSchema, SiteSchema } from '../../schema/siteSchema.ts';
 import { dependentIds, dependentsOf, type DependentsReport, type SampleCondition } from './dependents.ts';
 
 export { loadCollectionSchema };

@@ -12,8 +12,8 @@ import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { handleCommandIn, inSiteTransaction } from '../../runtime/commandBus.ts';
 import type { AppContext } from '../../runtime/context.ts';
-import { loadCollectionSchema, loadSiteSchema } from '../schema/schemaCache.ts';
-import type { CollectionSchema } from '../schema/siteSchema.ts';
+import { loadCollectionSchema, loadSiteSchema } from '../../schema/schemaCache.ts';
+import type { CollectionSchema } from '../../schema/siteSchema.ts';
 import { changeItem, collectionOf, prepareChanges, updateItem } from './handlers.ts';
 import { findRevision, findVersionWithBase, listPins, requireItemRevision, requireLiveItem, requireVersion, type ItemPin } from './historyQueries.ts';
 

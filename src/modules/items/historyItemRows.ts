@@ -4,7 +4,7 @@ import { STRUCTURAL_KEY_SET } from '../../../domain/content/schemaModel.ts';
 import type { SensitiveRead } from '../../../domain/content/sensitiveReads.ts';
 import { actorOf, type Principal } from '../../auth/principal.ts';
 import type { AppContext } from '../../runtime/context.ts';
-import type { CollectionSchema } from '../schema/siteSchema.ts';
+import type { CollectionSchema } from '../../schema/siteSchema.ts';
 import { readValue, shapeRow, type ItemRow, type ReadOptions } from './itemRecords.ts';
 import { logSensitiveReads } from './sensitiveReads.ts';
 

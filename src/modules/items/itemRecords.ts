@@ -3,7 +3,7 @@
 // fields in the requested language (falling back to the site's default).
 import { HASH_MASK } from '../../../domain/content/fieldValues.ts';
 import type { ItemSnapshot } from '../../../domain/content/itemDecider.ts';
-import type { CollectionSchema } from '../schema/siteSchema.ts';
+import type { CollectionSchema } from '../../schema/siteSchema.ts';
 
 /** An `items` row (or a row of a table with the same columns) as the read queries select it. */
 export interface ItemRow {

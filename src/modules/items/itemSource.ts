@@ -7,7 +7,7 @@ import { join, raw, sql, type SqlFragment } from '../../../infra/postgres/sql.ts
 import type { ReadPermissions } from '../../access/itemAccess.ts';
 import type { DynamicValueContext } from '../../query/dynamicValues.ts';
 import { ITEMS_TABLE, type FieldMap, type ResolveFields } from '../../query/index.ts';
-import type { CollectionSchema, SiteSchema } from '../schema/siteSchema.ts';
+import type { CollectionSchema, SiteSchema } from '../../schema/siteSchema.ts';
 import type { ItemRow, ReadOptions } from './itemRecords.ts';
 
 export interface ItemSource {

@@ -18,8 +18,8 @@ import {
   type ListQuery,
 } from '../../query/index.ts';
 import type { AppContext } from '../../runtime/context.ts';
-import { loadSiteSchema } from '../schema/schemaCache.ts';
-import type { CollectionSchema, SiteSchema } from '../schema/siteSchema.ts';
+import { loadSiteSchema } from '../../schema/schemaCache.ts';
+import type { CollectionSchema, SiteSchema } from '../../schema/siteSchema.ts';
 import type { ItemRow } from './itemRecords.ts';
 import { countedTotal } from './itemCounts.ts';
 import { baseCondition, itemColumns, LIVE_ITEMS, queryFieldsOf, type ItemSource, type ReadContext } from './itemSource.ts';

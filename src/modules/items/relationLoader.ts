@@ -18,7 +18,7 @@ import {
   type RelationSelection,
   type SortSpec,
 } from '../../query/index.ts';
-import type { CollectionSchema, SiteSchema } from '../schema/siteSchema.ts';
+import type { CollectionSchema, SiteSchema } from '../../schema/siteSchema.ts';
 import { shapeRow, type ItemRow } from './itemRecords.ts';
 import { baseCondition, itemColumns, queryFieldsOf, type ReadContext } from './itemSource.ts';
 

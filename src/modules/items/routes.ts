@@ -19,8 +19,8 @@ import {
 } from '../../access/itemGuards.ts';
 import { actorOf } from '../../auth/principal.ts';
 import { parseListQuery } from '../../query/index.ts';
-import type { ServerDeps } from '../../server/app.ts';
-import { loadSiteSchema } from '../schema/schemaCache.ts';
+import type { ServerDeps } from '../../server/serverDeps.ts';
+import { loadSiteSchema } from '../../schema/schemaCache.ts';
 import { changeItem, createItemsWithVersions, deleteItem, getDependents, resolveDependents, type ItemWriteResult } from './handlers.ts';
 import { draftOf, header, localeOf } from './contentHeaders.ts';
 import { shapeSnapshot } from './itemRecords.ts';

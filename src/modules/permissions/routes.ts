@@ -10,8 +10,8 @@ import { sql } from '../../../infra/postgres/sql.ts';
 import { accessForSubject, requestAccess, type Access } from '../../access/access.ts';
 import { explainDecision, permissionMatrix } from '../../access/explain.ts';
 import type { Principal } from '../../auth/principal.ts';
-import type { ServerDeps } from '../../server/app.ts';
-import { loadSiteSchema } from '../schema/schemaCache.ts';
+import type { ServerDeps } from '../../server/serverDeps.ts';
+import { loadSiteSchema } from '../../schema/schemaCache.ts';
 
 const checkBody = z
   .object({

@@ -8,7 +8,7 @@ import type { Queryable } from '../../../infra/postgres/database.ts';
 import { handleCommandIn, inSiteTransaction } from '../../runtime/commandBus.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { isUniqueViolation } from '../users/identityHelpers.ts';
-import { loadSiteSchema } from '../schema/schemaCache.ts';
+import { loadSiteSchema } from '../../schema/schemaCache.ts';
 import { attachmentTargetExists, findPermission, findPolicy, policyNameTaken, type PermissionView, type PolicyView } from './queries.ts';
 import { validateRule, type RuleInput } from './ruleValidation.ts';
 

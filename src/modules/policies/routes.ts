@@ -7,7 +7,7 @@ import type { AttachmentTarget } from '../../../domain/access/policy.ts';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
 import { actorOf } from '../../auth/principal.ts';
-import type { ServerDeps } from '../../server/app.ts';
+import type { ServerDeps } from '../../server/serverDeps.ts';
 import { uuidOr404 } from '../users/identityHelpers.ts';
 import { addPermission, attachPolicy, createPolicy, deletePolicy, detachPolicy, removePermission, updatePolicy } from './handlers.ts';
 import { findPolicy, listPermissions, listPolicies } from './queries.ts';

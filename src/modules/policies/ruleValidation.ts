@@ -5,7 +5,7 @@ import { normalizeRule, type PermissionRule } from '../../../domain/access/permi
 import { AppError } from '../../../domain/shared/appError.ts';
 import { lookupField } from '../../query/fieldExpressions.ts';
 import { resolveFilter, type FilterNode } from '../../query/index.ts';
-import type { SiteSchema } from '../schema/schemaCache.ts';
+import type { SiteSchema } from '../../schema/schemaCache.ts';
 
 export interface RuleInput {
   collection?: string | null;

@@ -7,7 +7,7 @@ import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { createOutboundHttp } from '../../../infra/http/outboundHttp.ts';
 import { assertVapidDetails, createWebPushSender, type VapidDetails } from '../../../infra/webpush/webPushSender.ts';
 import { actorOf, type UserPrincipal } from '../../auth/principal.ts';
-import type { ServerDeps } from '../../server/app.ts';
+import type { ServerDeps } from '../../server/serverDeps.ts';
 import { registerPushSubscription, removePushSubscription, sendTestPush, type PushDeps } from './handlers.ts';
 import { countUserPushSubscriptions } from './queries.ts';
 

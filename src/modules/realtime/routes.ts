@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { requestAccess } from '../../access/access.ts';
 import type { UserPrincipal } from '../../auth/principal.ts';
-import type { ServerDeps } from '../../server/app.ts';
+import type { ServerDeps } from '../../server/serverDeps.ts';
 import { newConnectionId } from './realtimeHub.ts';
 import { startRealtimeService } from './realtimeService.ts';
 import { issueTicket, redeemTicket, type RealtimeTicket, type TicketKind } from './tickets.ts';

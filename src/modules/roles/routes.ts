@@ -7,7 +7,7 @@ import { errors } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
 import { actorOf } from '../../auth/principal.ts';
 import { inSiteTransaction } from '../../runtime/commandBus.ts';
-import type { ServerDeps } from '../../server/app.ts';
+import type { ServerDeps } from '../../server/serverDeps.ts';
 import { uuidOr404 } from '../users/identityHelpers.ts';
 import { createRole, deleteRole, ensurePublicRole, updateRole } from './handlers.ts';
 import { findRole, listRoles } from './queries.ts';

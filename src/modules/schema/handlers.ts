@@ -31,8 +31,8 @@ import { sql } from '../../../infra/postgres/sql.ts';
 import { handleCommandIn, inSiteTransaction } from '../../runtime/commandBus.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { getCollection, getField, getRelation, type CollectionView, type FieldView, type RelationView } from './queries.ts';
-import { invalidateSiteSchema } from './schemaCache.ts';
-import { readSiteSchema, type SiteSchema } from './siteSchema.ts';
+import { invalidateSiteSchema } from '../../schema/schemaCache.ts';
+import { readSiteSchema, type SiteSchema } from '../../schema/siteSchema.ts';
 
 export function collectionStreamId(siteId: string, collection: string): string {
   return streamId(siteId, 'collection', collection);

@@ -20,7 +20,7 @@ import type { EventMetadata } from '../../../domain/shared/events.ts';
 import { requestAccess } from '../../access/access.ts';
 import { assertCanSeeCollection, canSeeCollection, canSeeField, canSeeRelation } from '../../access/schemaAccess.ts';
 import { actorOf } from '../../auth/principal.ts';
-import type { ServerDeps } from '../../server/app.ts';
+import type { ServerDeps } from '../../server/serverDeps.ts';
 import {
   addField,
   applyCollectionSchema,

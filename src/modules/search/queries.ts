@@ -6,7 +6,7 @@ import { sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
 import type { IndexedTexts } from '../../../projections/searchProjection.ts';
 import type { SensitiveRead } from '../../../domain/content/sensitiveReads.ts';
 import { presentItemRow, readOptionsFor, sensitiveReadOf, type StoredItemRow } from '../items/historyItemRows.ts';
-import type { SiteSchema } from '../schema/siteSchema.ts';
+import type { SiteSchema } from '../../schema/siteSchema.ts';
 import { highlight, queryWords } from './highlights.ts';
 
 export interface SearchHit {

@@ -5,10 +5,10 @@ import { z } from 'zod';
 import { COLLECTION_NAME_PATTERN } from '../../../domain/content/schemaModel.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { guardSearch } from '../../access/itemGuards.ts';
-import type { ServerDeps } from '../../server/app.ts';
+import type { ServerDeps } from '../../server/serverDeps.ts';
 import { localeOf } from '../items/contentHeaders.ts';
 import { logHistoryReads } from '../items/historyItemRows.ts';
-import { loadCollectionSchema, loadSiteSchema } from '../schema/schemaCache.ts';
+import { loadCollectionSchema, loadSiteSchema } from '../../schema/schemaCache.ts';
 import { queryWords } from './highlights.ts';
 import { searchItems } from './queries.ts';
 

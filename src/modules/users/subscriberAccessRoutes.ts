@@ -5,7 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
 import { actorOf } from '../../auth/principal.ts';
-import type { ServerDeps } from '../../server/app.ts';
+import type { ServerDeps } from '../../server/serverDeps.ts';
 import { listSubscriberGrants } from './queries.ts';
 import { grantSubscriberAccess, revokeSubscriberAccess } from './subscriberAccess.ts';
 

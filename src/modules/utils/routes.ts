@@ -1,7 +1,7 @@
 import { accessSync, constants } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { sql } from '../../../infra/postgres/sql.ts';
-import type { ServerDeps } from '../../server/app.ts';
+import type { ServerDeps } from '../../server/serverDeps.ts';
 
 export async function utilsRoutes(app: FastifyInstance, { context, healthChecks }: ServerDeps): Promise<void> {
   const runtime = { node: process.version, platform: process.platform, uptimeSeconds: 0 };

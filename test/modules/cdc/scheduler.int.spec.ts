@@ -1,7 +1,7 @@
 // The scheduler tick: each task runs on one instance at a time; the CDC retention task prunes every
 // site with entries past the horizon (on a database of its own: it looks at every site).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scheduledTasks, startScheduler, type ScheduledTask } from '../../../src/runtime/scheduler.ts';
+import { scheduledTasks, startScheduler, type ScheduledTask } from '../../../src/boot/scheduler.ts';
 import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
 import { appendItemEvent, createIsolatedDatabase } from './support.ts';
 

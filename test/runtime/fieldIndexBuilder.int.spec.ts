@@ -4,12 +4,12 @@
 // transaction held open here delays no other file's builds.
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { schemaProjection } from '../../../projections/schemaProjection.ts';
-import type { FieldIndexBuilderStats } from '../../../src/modules/schema/fieldIndexBuilder.ts';
-import { rebuildProjection } from '../../../src/runtime/projectionRunner.ts';
-import { createFreshDatabase, type FreshDatabase } from '../../projections/freshDatabase.ts';
-import { catalogIndex, eventually, indexRowsOf, settledIndexes } from '../../support/fieldIndexes.ts';
-import { createTestSite, startTestService, type TestService, type TestSite } from '../../support/testService.ts';
+import { schemaProjection } from '../../projections/schemaProjection.ts';
+import type { FieldIndexBuilderStats } from '../../src/runtime/fieldIndexBuilder.ts';
+import { rebuildProjection } from '../../src/runtime/projectionRunner.ts';
+import { createFreshDatabase, type FreshDatabase } from '../projections/freshDatabase.ts';
+import { catalogIndex, eventually, indexRowsOf, settledIndexes } from '../support/fieldIndexes.ts';
+import { createTestSite, startTestService, type TestService, type TestSite } from '../support/testService.ts';
 
 const POLL = { SVC_FIELD_INDEX_POLL_MS: '100' };
 

@@ -8,9 +8,9 @@ import { startEmbeddedPostgres } from '../../infra/postgres/embedded.ts';
 import { migrate } from '../../infra/postgres/migrate.ts';
 import { projections } from '../../projections/index.ts';
 import type { Config } from '../config/config.ts';
-import { createFieldIndexBuilder } from '../modules/schema/fieldIndexBuilder.ts';
-import type { AppContext } from './context.ts';
-import { createProjectionDaemon } from './projectionDaemon.ts';
+import { createFieldIndexBuilder } from '../runtime/fieldIndexBuilder.ts';
+import type { AppContext } from '../runtime/context.ts';
+import { createProjectionDaemon } from '../runtime/projectionDaemon.ts';
 import { startScheduler } from './scheduler.ts';
 
 export const SERVICE_VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;

@@ -4,7 +4,7 @@ import type { Config } from '../config/config.ts';
 import { bootstrapSite } from '../modules/instance/handlers.ts';
 import { buildServer } from '../server/app.ts';
 import { createContext } from './boot.ts';
-import type { AppContext } from './context.ts';
+import type { AppContext } from '../runtime/context.ts';
 
 export interface RunningService {
   context: AppContext;

@@ -12,10 +12,10 @@ import {
   type ItemReference,
   type RelationDefinition,
   type Sensitivity,
-} from '../../../domain/content/schemaModel.ts';
-import type { Queryable } from '../../../infra/postgres/database.ts';
-import { sql } from '../../../infra/postgres/sql.ts';
-import type { AnyItemReference, FieldDefinition as QueryField, FieldMap, FieldRelation, ResolveFields } from '../../query/index.ts';
+} from '../../domain/content/schemaModel.ts';
+import type { Queryable } from '../../infra/postgres/database.ts';
+import { sql } from '../../infra/postgres/sql.ts';
+import type { AnyItemReference, FieldDefinition as QueryField, FieldMap, FieldRelation, ResolveFields } from '../query/index.ts';
 
 export interface CollectionSchema {
   name: string;

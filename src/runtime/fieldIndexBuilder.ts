@@ -9,11 +9,11 @@
 // (every schema commit, and every state it records), polls as a fallback.
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { LogNotifier } from '../../../infra/eventstore/logNotifier.ts';
-import { createDatabase, releaserOf, type Database } from '../../../infra/postgres/database.ts';
-import { sql } from '../../../infra/postgres/sql.ts';
-import { FIELD_INDEX_DDL_LOCK } from '../../../projections/schemaProjection.ts';
-import { advisoryKey } from '../../runtime/projectionRunner.ts';
+import type { LogNotifier } from '../../infra/eventstore/logNotifier.ts';
+import { createDatabase, releaserOf, type Database } from '../../infra/postgres/database.ts';
+import { sql } from '../../infra/postgres/sql.ts';
+import { FIELD_INDEX_DDL_LOCK } from '../../projections/schemaProjection.ts';
+import { advisoryKey } from './projectionRunner.ts';
 
 export interface FieldIndexBuilderStats {
   /** CREATE INDEX CONCURRENTLY statements that made an index. */

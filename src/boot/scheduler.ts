@@ -3,8 +3,8 @@
 // to `scheduledTasks`; it receives the tick's time, so it can be run in tests with any `now`.
 import { pruneChangeFeeds } from '../modules/cdc/retention.ts';
 import { compactItemCounts } from '../modules/items/itemCounts.ts';
-import type { AppContext } from './context.ts';
-import { advisoryKey } from './projectionRunner.ts';
+import type { AppContext } from '../runtime/context.ts';
+import { advisoryKey } from '../runtime/projectionRunner.ts';
 
 export interface ScheduledTask {
   name: string;

@@ -3,9 +3,9 @@
 // commands drop it at once. As a safety net for a notification lost while the listener reconnects,
 // an entry older than REVALIDATE_MS is checked against the site's schema version (one small query)
 // before use; that also picks up a changed default language.
-import { AppError } from '../../../domain/shared/appError.ts';
-import { sql } from '../../../infra/postgres/sql.ts';
-import type { AppContext } from '../../runtime/context.ts';
+import { AppError } from '../../domain/shared/appError.ts';
+import { sql } from '../../infra/postgres/sql.ts';
+import type { AppContext } from '../runtime/context.ts';
 import { readSiteSchema, type CollectionSchema, type SiteSchema } from './siteSchema.ts';
 
 const REVALIDATE_MS = 5_000;

@@ -1,11 +1,13 @@
 // API key commands. A key is `svk_` + 32 random bytes (base64url), returned once at creation and
-// stored only as its SHA-256 hash; it is bound to this site and to a user or a role.
+// stored only as its SHA-256 hash; it is bound to this site and to a user or a role (by default the
+// calling user, as a personal access token is).
 import { randomUUID } from 'node:crypto';
 import { apiKeyDecider } from '../../../domain/identity/apiKey.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import { randomToken, tokenHash } from '../../../infra/crypto/secrets.ts';
 import { API_KEY_PREFIX } from '../../auth/apiKeyAuthenticator.ts';
+import { isSiteUser, type Principal } from '../../auth/principal.ts';
 import { handleCommand, handleCommandIn, inSiteTransaction } from '../../runtime/commandBus.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { findUser, roleExists } from '../users/queries.ts';
@@ -17,11 +19,25 @@ export interface NewApiKey {
   roleId?: string | null;
 }
 
-export async function createApiKey(context: AppContext, siteId: string, input: NewApiKey, metadata: EventMetadata): Promise<ApiKeyView & { key: string }> {
-  const userId = input.userId ?? null;
+/** With neither userId nor roleId the key acts as the caller: the user it is, or acts as (a user-bound key). */
+function callerAsUser(caller: Principal): string {
+  if (isSiteUser(caller)) return caller.userId;
+  throw new AppError('VALIDATION_FAILED', 'The caller is not a user (an API key bound to a role): give userId or roleId', {
+    path: ['body', 'userId'],
+  });
+}
+
+export async function createApiKey(
+  context: AppContext,
+  siteId: string,
+  input: NewApiKey,
+  caller: Principal,
+  metadata: EventMetadata,
+): Promise<ApiKeyView & { key: string }> {
   const roleId = input.roleId ?? null;
-  if ((userId === null) === (roleId === null)) {
-    throw new AppError('VALIDATION_FAILED', 'Give exactly one of userId or roleId', { path: ['body', userId === null ? 'userId' : 'roleId'] });
+  const userId = input.userId ?? (roleId === null ? callerAsUser(caller) : null);
+  if (userId !== null && roleId !== null) {
+    throw new AppError('VALIDATION_FAILED', 'Give one of userId or roleId, not both', { path: ['body', 'roleId'] });
   }
   const apiKeyId = randomUUID();
   const key = `${API_KEY_PREFIX}${randomToken(32)}`;

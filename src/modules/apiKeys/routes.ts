@@ -1,4 +1,5 @@
-// /api-keys (site admin): create (the key is in this one response only), list, revoke.
+// /api-keys (site admin): create (the key is in this one response only; bound to the caller unless
+// userId or roleId says otherwise), list, revoke.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -34,7 +35,7 @@ export async function apiKeysRoutes(app: FastifyInstance, { context }: ServerDep
         response: { 201: z.object({ data: apiKeySchema.extend({ key: z.string() }) }) },
       },
     },
-    async (request, reply) => reply.status(201).send({ data: await createApiKey(context, request.siteId, request.body, metadataOf(request)) }),
+    async (request, reply) => reply.status(201).send({ data: await createApiKey(context, request.siteId, request.body, request.principal, metadataOf(request)) }),
   );
 
   api.get('/api-keys', { config: siteAdmin, schema: { tags: ['api-keys'], response: { 200: z.object({ data: z.array(apiKeySchema) }) } } }, async (request) => ({

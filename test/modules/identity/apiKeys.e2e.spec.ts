@@ -49,6 +49,53 @@ describe('/api-keys', () => {
     expect(entry?.actor).toMatchObject({ kind: 'apiKey', id: `apikey:${adminKey.body.data.id}` });
   });
 
+  it('binds a key given neither userId nor roleId to the calling user, with that user\'s rights', async () => {
+    const site = await createTestSite(service);
+    // Another administrator than the site's first: the key is the caller's, not the site owner's.
+    const adminRole = await createRole(service, site.siteId, { admin: true });
+    const otherAdmin = await createMember(service, site, { roleId: adminRole });
+    const created = await service.request('POST', '/api-keys', { site: site.siteId, token: otherAdmin.token, body: { name: 'personal' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.data).toMatchObject({ name: 'personal', userId: otherAdmin.userId, roleId: null, createdBy: otherAdmin.userId });
+    const me = await service.request('GET', '/auth/me', { site: site.siteId, token: created.body.data.key });
+    expect(me.status).toBe(200);
+    expect(me.body.data.id).toBe(otherAdmin.userId);
+    expect((await service.request('GET', '/users', { site: site.siteId, token: created.body.data.key })).status).toBe(200);
+
+    // Null for both is the same as leaving them out.
+    const nulls = await service.request('POST', '/api-keys', { site: site.siteId, token: site.adminToken, body: { name: 'mine', userId: null, roleId: null } });
+    expect(nulls.status, JSON.stringify(nulls.body)).toBe(201);
+    expect(nulls.body.data).toMatchObject({ userId: site.adminUserId, roleId: null });
+
+    // The user loses its rights, and so does its key: it acts as the user, whatever the user is now.
+    const demoted = await service.request('PATCH', `/users/${otherAdmin.userId}`, { site: site.siteId, token: site.adminToken, body: { roleId: null } });
+    expect(demoted.status, JSON.stringify(demoted.body)).toBe(200);
+    expect((await service.request('GET', '/users', { site: site.siteId, token: created.body.data.key })).status).toBe(403);
+  });
+
+  it('binds a key made by a user-bound key to the same user, and refuses the short form to a role-bound key', async () => {
+    const site = await createTestSite(service);
+    const userKey = await service.request('POST', '/api-keys', { site: site.siteId, token: site.adminToken, body: { name: 'as me' } });
+    const fromUserKey = await service.request('POST', '/api-keys', { site: site.siteId, token: userKey.body.data.key, body: { name: 'from a key' } });
+    expect(fromUserKey.status, JSON.stringify(fromUserKey.body)).toBe(201);
+    expect(fromUserKey.body.data).toMatchObject({ userId: site.adminUserId, roleId: null });
+
+    const adminRole = await createRole(service, site.siteId, { admin: true });
+    const roleKey = await service.request('POST', '/api-keys', { site: site.siteId, token: site.adminToken, body: { name: 'ops', roleId: adminRole } });
+    const keyIds = async () => (await service.request('GET', '/api-keys', { site: site.siteId, token: site.adminToken })).body.data.map((key: { id: string }) => key.id);
+    const before = await keyIds();
+    const refused = await service.request('POST', '/api-keys', { site: site.siteId, token: roleKey.body.data.key, body: { name: 'no user behind me' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({
+      errors: [{ code: 'VALIDATION_FAILED', message: expect.stringMatching(/not a user.*userId or roleId/), path: ['body', 'userId'], extensions: {} }],
+    });
+    expect(await keyIds()).toEqual(before);
+    // The explicit forms stay open to it.
+    const explicit = await service.request('POST', '/api-keys', { site: site.siteId, token: roleKey.body.data.key, body: { name: 'same role', roleId: adminRole } });
+    expect(explicit.status, JSON.stringify(explicit.body)).toBe(201);
+    expect(explicit.body.data).toMatchObject({ userId: null, roleId: adminRole });
+  });
+
   it('revokes a key: it stops working at once, and revoking again is 404', async () => {
     const site = await createTestSite(service);
     const created = await service.request('POST', '/api-keys', { site: site.siteId, token: site.adminToken, body: { name: 'temp', userId: site.adminUserId } });
@@ -93,9 +140,6 @@ describe('/api-keys', () => {
     });
     expect(both.status).toBe(400);
     expect(both.body.errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', path: ['body', 'roleId'] });
-    const neither = await service.request('POST', '/api-keys', { site: site.siteId, token: site.adminToken, body: { name: 'x' } });
-    expect(neither.status).toBe(400);
-    expect(neither.body.errors[0].path).toEqual(['body', 'userId']);
     const unknownUser = await service.request('POST', '/api-keys', {
       site: site.siteId,
       token: site.adminToken,

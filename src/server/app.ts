@@ -106,6 +106,9 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
       request.principal = authorizeInstance(request, config.SVC_INSTANCE_TOKEN);
       return;
     }
+    // A public route without a site reads no principal (the OpenAPI document, health, version): the
+    // credentials that came along, valid, invalid or for another site, cannot fail it.
+    if ((routeConfig.access ?? 'public') === 'public' && routeConfig.site !== 'required') return;
     if (routeConfig.site === 'required') request.siteId = await sites.resolve(request);
     const token = bearerToken(request);
     if (token) request.principal = await authenticate({ token, siteId: request.siteId || null });

@@ -98,6 +98,7 @@ function compileCondition(node: ConditionNode, alias: string): SqlFragment {
       return sql`(${expression} IS NOT NULL AND ${ordered(expression, target)} BETWEEN ${low} AND ${high})`;
     }
     case 'like': {
+      if (node.mode === 'startsWith' && target.field.column) return prefixRange(expression, node.value);
       const pattern = likePattern(node.mode, node.value);
       const operator = raw(node.mode === 'icontains' ? 'ILIKE' : 'LIKE');
       if (target.jsonPath) return sql`COALESCE(${stringLeaf(expression)} ${operator} ${pattern}::text, false)`;
@@ -161,6 +162,29 @@ function orderingParameter(value: FilterScalar, target: FilterTarget): SqlFragme
 function listParameter(values: FilterScalar[], target: FilterTarget): SqlFragment {
   if (target.jsonPath || target.kind === 'json') return sql`${values.map((value) => JSON.stringify(value))}::jsonb[]`;
   return sql`${values}::${raw(`${SQL_TYPES[target.kind]}[]`)}`;
+}
+
+/**
+ * `_starts_with` on a read model's column: LIKE states the condition, and the byte range around it
+ * lets the column's text_pattern_ops index answer it. Under row-level security PostgreSQL only makes
+ * index conditions of leakproof operators: `~>=~` and `~<~` are, LIKE is not.
+ */
+function prefixRange(expression: SqlFragment, prefix: string): SqlFragment {
+  const like = sql`${expression} LIKE ${likePattern('startsWith', prefix)}::text`;
+  const upper = prefixUpperBound(prefix);
+  const below = upper === null ? raw('TRUE') : sql`${expression} ~<~ ${upper}::text`;
+  return sql`(${expression} IS NOT NULL AND ${expression} ~>=~ ${prefix}::text AND ${below} AND ${like})`;
+}
+
+/** The least text above every text that starts with `prefix`, in byte (code point) order; null if none. */
+export function prefixUpperBound(prefix: string): string | null {
+  const codePoints = [...prefix];
+  while (codePoints.length > 0) {
+    const last = codePoints.pop()!.codePointAt(0)!;
+    // UTF-8 has no surrogates: the code point after U+D7FF is U+E000.
+    if (last < 0x10ffff) return codePoints.join('') + String.fromCodePoint(last === 0xd7ff ? 0xe000 : last + 1);
+  }
+  return null;
 }
 
 function likePattern(mode: 'contains' | 'icontains' | 'startsWith' | 'endsWith', value: string): string {

@@ -1,6 +1,7 @@
 // The one SQL expression per field. Expression indexes are created from the same function, so a
 // filter or sort on a field and the index on it always have identical text.
 import { join, raw, sql, type SqlFragment } from '../../infra/postgres/sql.ts';
+import { ReadModelFields } from './readModelFields.ts';
 import type { FieldDefinition, FieldMap, FieldType, ValueKind } from './types.ts';
 
 /** API name → column of the items table; these win over content fields of the same name. */
@@ -39,14 +40,19 @@ export function dateShapeOf(type: FieldType): 'dateTime' | 'date' | 'time' | nul
   return type === 'dateTime' || type === 'timestamp' ? 'dateTime' : null;
 }
 
-/** The definition a key resolves to: a structural column first, then a declared content field. */
+/**
+ * The definition a key resolves to: a structural column first, then a declared content field. A
+ * read model's columns (readModelFields.ts) are all its fields.
+ */
 export function lookupField(fields: FieldMap, name: string): FieldDefinition | undefined {
+  if (fields instanceof ReadModelFields) return fields.get(name);
   const structural = STRUCTURAL_COLUMNS.get(name);
   if (structural) return { field: name, type: structural.type };
   return fields.get(name);
 }
 
 export function kindOfField(field: FieldDefinition): ValueKind {
+  if (field.column) return field.column.kind;
   return STRUCTURAL_COLUMNS.get(field.field)?.kind ?? valueKindOf(field.type);
 }
 
@@ -70,6 +76,7 @@ function qualified(alias: string | null, column: string): string {
  * `alias` null gives the unqualified form used in CREATE INDEX.
  */
 export function fieldExpression(alias: string | null, field: FieldDefinition): SqlFragment {
+  if (field.column) return raw(qualified(alias, field.column.name));
   const structural = STRUCTURAL_COLUMNS.get(field.field);
   if (structural) return raw(qualified(alias, structural.column));
   const data = qualified(alias, 'data');

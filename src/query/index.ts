@@ -1,5 +1,5 @@
 // The query language: parse list parameters, validate filters against fields, compile to SQL or
-// evaluate in memory. Items, permissions, GraphQL and delivery all go through here.
+// evaluate in memory. Items, permissions, GraphQL, delivery and the audit log all go through here.
 export * from './types.ts';
 export { fieldExpression, fieldTextExpression, STRUCTURAL_COLUMNS, valueKindOf } from './fieldExpressions.ts';
 export { parseListQuery, DEFAULT_LIMIT, MAX_LIMIT } from './parseListQuery.ts';
@@ -11,3 +11,5 @@ export { compileSort } from './compileSort.ts';
 export { compileAggregate, shapeAggregateRow, type AggregateColumn, type CompiledAggregate } from './compileAggregate.ts';
 export { parseFieldSelection, type AnyItemSelection, type FieldSelection, type RelationSelection } from './parseFieldSelection.ts';
 export { operatorFits, operatorsFor } from './operators.ts';
+export { readModelFields, ReadModelFields } from './readModelFields.ts';
+export type { DynamicValueContext } from './dynamicValues.ts';

@@ -160,6 +160,10 @@ function resolveCondition(target: FilterTarget, operator: string, raw: unknown, 
     const what = target.field.type === 'hash' ? 'the hash' : KIND_NAMES[kind];
     throw invalid(`Operator "${operator}" does not apply to ${what} field "${target.field.field}"`, path);
   }
+  const column = target.field.column;
+  if (column && !column.operators.includes(operator)) {
+    throw invalid(`Operator "${operator}" is not allowed on "${target.field.field}"; it takes ${column.operators.join(', ')}`, path);
+  }
   return conditionFor(target, operator, raw, path, context);
 }
 

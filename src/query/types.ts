@@ -36,6 +36,18 @@ export interface FieldDefinition {
    * (`summary.fr`) still reach into the stored map.
    */
   languages?: readonly string[];
+  /** A column of a read model other than items (see readModelFields.ts); items' fields have none. */
+  column?: ReadModelColumn;
+}
+
+/**
+ * A field that is a column of a read model's table: compared as `kind`, and filtered only with
+ * `operators`, the ones its indexes serve.
+ */
+export interface ReadModelColumn {
+  name: string;
+  kind: ValueKind;
+  operators: readonly ComparisonOperator[];
 }
 
 export type FieldMap = ReadonlyMap<string, FieldDefinition>;

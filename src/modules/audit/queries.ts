@@ -1,7 +1,7 @@
 // Reading the audit log and checking a site's hash chains.
-import { AppError } from '../../../domain/shared/appError.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
-import { identifier, join, sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
+import { sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
+import { compileFilter, readModelFields, type DynamicValueContext, type FilterTree } from '../../query/index.ts';
 
 export interface AuditEntry {
   position: number;
@@ -14,65 +14,46 @@ export interface AuditEntry {
   occurredAt: string;
 }
 
-/** The audit fields a filter may name, their columns, and the operators each allows. */
-const FILTERABLE: Record<string, { column: string; operators: readonly string[] }> = {
-  action: { column: 'action', operators: ['_eq', '_neq', '_in', '_starts_with'] },
-  actor: { column: 'actor_id', operators: ['_eq', '_in'] },
-  actorKind: { column: 'actor_kind', operators: ['_eq', '_in'] },
-  target: { column: 'target', operators: ['_eq', '_starts_with'] },
-  requestId: { column: 'request_id', operators: ['_eq'] },
-  occurredAt: { column: 'occurred_at', operators: ['_gt', '_gte', '_lt', '_lte'] },
-};
+/**
+ * The audit fields a filter may name: columns of `audit_log`, each with the operators its index
+ * serves (infra/postgres/migrations/0002 and 0009; `_neq` reads the site's entries newest first).
+ */
+export const AUDIT_FIELDS = readModelFields({
+  action: { column: 'action', kind: 'text', operators: ['_eq', '_neq', '_in', '_starts_with'] },
+  actor: { column: 'actor_id', kind: 'text', operators: ['_eq', '_in'] },
+  actorKind: { column: 'actor_kind', kind: 'text', operators: ['_eq', '_in'] },
+  target: { column: 'target', kind: 'text', operators: ['_eq', '_starts_with'] },
+  requestId: { column: 'request_id', kind: 'text', operators: ['_eq'] },
+  occurredAt: { column: 'occurred_at', kind: 'timestamptz', operators: ['_gt', '_gte', '_lt', '_lte'] },
+});
 
-/** `{ field: { operator: value } }`, parsed from `filter[field][operator]=value`. */
-export type AuditFilter = Record<string, Record<string, string>>;
-
-function condition(field: string, operator: string, value: string): SqlFragment {
-  const spec = FILTERABLE[field];
-  if (!spec) throw new AppError('VALIDATION_FAILED', `Unknown audit field ${field}`, { path: ['filter', field] });
-  if (!spec.operators.includes(operator)) {
-    throw new AppError('VALIDATION_FAILED', `Operator ${operator} is not allowed on ${field}`, { path: ['filter', field, operator] });
-  }
-  if (field === 'occurredAt' && Number.isNaN(Date.parse(value))) {
-    throw new AppError('VALIDATION_FAILED', 'occurredAt needs an ISO 8601 time', { path: ['filter', field, operator] });
-  }
-  const column = identifier(spec.column);
-  switch (operator) {
-    case '_eq':
-      return sql`${column} = ${value}`;
-    case '_neq':
-      return sql`${column} IS DISTINCT FROM ${value}`;
-    case '_in':
-      return sql`${column} = ANY(${value.split(',')}::text[])`;
-    case '_starts_with':
-      return sql`${column} LIKE ${value.replace(/[\\%_]/g, '\\$&') + '%'}`;
-    case '_gt':
-      return sql`${column} > ${value}::timestamptz`;
-    case '_gte':
-      return sql`${column} >= ${value}::timestamptz`;
-    case '_lt':
-      return sql`${column} < ${value}::timestamptz`;
-    default:
-      return sql`${column} <= ${value}::timestamptz`;
-  }
+export interface AuditListQuery {
+  /** The `filter` parameter as parsed by src/query (bracket or JSON form); null for none. */
+  filter: FilterTree | null;
+  limit: number;
+  page: number;
+  /** For $NOW and $CURRENT_USER in filter values. */
+  dynamic: DynamicValueContext;
 }
 
-export async function listAudit(
-  tx: Queryable,
-  siteId: string,
-  query: { filter: AuditFilter; limit: number; page: number },
-): Promise<{ entries: AuditEntry[]; total: number }> {
-  const conditions = [sql`site_id = ${siteId}`];
-  for (const [field, operators] of Object.entries(query.filter)) {
-    for (const [operator, value] of Object.entries(operators)) conditions.push(condition(field, operator, value));
-  }
-  const where = join(conditions, ' AND ');
+/** The page's statement and the total's, newest entry first; throws VALIDATION_FAILED on a bad filter. */
+export function auditListStatements(siteId: string, query: AuditListQuery): { page: SqlFragment; total: SqlFragment } {
+  const filter = compileFilter(query.filter, { ...query.dynamic, fields: AUDIT_FIELDS, alias: 'a' });
+  const where = sql`a.site_id = ${siteId} AND ${filter}`;
   const offset = (query.page - 1) * query.limit;
+  return {
+    page: sql`SELECT * FROM audit_log a WHERE ${where} ORDER BY a.position DESC LIMIT ${query.limit} OFFSET ${offset}`,
+    total: sql`SELECT count(*)::int AS total FROM audit_log a WHERE ${where}`,
+  };
+}
+
+export async function listAudit(tx: Queryable, siteId: string, query: AuditListQuery): Promise<{ entries: AuditEntry[]; total: number }> {
+  const statements = auditListStatements(siteId, query);
   const rows = await tx.query<{
     position: number; event_id: string; action: string; actor_kind: string; actor_id: string | null;
     impersonator_id: string | null; target: string; request_id: string | null; site_id: string; occurred_at: Date;
-  }>(sql`SELECT * FROM audit_log WHERE ${where} ORDER BY position DESC LIMIT ${query.limit} OFFSET ${offset}`);
-  const [count] = await tx.query<{ total: number }>(sql`SELECT count(*)::int AS total FROM audit_log WHERE ${where}`);
+  }>(statements.page);
+  const [count] = await tx.query<{ total: number }>(statements.total);
   return {
     total: count?.total ?? 0,
     entries: rows.map((row) => ({

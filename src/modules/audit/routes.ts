@@ -1,18 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import type { Principal } from '../../auth/principal.ts';
+import { parseFilterParam, type DynamicValueContext } from '../../query/index.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { listAudit, verifyChains, type AuditFilter } from './queries.ts';
+import { listAudit, verifyChains } from './queries.ts';
 
-/** Collects `filter[field][operator]=value` keys of a flat querystring into `{ field: { operator: value } }`. */
-function bracketFilter(query: Record<string, unknown>): AuditFilter {
-  const filter: AuditFilter = {};
-  for (const [key, value] of Object.entries(query)) {
-    const match = /^filter\[([A-Za-z]+)\]\[(_[a-z_]+)\]$/.exec(key);
-    if (!match || typeof value !== 'string') continue;
-    (filter[match[1]!] ??= {})[match[2]!] = value;
-  }
-  return filter;
+/** What $NOW and $CURRENT_USER stand for in this request's filter. */
+function dynamicValuesOf(principal: Principal): DynamicValueContext {
+  const now = new Date();
+  return principal.kind === 'user' ? { now, userId: principal.userId, roleId: principal.roleId } : { now, userId: null, roleId: null };
 }
 
 export async function auditRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
@@ -25,6 +22,7 @@ export async function auditRoutes(app: FastifyInstance, { context }: ServerDeps)
       config: siteAdmin,
       schema: {
         tags: ['audit'],
+        // `filter` (bracket or JSON form) is read by the query language, against AUDIT_FIELDS.
         querystring: z
           .object({ limit: z.coerce.number().int().min(1).max(200).default(25), page: z.coerce.number().int().min(1).default(1) })
           .catchall(z.unknown()),
@@ -32,9 +30,8 @@ export async function auditRoutes(app: FastifyInstance, { context }: ServerDeps)
     },
     async (request) => {
       const { limit, page } = request.query;
-      const result = await context.database.withSite(request.siteId, (tx) =>
-        listAudit(tx, request.siteId, { filter: bracketFilter(request.query), limit, page }),
-      );
+      const query = { filter: parseFilterParam(request.query), limit, page, dynamic: dynamicValuesOf(request.principal) };
+      const result = await context.database.withSite(request.siteId, (tx) => listAudit(tx, request.siteId, query));
       return { data: result.entries, meta: { total: result.total, page, pageSize: limit } };
     },
   );

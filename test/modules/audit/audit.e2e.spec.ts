@@ -92,6 +92,91 @@ describe('GET /audit', () => {
     }
   });
 
+  it('filters in the JSON form too, with _or groups, and $NOW and $CURRENT_USER values', async () => {
+    const site = await siteWithHistory();
+    const list = async (query: string) => {
+      const response = await service.request('GET', `/audit?limit=200&${query}`, { site: site.siteId, token: site.adminToken });
+      expect(response.status, query).toBe(200);
+      return response.body.data as { action: string; requestId: string | null; actor: { id: string | null } }[];
+    };
+    const json = encodeURIComponent(JSON.stringify({ _or: [{ requestId: { _eq: site.requestId } }, { action: { _eq: 'site.created' } }] }));
+    expect((await list(`filter=${json}`)).map((entry) => entry.action).sort()).toEqual(['session.started', 'site.created']);
+    expect(await list(`filter[_or][0][requestId][_eq]=${site.requestId}&filter[_or][1][action][_eq]=site.created`)).toEqual(await list(`filter=${json}`));
+
+    const all = await list('');
+    expect(await list('filter[occurredAt][_gte]=$NOW(-1 hour)')).toEqual(all);
+    expect(await list('filter[occurredAt][_lt]=$NOW(-1 hour)')).toEqual([]);
+    const mine = await list('filter[actor][_eq]=$CURRENT_USER');
+    expect(mine.length).toBeGreaterThan(0);
+    expect(mine).toEqual(all.filter((entry) => entry.actor.id === site.adminUserId));
+  });
+
+  it('matches _starts_with literally, as a prefix', async () => {
+    const site = await siteWithHistory();
+    const [{ n }] = (await owner.query<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM events WHERE site_id = ${site.siteId} AND type LIKE 'session.%'`,
+    )) as [{ n: number }];
+    const sessions = await service.request('GET', '/audit?limit=200&filter[action][_starts_with]=session.', { site: site.siteId, token: site.adminToken });
+    expect(sessions.body.meta.total).toBe(n);
+    expect(sessions.body.data.every((entry: { action: string }) => entry.action.startsWith('session.'))).toBe(true);
+    // `_` and `%` are LIKE's wildcards: here they are plain characters, which no action has.
+    for (const prefix of ['session_', 'session%', '%']) {
+      const response = await service.request('GET', `/audit?filter[action][_starts_with]=${encodeURIComponent(prefix)}`, { site: site.siteId, token: site.adminToken });
+      expect(response.body.meta.total, prefix).toBe(0);
+    }
+    const stream = site.sessionStream.slice(site.siteId.length + 1);
+    const ofStream = await service.request('GET', `/audit?filter[target][_starts_with]=${encodeURIComponent(stream)}`, { site: site.siteId, token: site.adminToken });
+    expect(ofStream.body.data.map((entry: { action: string }) => entry.action)).toEqual(['session.refreshed', 'session.refreshed', 'session.started']);
+  });
+
+  it('answers every malformed filter with 400 and the path of the offending key, never a 500', async () => {
+    const site = await createTestSite(service, 'audit');
+    const cases: [string, string, (string | number)[]][] = [
+      ['filter={"action":', 'VALIDATION', ['filter']],
+      ['filter=[1]', 'VALIDATION', ['filter']],
+      ['filter[id][_eq]=x', 'VALIDATION_FAILED', ['filter', 'id']],
+      ['filter[status][_eq]=x', 'VALIDATION_FAILED', ['filter', 'status']],
+      ['filter[action.deeper][_eq]=x', 'VALIDATION_FAILED', ['filter', 'action.deeper']],
+      ['filter[action]=x', 'VALIDATION_FAILED', ['filter', 'action']],
+      ['filter[actor][_starts_with]=x', 'VALIDATION_FAILED', ['filter', 'actor', '_starts_with']],
+      ['filter[requestId][_in]=a,b', 'VALIDATION_FAILED', ['filter', 'requestId', '_in']],
+      ['filter[action][_bogus]=x', 'VALIDATION_FAILED', ['filter', 'action', '_bogus']],
+      ['filter[occurredAt][_gte]=2024-02-30', 'VALIDATION_FAILED', ['filter', 'occurredAt', '_gte']],
+      ['filter[occurredAt][_lt]=$NOW(soon)', 'VALIDATION_FAILED', ['filter', 'occurredAt', '_lt']],
+      ['filter[_or][1][action][_gt]=x&filter[_or][0][action][_eq]=y', 'VALIDATION_FAILED', ['filter', '_or', 1, 'action', '_gt']],
+      [`filter=${encodeURIComponent('{"_and":{"action":{"_eq":"x"}}}')}`, 'VALIDATION_FAILED', ['filter', '_and']],
+      [`filter=${encodeURIComponent('{"target":{"_starts_with":"a\\u0000b"}}')}`, 'VALIDATION_FAILED', ['filter', 'target', '_starts_with']],
+    ];
+    for (const [query, code, errorPath] of cases) {
+      const response = await service.request('GET', `/audit?${query}`, { site: site.siteId, token: site.adminToken });
+      expect(response.status, query).toBe(400);
+      expect(response.body.errors[0], query).toMatchObject({ code, path: errorPath });
+    }
+  });
+
+  it("never shows site A's entries to site B's administrator, whatever the filter", async () => {
+    const [siteA, siteB] = await Promise.all([siteWithHistory(), siteWithHistory()]);
+    const streamA = siteA.sessionStream.slice(siteA.siteId.length + 1);
+    const filters = [
+      `filter[requestId][_eq]=${siteA.requestId}`,
+      `filter[actor][_in]=${siteA.adminUserId},${siteB.adminUserId}`,
+      `filter[target][_eq]=${encodeURIComponent(streamA)}`,
+      'filter[target][_starts_with]=session/',
+      'filter[action][_neq]=nothing',
+      'filter[actorKind][_in]=user,system',
+      'filter[occurredAt][_gt]=2000-01-01T00:00:00Z',
+      `filter=${encodeURIComponent(JSON.stringify({ _or: [{ requestId: { _eq: siteA.requestId } }, { actor: { _eq: siteA.adminUserId } }] }))}`,
+    ];
+    for (const filter of filters) {
+      const response = await service.request('GET', `/audit?limit=200&${filter}`, { site: siteB.siteId, token: siteB.adminToken });
+      expect(response.status, filter).toBe(200);
+      expect(response.body.data.filter((entry: { siteId: string }) => entry.siteId !== siteB.siteId), filter).toEqual([]);
+      expect(response.body.meta.total, filter).toBe(response.body.data.length);
+    }
+    const withA = await service.request('GET', `/audit?limit=200&filter[requestId][_eq]=${siteA.requestId}`, { site: siteA.siteId, token: siteA.adminToken });
+    expect(withA.body.data).toHaveLength(1);
+  });
+
   it("never shows site A's entries to site B's administrator", async () => {
     const [siteA, siteB] = await Promise.all([siteWithHistory(), siteWithHistory()]);
     const asB = await service.request('GET', `/audit?limit=200&filter[requestId][_eq]=${siteA.requestId}`, { site: siteB.siteId, token: siteB.adminToken });

@@ -304,3 +304,37 @@ export const collectionSchemaInput = z
     });
   });
 export type CollectionSchemaInput = z.infer<typeof collectionSchemaInput>;
+
+/** Several collections' bundles: `{ collections: [bundle…] }`. */
+export const collectionSchemaSet = z.object({ collections: z.array(collectionSchemaInput).min(1).max(200) }).strict();
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** GET's answer `{ data: … }`, as it comes, is taken for what it carries. */
+const isEnvelope = (body: unknown): body is { data: unknown } => isObject(body) && Object.keys(body).length === 1 && 'data' in body;
+
+/**
+ * What POST /collections/diff compares with the site: a set of bundles, or one collection's bundle
+ * as GET /collections/:name/schema exports it, either bare or in that answer's `{ data }` envelope.
+ * The form is told by its keys and validated as that form, so an error's path is in the form that
+ * was sent (a plain union answers only "Invalid input" at the top); the union is what OpenAPI shows.
+ */
+const collectionDiffForm = z.union([collectionSchemaSet, collectionSchemaInput]);
+export const collectionDiffInput = z.preprocess(
+  (body, context) => {
+    const inner = isEnvelope(body) ? body.data : body;
+    const form = isObject(inner) && 'collections' in inner ? collectionSchemaSet : collectionSchemaInput;
+    for (const issue of form.safeParse(inner).error?.issues ?? []) {
+      context.addIssue({ code: 'custom', message: issue.message, path: [...(inner === body ? [] : ['data']), ...issue.path] });
+    }
+    return body;
+  },
+  z.union([collectionDiffForm, z.object({ data: collectionDiffForm }).strict()]),
+);
+export type CollectionDiffInput = z.infer<typeof collectionDiffInput>;
+
+/** The bundles of a diff body, each with where it sits in the body. */
+export function bundlesOfDiff(body: CollectionDiffInput): { bundle: CollectionSchemaInput; path: (string | number)[] }[] {
+  const [inner, path] = 'data' in body ? [body.data, ['data']] : [body, []];
+  if ('collections' in inner) return inner.collections.map((bundle, index) => ({ bundle, path: [...path, 'collections', index] }));
+  return [{ bundle: inner, path }];
+}

@@ -11,11 +11,13 @@ import {
 import { checkRelationAgainstSchema, patchRelation, relationDecider, type RelationCommand, type SchemaView } from '../../../domain/content/relationDecider.ts';
 import { diffRelations, resolveBundleRelations, type RelationDiff } from '../../../domain/content/schemaDiff.ts';
 import {
+  bundlesOfDiff,
   patchContentField,
   toCollectionMeta,
   toContentField,
   toRelationDefinition,
   type CollectionCreateInput,
+  type CollectionDiffInput,
   type CollectionMetaInput,
   type CollectionSchemaInput,
   type FieldInput,
@@ -350,18 +352,15 @@ export async function applyCollectionSchema(
   });
 }
 
-/** What applying each bundle would change, without changing anything. */
-export async function diffCollectionSchemas(
-  context: AppContext,
-  siteId: string,
-  bundles: readonly CollectionSchemaInput[],
-): Promise<CollectionDiffView[]> {
-  bundles.forEach((bundle, index) => {
-    if (!bundle.collection) throw new AppError('VALIDATION_FAILED', 'Each bundle names its collection', { path: ['body', 'collections', index, 'collection'] });
-    bundleChecks(bundle.collection, bundle, ['body', 'collections', index]);
-  });
+/** What applying each bundle of the body (a set, or one collection's export) would change, without changing anything. */
+export async function diffCollectionSchemas(context: AppContext, siteId: string, body: CollectionDiffInput): Promise<CollectionDiffView[]> {
+  const located = bundlesOfDiff(body);
+  for (const { bundle, path } of located) {
+    if (!bundle.collection) throw new AppError('VALIDATION_FAILED', 'Each bundle names its collection', { path: ['body', ...path, 'collection'] });
+    bundleChecks(bundle.collection, bundle, ['body', ...path]);
+  }
   const schema = await context.database.withSite(siteId, (tx) => readSiteSchema(tx, siteId));
-  return bundles.map((bundle) => {
+  return located.map(({ bundle }) => {
     const name = bundle.collection!;
     const relations = resolveBundleRelations(bundle.relations ?? [], declaredOn(schema, name), () => '(new)');
     return diffOf(schema, name, bundle, relations);

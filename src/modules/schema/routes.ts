@@ -5,6 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   collectionCreateInput,
+  collectionDiffInput,
   collectionMetaInput,
   collectionName,
   collectionSchemaInput,
@@ -74,9 +75,9 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
 
   api.post(
     '/collections/diff',
-    { ...admin, schema: { tags: ['schema'], body: z.object({ collections: z.array(collectionSchemaInput).min(1).max(200) }).strict() } },
+    { ...admin, schema: { tags: ['schema'], body: collectionDiffInput } },
     async (request) => {
-      const collections = await diffCollectionSchemas(context, request.siteId, request.body.collections);
+      const collections = await diffCollectionSchemas(context, request.siteId, request.body);
       return { data: { collections, hasChanges: collections.some((collection) => collection.status !== 'unchanged') } };
     },
   );

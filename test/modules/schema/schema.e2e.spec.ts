@@ -408,6 +408,69 @@ describe('collection schema bundles', () => {
   });
 });
 
+describe('POST /collections/diff', () => {
+  it("takes one collection's export as GET /collections/:name/schema answers it, bare or in its data envelope, and a set", async () => {
+    const site = await createTestSite(service);
+    const call = as(site);
+    await call('POST', '/collections', articles);
+    const exported = await call('GET', '/collections/articles/schema');
+    expect(exported.status).toBe(200);
+    const before = await eventCount(site.siteId);
+    const unchanged = { collections: [{ collection: 'articles', status: 'unchanged' }], hasChanges: false };
+    for (const body of [exported.body.data, exported.body, { collections: [exported.body.data] }, { data: { collections: [exported.body.data] } }]) {
+      const diff = await call('POST', '/collections/diff', body);
+      expect(diff.status, JSON.stringify(diff.body)).toBe(200);
+      expect(diff.body.data).toMatchObject(unchanged);
+    }
+
+    const changed = { ...exported.body.data, fields: [...exported.body.data.fields, { field: 'slug', type: 'slug' }] };
+    for (const body of [changed, { data: changed }]) {
+      const diff = await call('POST', '/collections/diff', body);
+      expect(diff.status, JSON.stringify(diff.body)).toBe(200);
+      expect(diff.body.data.hasChanges).toBe(true);
+      expect(diff.body.data.collections).toHaveLength(1);
+      expect(diff.body.data.collections[0]).toMatchObject({
+        collection: 'articles',
+        status: 'update',
+        fields: { added: [{ field: 'slug', type: 'slug' }], updated: [], removed: [] },
+      });
+    }
+    expect(await eventCount(site.siteId)).toBe(before);
+  });
+
+  it('refuses a bad body at its path in the form that was sent, and writes nothing', async () => {
+    const site = await createTestSite(service);
+    const call = as(site);
+    await call('POST', '/collections', articles);
+    const exported = (await call('GET', '/collections/articles/schema')).body.data;
+    const member = await createMember(service, site);
+    const before = await eventCount(site.siteId);
+    const badType = { ...exported, fields: [{ field: 'title', type: 'no-such-type' }] };
+    const { collection: _collection, ...unnamed } = exported;
+    const cases: [unknown, (string | number)[]][] = [
+      [badType, ['body', 'fields', 0, 'type']],
+      [{ data: badType }, ['body', 'data', 'fields', 0, 'type']],
+      [{ collections: [exported, badType] }, ['body', 'collections', 1, 'fields', 0, 'type']],
+      [unnamed, ['body', 'collection']],
+      [{ data: unnamed }, ['body', 'data', 'collection']],
+      [{ collections: [unnamed] }, ['body', 'collections', 0, 'collection']],
+      [{ ...exported, relations: [{ kind: 'm2o', collection: 'authors', field: 'x', relatedCollection: 'articles' }] }, ['body', 'relations', 0, 'collection']],
+      [{ collections: [] }, ['body', 'collections']],
+      [{ ...exported, unknownKey: 1 }, ['body']],
+      [{ data: 42 }, ['body', 'data']],
+      [[exported], ['body']],
+    ];
+    for (const [body, path] of cases) {
+      const response = await call('POST', '/collections/diff', body);
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(response.body, JSON.stringify(body)).toEqual({ errors: [{ code: 'VALIDATION_FAILED', message: expect.any(String), path, extensions: {} }] });
+    }
+    const denied = await service.request('POST', '/collections/diff', { site: site.siteId, token: member.token, body: exported });
+    expect(denied.status).toBe(403);
+    expect(await eventCount(site.siteId)).toBe(before);
+  });
+});
+
 describe('collection schema bundles, property', () => {
   // Random declarations the service accepts: every type, with the options that fit it.
   const plainTypes = ['string', 'text', 'integer', 'bigInteger', 'float', 'decimal', 'boolean', 'dateTime', 'date', 'time', 'timestamp', 'uuid', 'hash', 'slug', 'code', 'color', 'json', 'csv', 'geometry', 'files'] as const;

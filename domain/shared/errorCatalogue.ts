@@ -13,6 +13,7 @@ export const errorCatalogue = {
   REQUEST_TIMEOUT: { status: 408, when: 'the request was not received in time' },
   METHOD_NOT_ALLOWED: { status: 405, when: 'the path exists, not with this method' },
   NOT_ACCEPTABLE: { status: 406, when: 'no representation matches the Accept header' },
+  EXPECTATION_FAILED: { status: 417, when: 'an Expect header other than 100-continue' },
   // Identity and permissions
   UNAUTHENTICATED: { status: 401, when: 'no valid credentials' },
   INVALID_CREDENTIALS: { status: 401, when: 'a wrong email or password' },

@@ -16,8 +16,8 @@ import type { Principal } from '../auth/principal.ts';
 import { registerModules } from '../modules/index.ts';
 import { createRateLimiting } from '../rateLimit/rateLimitHook.ts';
 import type { AppContext } from '../runtime/context.ts';
-import { handleClientError } from './clientErrors.ts';
-import { handleError } from './errorHandler.ts';
+import { handleClientError, handleUnmetExpectation, requireHostHeader } from './clientErrors.ts';
+import { handleError, handleFrameworkError, handleNotFound } from './errorHandler.ts';
 import type { ServerDeps } from './serverDeps.ts';
 import './routeConfig.ts';
 import { createSiteResolver } from './siteResolution.ts';
@@ -37,6 +37,9 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     },
     routerOptions: { ignoreTrailingSlash: true },
     clientErrorHandler: handleClientError,
+    frameworkErrors: handleFrameworkError,
+    // Node's bare 400 for an HTTP/1.1 request without Host becomes requireHostHeader's envelope.
+    http: { requireHostHeader: false },
     // While closing, requests on open connections are still served (with Connection: close) instead of
     // a bare 503: a load balancer's keep-alive connection may carry one more request.
     return503OnClosing: false,
@@ -44,9 +47,9 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(handleError);
-  app.setNotFoundHandler((request, reply) =>
-    reply.status(404).send({ errors: [{ code: 'NOT_FOUND', message: `No route ${request.method} ${request.url.split('?')[0]}`, path: [], extensions: {} }] }),
-  );
+  app.setNotFoundHandler(handleNotFound);
+  app.server.on('checkExpectation', handleUnmetExpectation);
+  app.addHook('onRequest', requireHostHeader);
 
   await app.register(fastifyCookie);
   // WebSocket routes (`websocket: true`), e.g. /realtime; client frames are small JSON.

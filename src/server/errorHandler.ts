@@ -1,4 +1,5 @@
-// The one place errors become the spec's envelope: { errors: [{ code, message, path, extensions }] }.
+// The one place errors become the spec's envelope: { errors: [{ code, message, path, extensions }] },
+// for the routes' errors, Fastify's own refusals (a bad URL, an over-long parameter) and its 404/405.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError } from '../../domain/shared/appError.ts';
@@ -51,6 +52,11 @@ export function toAppError(error: unknown): AppError | null {
       return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type', { path: ['body'] });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('VALIDATION_FAILED', 'Invalid content length', { path: ['body'] });
+    // The router's refusals, before any route is chosen (Fastify's frameworkErrors).
+    case 'FST_ERR_BAD_URL':
+      return new AppError('VALIDATION_FAILED', 'The path is not valid percent-encoded UTF-8', { path: ['params'] });
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new AppError('URI_TOO_LONG', 'A path parameter is longer than the router allows', { path: ['params'] });
     default:
       break;
   }
@@ -61,6 +67,36 @@ export function toAppError(error: unknown): AppError | null {
     return new AppError(codeOfClientStatus(fastifyError.statusCode), fastifyError.message);
   }
   return null;
+}
+
+/**
+ * Fastify's frameworkErrors: what its router refuses before a route is chosen (a bad URL encoding,
+ * a path parameter over maxParamLength, a failed async constraint). No hook runs for these, so the
+ * request id is set here.
+ */
+export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  reply.header('X-Request-Id', request.id);
+  return handleError(error, request, reply);
+}
+
+const ROUTABLE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** No route for this method and path: 405 with `Allow` when the path has routes for other methods, 404 otherwise. */
+export function handleNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const path = request.url.split('?')[0]!;
+  const allowed = ROUTABLE_METHODS.filter((method) => request.server.findRoute({ method, url: path }) !== null);
+  // A route may answer 404 itself (a missing static file): its own method is then among the allowed.
+  if (allowed.length > 0 && !allowed.includes(request.method as (typeof ROUTABLE_METHODS)[number])) {
+    return handleError(
+      new AppError('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, {
+        extensions: { allowed },
+        headers: { Allow: allowed.join(', ') },
+      }),
+      request,
+      reply,
+    );
+  }
+  return handleError(new AppError('NOT_FOUND', `No route ${request.method} ${path}`), request, reply);
 }
 
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {

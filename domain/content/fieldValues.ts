@@ -3,6 +3,7 @@
 // lower-cased, csv as "a,b,c". Pure: hashing of `hash` fields happens outside (it is costly I/O-like work).
 import { AppError } from '../shared/appError.ts';
 import { unstorableTextReason } from '../shared/storableText.ts';
+import { isUuid } from '../shared/uuid.ts';
 import type { ContentField, FieldType } from './schemaModel.ts';
 
 export type ErrorPath = (string | number)[];
@@ -17,7 +18,6 @@ const INT64_MAX = 2n ** 63n - 1n;
 const DEFAULT_STRING_LENGTH = 255;
 const MAX_HASH_INPUT = 1024;
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SLUG_PATTERN = /^[a-z0-9]+(?:[-_][a-z0-9]+)*$/;
 const COLOR_PATTERN = /^#(?:[0-9a-f]{3}|[0-9a-f]{4}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
 const DECIMAL_PATTERN = /^[+-]?(\d+)(?:\.(\d+))?$/;
@@ -81,7 +81,7 @@ function normalizeValue(type: FieldType, field: ContentField, value: unknown, pa
     case 'time':
       return normalizeTime(name, value, path);
     case 'uuid':
-      if (typeof value !== 'string' || !UUID_PATTERN.test(value)) throw invalidValue(`Field "${name}" expects a UUID`, path);
+      if (!isUuid(value)) throw invalidValue(`Field "${name}" expects a UUID`, path);
       return value.toLowerCase();
     case 'slug': {
       const text = checkText(field, value, path);

@@ -5,13 +5,12 @@
 // said so; roles that inherit from it inherit those grants too. Requests without credentials get
 // the site's public role (systemKey `public`).
 import { PUBLIC_ROLE_KEY, SUBSCRIBER_ROLE_KEY } from '../../domain/identity/role.ts';
+import { isUuid } from '../../domain/shared/uuid.ts';
 import type { Queryable } from '../../infra/postgres/database.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 
 /** Deeper chains are cut here; creating a cycle is refused, but a cache must never loop. */
 export const MAX_ROLE_DEPTH = 32;
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type GrantSource =
   | { kind: 'role' | 'user' | 'team'; id: string }
@@ -71,7 +70,7 @@ interface RuleRow {
 export async function loadRoleChain(tx: Queryable, siteId: string, start: { roleId: string } | { systemKey: string }): Promise<ChainRow[]> {
   const anchor =
     'roleId' in start
-      ? sql`r.id = ${UUID_PATTERN.test(start.roleId) ? start.roleId : null}::uuid`
+      ? sql`r.id = ${isUuid(start.roleId) ? start.roleId : null}::uuid`
       : sql`r.system_key = ${start.systemKey}`;
   const rows = await tx.query<ChainRow>(sql`
     WITH RECURSIVE chain(id, parent_id, system_key, depth) AS (
@@ -92,7 +91,7 @@ export async function loadGrants(tx: Queryable, siteId: string, subject: Subject
     : subject.roleId
       ? await loadRoleChain(tx, siteId, { roleId: subject.roleId })
       : [];
-  const userId = subject.userId && UUID_PATTERN.test(subject.userId) ? subject.userId : null;
+  const userId = subject.userId && isUuid(subject.userId) ? subject.userId : null;
   const teamIds = userId
     ? (await tx.query<{ team_id: string }>(sql`SELECT team_id::text FROM team_members WHERE site_id = ${siteId} AND user_id = ${userId}::uuid ORDER BY team_id`)).map(
         (row) => row.team_id,

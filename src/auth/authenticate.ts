@@ -1,6 +1,7 @@
 // Turns a bearer token into a principal. The chain is API key → external JWT → internal JWT: each
 // authenticator either claims the token (and then decides, fail-closed) or passes it on.
 import { errors } from '../../domain/shared/appError.ts';
+import { isUuid } from '../../domain/shared/uuid.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 import type { AppContext } from '../runtime/context.ts';
 import type { AccessTokenIssuer } from './accessTokens.ts';
@@ -15,8 +16,6 @@ export interface AuthenticationRequest {
 
 /** Returns a principal when the token is this authenticator's kind, null to pass it on; throws to refuse. */
 export type Authenticator = (request: AuthenticationRequest) => Promise<Principal | null>;
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function loadUserAccess(
   context: Pick<AppContext, 'database'>,
@@ -36,7 +35,7 @@ export function internalJwtAuthenticator(context: Pick<AppContext, 'database' | 
   return async ({ token, siteId }) => {
     const claims = await tokens.verify(token);
     if (siteId === null || claims.siteId !== siteId) throw errors.unauthenticated('This token was issued for another site');
-    if (!UUID_PATTERN.test(claims.userId) || (claims.sessionId !== null && !UUID_PATTERN.test(claims.sessionId))) {
+    if (!isUuid(claims.userId) || (claims.sessionId !== null && !isUuid(claims.sessionId))) {
       throw errors.unauthenticated('Invalid token');
     }
     // A revoked session (logout, DELETE /me/sessions/:id) ends its access tokens at once, like a

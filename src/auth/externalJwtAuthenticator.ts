@@ -5,6 +5,7 @@
 import { decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { IssuerConfig } from '../../domain/identity/issuer.ts';
 import { AppError, errors } from '../../domain/shared/appError.ts';
+import { isUuid } from '../../domain/shared/uuid.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 import type { AppContext } from '../runtime/context.ts';
 import { ACCESS_TOKEN_ISSUER } from './accessTokens.ts';
@@ -12,8 +13,6 @@ import { API_KEY_PREFIX } from './apiKeyAuthenticator.ts';
 import type { Authenticator } from './authenticate.ts';
 import { resolveExternalUser } from './externalIdentities.ts';
 import type { IssuerKeySets } from './issuerKeySets.ts';
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A claim by name, or by dotted path into nested objects (`realm_access.roles`). */
 export function claimAt(payload: JWTPayload, path: string): unknown {
@@ -47,7 +46,7 @@ export function externalJwtAuthenticator(context: Pick<AppContext, 'database' | 
   }
 
   async function findRole(siteId: string, target: { roleId?: string; systemKey?: string }): Promise<RoleRow | null> {
-    if (target.roleId !== undefined && !UUID_PATTERN.test(target.roleId)) return null;
+    if (target.roleId !== undefined && !isUuid(target.roleId)) return null;
     const [row] = await context.database.withSite(siteId, (tx) =>
       tx.query<RoleRow>(
         target.roleId !== undefined

@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { uuidSchema } from '../../../domain/shared/uuid.ts';
 import { actorOf } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { uuidOr404 } from '../users/identityHelpers.ts';
@@ -31,7 +32,7 @@ export async function apiKeysRoutes(app: FastifyInstance, { context }: ServerDep
       config: siteAdmin,
       schema: {
         tags: ['api-keys'],
-        body: z.object({ name: z.string().trim().min(1).max(200), userId: z.uuid().nullish(), roleId: z.uuid().nullish() }).strict(),
+        body: z.object({ name: z.string().trim().min(1).max(200), userId: uuidSchema.nullish(), roleId: uuidSchema.nullish() }).strict(),
         response: { 201: z.object({ data: apiKeySchema.extend({ key: z.string() }) }) },
       },
     },

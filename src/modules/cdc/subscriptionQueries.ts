@@ -1,5 +1,6 @@
 // Reading subscriptions (with their lag and delivery state) and their delivery attempts.
 import { encodeCursor } from '../../../domain/changeFeed/cursor.ts';
+import { isUuid } from '../../../domain/shared/uuid.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 
@@ -102,20 +103,18 @@ async function selectSubscriptions(tx: Queryable, siteId: string, id: string | n
      ORDER BY subscriptions.created_at, subscriptions.id`);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export async function listSubscriptions(tx: Queryable, siteId: string, now: Date): Promise<SubscriptionView[]> {
   return (await selectSubscriptions(tx, siteId, null)).map((row) => toView(row, now));
 }
 
 export async function findSubscription(tx: Queryable, siteId: string, id: string, now: Date): Promise<SubscriptionView | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const [row] = await selectSubscriptions(tx, siteId, id);
   return row ? toView(row, now) : null;
 }
 
 export async function findSubscriptionRow(tx: Pick<Queryable, 'query'>, siteId: string, id: string): Promise<SubscriptionRow | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const [row] = await tx.query<SubscriptionRow>(sql`SELECT * FROM cdc_subscriptions WHERE site_id = ${siteId} AND id = ${id}::uuid`);
   return row ?? null;
 }

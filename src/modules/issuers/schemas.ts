@@ -2,11 +2,12 @@
 // discoveryUrl) are checked by the domain on the merged result; both answer 422 VALIDATION_FAILED.
 import { z } from 'zod';
 import { ISSUER_ALGORITHMS, MAX_CLOCK_SKEW_SECONDS } from '../../../domain/identity/issuer.ts';
+import { uuidSchema } from '../../../domain/shared/uuid.ts';
 import { ACCESS_TOKEN_ISSUER } from '../../auth/accessTokens.ts';
 
 const httpUrl = z.url({ protocol: /^https?$/ }).max(2048);
 const claimName = z.string().regex(/^[A-Za-z0-9_:/.-]{1,200}$/, 'a claim name (dotted path allowed)');
-const roleTarget = z.union([z.object({ roleId: z.uuid() }).strict(), z.object({ systemKey: z.string().min(1).max(64) }).strict()]);
+const roleTarget = z.union([z.object({ roleId: uuidSchema }).strict(), z.object({ systemKey: z.string().min(1).max(64) }).strict()]);
 
 export const issuerFields = {
   issuer: z
@@ -23,7 +24,7 @@ export const issuerFields = {
     .object({ email: claimName.default('email'), roles: claimName.default('roles'), siteId: claimName.optional(), externalId: claimName.optional() })
     .strict(),
   roleMapping: z.record(z.string().min(1).max(200), roleTarget).refine((value) => Object.keys(value).length <= 200, 'at most 200 mappings'),
-  defaultRoleId: z.uuid().nullable(),
+  defaultRoleId: uuidSchema.nullable(),
   jitProvisioning: z.boolean(),
   clockSkewSeconds: z.number().int().min(0).max(MAX_CLOCK_SKEW_SECONDS),
   enabled: z.boolean(),

@@ -2,6 +2,7 @@
 // at a past moment (item_history). None of them folds a stream.
 import { isStagedCause } from '../../../domain/content/versions/itemSnapshot.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
+import { isUuid } from '../../../domain/shared/uuid.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import type { StoredItemRow } from './historyItemRows.ts';
@@ -61,8 +62,6 @@ function revisionOf(row: RevisionRow): Revision {
   };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export async function listRevisions(
   tx: Queryable,
   key: { siteId: string; collection: string; itemId: string },
@@ -78,7 +77,7 @@ export async function listRevisions(
 
 /** A revision of the site by id, or null (also for ids that are not UUIDs: revision ids are event ids). */
 export async function findRevision(tx: Queryable, siteId: string, revisionId: string): Promise<Revision | null> {
-  if (!UUID.test(revisionId)) return null;
+  if (!isUuid(revisionId)) return null;
   const [row] = await tx.query<RevisionRow>(
     sql`SELECT * FROM item_revisions WHERE site_id = ${siteId} AND revision_id = ${revisionId}::uuid`,
   );

@@ -6,6 +6,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { isCapability, isItemAction } from '../../../domain/access/permissionRule.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
+import { uuidSchema } from '../../../domain/shared/uuid.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { accessForSubject, requestAccess, type Access } from '../../access/access.ts';
 import { explainDecision, permissionMatrix } from '../../access/explain.ts';
@@ -18,7 +19,7 @@ const checkBody = z
     action: z.string().min(1).max(100),
     collection: z.string().min(1).max(64).nullable().optional(),
     itemId: z.string().min(1).max(200).optional(),
-    principal: z.union([z.object({ userId: z.uuid() }).strict(), z.object({ roleId: z.uuid() }).strict()]).optional(),
+    principal: z.union([z.object({ userId: uuidSchema }).strict(), z.object({ roleId: uuidSchema }).strict()]).optional(),
   })
   .strict();
 

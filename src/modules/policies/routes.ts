@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { AttachmentTarget } from '../../../domain/access/policy.ts';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
+import { uuidSchema } from '../../../domain/shared/uuid.ts';
 import { actorOf } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { uuidOr404 } from '../users/identityHelpers.ts';
@@ -42,7 +43,7 @@ const ruleBody = z
     conditions: z.record(z.string(), z.unknown()).nullable().optional(),
   })
   .strict();
-const targetBody = z.object({ roleId: z.uuid(), userId: z.uuid(), teamId: z.uuid() }).partial().strict();
+const targetBody = z.object({ roleId: uuidSchema, userId: uuidSchema, teamId: uuidSchema }).partial().strict();
 const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 const idParams = z.object({ id: z.string() });
 
@@ -145,7 +146,7 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
     '/policies/:id/permissions',
     {
       config: siteAdmin,
-      schema: { tags: ['policies'], params: idParams, body: z.object({ ids: z.array(z.uuid()).min(1).max(500) }).strict() },
+      schema: { tags: ['policies'], params: idParams, body: z.object({ ids: z.array(uuidSchema).min(1).max(500) }).strict() },
     },
     async (request, reply) => {
       const id = uuidOr404(request.params.id, 'Policy');

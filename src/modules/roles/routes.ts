@@ -5,6 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
+import { uuidSchema } from '../../../domain/shared/uuid.ts';
 import { actorOf } from '../../auth/principal.ts';
 import { inSiteTransaction } from '../../runtime/commandBus.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
@@ -26,7 +27,7 @@ const roleFields = z.object({
   name: z.string().trim().min(1).max(200),
   description: z.string().max(2000).nullable(),
   admin: z.boolean(),
-  parentId: z.uuid().nullable(),
+  parentId: uuidSchema.nullable(),
 });
 const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 const idParams = z.object({ id: z.string() });

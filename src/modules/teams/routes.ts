@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
+import { uuidSchema } from '../../../domain/shared/uuid.ts';
 import { actorOf } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { uuidOr404 } from '../users/identityHelpers.ts';
@@ -20,7 +21,7 @@ const teamSchema = z.object({
 const teamFields = z.object({
   name: z.string().trim().min(1).max(200),
   description: z.string().max(2000).nullable(),
-  members: z.array(z.uuid()).max(10_000),
+  members: z.array(uuidSchema).max(10_000),
 });
 const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 const idParams = z.object({ id: z.string() });

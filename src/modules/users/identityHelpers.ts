@@ -1,6 +1,6 @@
 // Small helpers shared by the identity areas' routes and handlers.
-import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
+import { isUuid } from '../../../domain/shared/uuid.ts';
 
 /**
  * Whether `error` is PostgreSQL's unique violation of `constraint`: a read model's unique index
@@ -13,6 +13,6 @@ export function isUniqueViolation(error: unknown, constraint: string): boolean {
 
 /** A path id that is not a UUID names nothing: 404, like an unknown one (never a 400 or a SQL error). */
 export function uuidOr404(id: string, what: string): string {
-  if (!z.uuid().safeParse(id).success) throw errors.notFound(`${what} not found`);
+  if (!isUuid(id)) throw errors.notFound(`${what} not found`);
   return id;
 }

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
+import { uuidSchema } from '../../../domain/shared/uuid.ts';
 import { actorOf, isSiteUser, type UserPrincipal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { revokeSession } from '../account/handlers.ts';
@@ -56,7 +57,7 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
           limit: z.coerce.number().int().min(1).max(200).default(25),
           page: z.coerce.number().int().min(1).default(1),
           status: z.enum(['active', 'invited', 'unverified', 'suspended']).optional(),
-          roleId: z.uuid().optional(),
+          roleId: uuidSchema.optional(),
           search: z.string().min(1).max(200).optional(),
         }),
       },
@@ -77,7 +78,7 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
         body: z.object({
           email: z.email().max(320),
           password: passwordSchema,
-          roleId: z.uuid().nullish(),
+          roleId: uuidSchema.nullish(),
           firstName: nameSchema.optional(),
           lastName: nameSchema.optional(),
         }),
@@ -96,7 +97,7 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
       config: siteAdmin,
       schema: {
         tags: ['users'],
-        body: z.object({ email: z.email().max(320), roleId: z.uuid().nullish(), firstName: nameSchema.optional(), lastName: nameSchema.optional() }),
+        body: z.object({ email: z.email().max(320), roleId: uuidSchema.nullish(), firstName: nameSchema.optional(), lastName: nameSchema.optional() }),
       },
     },
     async (request, reply) => {
@@ -123,7 +124,7 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
           .object({
             email: z.email().max(320),
             password: passwordSchema,
-            roleId: z.uuid().nullable(),
+            roleId: uuidSchema.nullable(),
             firstName: nameSchema,
             lastName: nameSchema,
             avatar: z.string().max(2048).nullable(),

@@ -94,7 +94,8 @@ export function feedEntryOf(event: { type: string; data: Record<string, unknown>
       const { relationId, ...rest } = data;
       return {
         type,
-        collection: text(data.collection) ?? text(data.manyCollection) ?? null,
+        // Relation events carry the definition under `relation`; its collection is the side that holds the key.
+        collection: text(data.collection) ?? text(record(data.relation)?.collection) ?? text(data.manyCollection) ?? null,
         itemId: text(relationId),
         data: operation === 'delete' ? null : { relationId: text(relationId), ...rest },
         changedKeys: Object.keys(rest),

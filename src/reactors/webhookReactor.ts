@@ -5,20 +5,25 @@
 // one in flight during a crash is sent again with the same X-Svc-Delivery id).
 // Failing subscriptions back off exponentially with jitter and die after SVC_WEBHOOK_MAX_ATTEMPTS
 // consecutive failures; one whose next entry was pruned by retention goes stale.
+// A subscription delivers what its creator may read, evaluated at each batch (subscriptionReader.ts):
+// entries the creator may not see are skipped (the cursor moves past them), the others carry only
+// what it may read, and pii/phi values are logged as the creator's reads before they are sent.
 import { createHash } from 'node:crypto';
 import { isExhausted, retryDelayMs, type RetryPolicy } from '../../domain/changeFeed/retryPolicy.ts';
 import { subscriptionDecider, type SubscriptionCommand } from '../../domain/changeFeed/subscription.ts';
-import { streamId } from '../../domain/shared/events.ts';
+import { streamId, type EventMetadata } from '../../domain/shared/events.ts';
 import { OutboundRequestError, type OutboundHttp } from '../../infra/http/outboundHttp.ts';
 import type { Queryable } from '../../infra/postgres/database.ts';
 import { join, sql } from '../../infra/postgres/sql.ts';
 import type { JobOutcome, JobQueue } from '../../infra/queue/jobQueue.ts';
-import { FEED_ROW_COLUMNS, feedFilterSql, feedRangeSql, type FeedRow } from '../modules/cdc/feedEnvelope.ts';
-import { readFeedHead } from '../modules/cdc/feedQueries.ts';
+import { readFeedHead, selectFeedRows } from '../modules/cdc/feedQueries.ts';
 import type { FeedWatcher } from '../modules/cdc/feedWatcher.ts';
+import type { PresentedEntry } from '../modules/cdc/feedVisibility.ts';
 import type { SubscriptionRow } from '../modules/cdc/subscriptionQueries.ts';
+import { subscriptionReader, type SubscriptionReader } from '../modules/cdc/subscriptionReader.ts';
 import type { SecretBox } from '../modules/cdc/webhookSecrets.ts';
-import { handleCommand } from '../runtime/commandBus.ts';
+import { logSensitiveReads } from '../modules/items/sensitiveReads.ts';
+import { handleCommand } from '../runtime/commandHandler.ts';
 import type { AppContext } from '../runtime/context.ts';
 import { DELIVERY_HEADER, SIGNATURE_HEADER, signatureHeader } from './webhookSignature.ts';
 
@@ -29,6 +34,8 @@ const BATCH_SIZE = 25;
 const RECORD_EVERY_MS = 100;
 /** One job run works at most this long, then hands the key back to the queue. */
 const RUN_BUDGET_MS = 20_000;
+/** How often a subscription whose creator can no longer sign in looks again (its entries wait, within retention). */
+const CREATOR_RECHECK_MS = 60_000;
 
 export interface WebhookReactorOptions {
   context: AppContext;
@@ -65,7 +72,15 @@ type Plan =
   | { kind: 'idle' }
   | { kind: 'wait'; ms: number }
   | { kind: 'stale' }
-  | { kind: 'deliver'; subscription: SubscriptionRow; state: WebhookStateRow; entries: FeedRow[]; secret: string };
+  /** A batch held nothing the creator may read: the cursor moved past it; plan again. */
+  | { kind: 'skipped' }
+  | { kind: 'deliver'; subscription: SubscriptionRow; state: WebhookStateRow; entries: Delivery[]; secret: string; actor: EventMetadata['actor'] };
+
+/** An entry to deliver, as the subscription's creator sees it. */
+interface Delivery extends PresentedEntry {
+  type: string;
+  event_id: string;
+}
 
 interface AttemptResult {
   ok: boolean;
@@ -86,12 +101,12 @@ export function startWebhookReactor(options: WebhookReactorOptions): WebhookReac
   const { database, logger } = context;
   let stopping = false;
 
-  async function plan(tx: Queryable, payload: JobPayload): Promise<Plan> {
+  async function plan(tx: Queryable, payload: JobPayload, reader: SubscriptionReader | null): Promise<Plan> {
     const { siteId, subscriptionId } = payload;
     const [subscription] = await tx.query<SubscriptionRow>(
       sql`SELECT * FROM cdc_subscriptions WHERE site_id = ${siteId} AND id = ${subscriptionId}::uuid`,
     );
-    if (!subscription || subscription.kind !== 'webhook' || subscription.state !== 'active' || !subscription.url || !subscription.secret_ciphertext) {
+    if (!reader || !subscription || subscription.kind !== 'webhook' || subscription.state !== 'active' || !subscription.url || !subscription.secret_ciphertext) {
       return { kind: 'idle' };
     }
     let [state] = await tx.query<WebhookStateRow>(sql`
@@ -118,24 +133,40 @@ export function startWebhookReactor(options: WebhookReactorOptions): WebhookReac
     }
     const head = await readFeedHead(tx, siteId);
     if (head.prunedThrough > current.delivered_seq) return { kind: 'stale' };
-    const filter = { collections: subscription.collections, operations: subscription.operations };
-    const entries = await tx.query<FeedRow>(sql`
-      SELECT ${FEED_ROW_COLUMNS} FROM cdc_feed f
-       WHERE f.site_id = ${siteId} AND ${feedRangeSql(current.delivered_seq, BATCH_SIZE, filter)} AND f.seq <= ${head.lastSeq} AND ${feedFilterSql(filter)}
-       ORDER BY f.seq LIMIT ${BATCH_SIZE}`);
-    if (entries.length === 0) {
-      // Nothing this subscription wants up to the head: move past what it filtered out.
+    if (!reader.signedIn) {
+      // Nothing is sent, nothing is skipped: the entries wait for the creator (or go stale with retention).
       if (head.lastSeq > current.delivered_seq) {
         await tx.query(sql`
-          UPDATE cdc_webhook_state SET delivered_seq = ${head.lastSeq}
-           WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid AND delivered_seq < ${head.lastSeq}`);
+          UPDATE cdc_webhook_state SET next_attempt_at = ${new Date(Date.now() + CREATOR_RECHECK_MS)}, last_error = ${reader.reason}
+           WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid`);
+        return { kind: 'wait', ms: CREATOR_RECHECK_MS };
       }
       return { kind: 'idle' };
     }
-    return { kind: 'deliver', subscription, state: current, entries, secret: secrets.open(subscription.secret_ciphertext) };
+    const filter = { collections: subscription.collections, operations: subscription.operations };
+    // Up to the head as it stood when the creator's access was read (subscriptionReader.ts).
+    const through = Math.min(head.lastSeq, reader.headSeq);
+    const rows = await selectFeedRows(tx, siteId, { afterSeq: current.delivered_seq, throughSeq: through, limit: BATCH_SIZE, filter, view: reader.view });
+    // Nothing this subscription wants up to there, or nothing in this batch its creator may read:
+    // move past what was left out.
+    const skipTo = rows.length === 0 ? through : rows.at(-1)!.seq;
+    const entries: Delivery[] = [];
+    for (const row of rows) {
+      const shown = reader.view.present(row);
+      if (shown) entries.push({ ...shown, type: row.type, event_id: row.event_id });
+    }
+    if (entries.length === 0) {
+      if (skipTo > current.delivered_seq) {
+        await tx.query(sql`
+          UPDATE cdc_webhook_state SET delivered_seq = ${skipTo}
+           WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid AND delivered_seq < ${skipTo}`);
+      }
+      return rows.length === 0 && through === head.lastSeq ? { kind: 'idle' } : { kind: 'skipped' };
+    }
+    return { kind: 'deliver', subscription, state: current, entries, secret: secrets.open(subscription.secret_ciphertext), actor: reader.actor };
   }
 
-  async function post(work: Extract<Plan, { kind: 'deliver' }>, entry: FeedRow, attempt: number): Promise<AttemptResult> {
+  async function post(work: Extract<Plan, { kind: 'deliver' }>, entry: Delivery, attempt: number): Promise<AttemptResult> {
     const body = entry.envelope;
     const attemptedAt = new Date();
     const started = performance.now();
@@ -163,7 +194,7 @@ export function startWebhookReactor(options: WebhookReactorOptions): WebhookReac
   }
 
   interface Attempt {
-    entry: FeedRow;
+    entry: Delivery;
     attempt: number;
     result: AttemptResult;
   }
@@ -217,12 +248,21 @@ export function startWebhookReactor(options: WebhookReactorOptions): WebhookReac
     const deadline = Date.now() + RUN_BUDGET_MS;
     for (;;) {
       if (stopping || Date.now() > deadline) return { retryInMs: 0 };
-      const work = await database.withSite(payload.siteId, (tx) => plan(tx, payload));
+      // The creator's access is read before the plan's transaction, which holds the subscription's row lock.
+      const reader = await subscriptionReader(context, payload.siteId, payload.subscriptionId);
+      const work = await database.withSite(payload.siteId, (tx) => plan(tx, payload, reader));
       if (work.kind === 'idle') return;
+      if (work.kind === 'skipped') continue;
       if (work.kind === 'wait') return { retryInMs: work.ms };
       if (work.kind === 'stale') {
         await transition(payload, { type: 'markStale', reason: 'The next entries were removed by retention before they were delivered' });
         return;
+      }
+      // pii/phi values are logged as the creator's reads before they leave, once per batch (a batch
+      // cut short by a failure is logged again when it is sent again).
+      const sensitive = work.entries.flatMap((entry) => (entry.sensitive ? [entry.sensitive] : []));
+      if (sensitive.length > 0) {
+        await logSensitiveReads(context, payload.siteId, sensitive, { actor: work.actor, correlationId: payload.subscriptionId });
       }
       // Successes are recorded a few at a time (the cursor with them); a failure is recorded at once.
       const unrecorded: Attempt[] = [];

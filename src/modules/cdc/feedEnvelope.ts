@@ -78,9 +78,10 @@ function parseList(value: string | string[] | undefined, path: (string | number)
  * The sequences a page may come from (alias `f`). A site's sequences are dense above the pruned
  * prefix, so an unfiltered page of n entries is exactly the next n sequences: saying so keeps the
  * plan an index range read even when the planner's statistics are stale (a freshly filled feed).
+ * `everyEntry` false: the reader's view leaves entries out, so the page may reach further.
  */
-export function feedRangeSql(afterSeq: number, count: number, filter: FeedFilter): SqlFragment {
-  const unfiltered = filter.collections === null && filter.operations === null;
+export function feedRangeSql(afterSeq: number, count: number, filter: FeedFilter, everyEntry = true): SqlFragment {
+  const unfiltered = everyEntry && filter.collections === null && filter.operations === null;
   return unfiltered ? sql`f.seq > ${afterSeq} AND f.seq <= ${afterSeq + count}` : sql`f.seq > ${afterSeq}`;
 }
 

@@ -1,8 +1,11 @@
-// Reading the change feed: keyset pages after a sequence, and where a site's feed stands.
+// Reading the change feed: keyset pages after a sequence as one reader sees them, and where a
+// site's feed stands.
 import { cursorExpired } from '../../../domain/changeFeed/cursor.ts';
+import type { SensitiveRead } from '../../../domain/content/sensitiveReads.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
-import { FEED_ROW_COLUMNS, feedFilterSql, feedRangeSql, type FeedFilter, type FeedRow } from './feedEnvelope.ts';
+import { feedFilterSql, feedRangeSql, type FeedFilter } from './feedEnvelope.ts';
+import type { FeedView, VisibleFeedRow } from './feedVisibility.ts';
 
 export interface FeedHead {
   /** The last sequence of the site's feed (0 when empty). */
@@ -19,34 +22,60 @@ export async function readFeedHead(tx: Pick<Queryable, 'query'>, siteId: string)
 }
 
 export interface FeedPage {
-  /** Each entry's envelope as JSON text. */
+  /** Each entry's envelope as JSON text, as the reader sees it. */
   entries: string[];
+  /** The pii/phi values the page shows, to log as item reads are logged. */
+  sensitive: SensitiveRead[];
   /** Sequence to continue after. */
   nextSeq: number;
   hasMore: boolean;
 }
 
 /**
- * One page after `afterSeq` (null = from the start of retention). Throws 410 CURSOR_EXPIRED when
- * entries after the cursor were pruned. When nothing more matches, the next cursor skips to the
- * head read before the page, so a filtered reader does not rescan entries it does not want:
- * the feed is written by one transaction at a time in sequence order, so every entry up to that
- * head is already visible to the page query that follows.
+ * Up to `limit` entries after `afterSeq` (and up to `throughSeq`) that the filter and the view's
+ * scope admit, in feed order, before the view's per-entry checks (row conditions, fields).
+ */
+export async function selectFeedRows(
+  tx: Pick<Queryable, 'query'>,
+  siteId: string,
+  request: { afterSeq: number; throughSeq?: number; limit: number; filter: FeedFilter; view: FeedView },
+): Promise<VisibleFeedRow[]> {
+  const { view, filter } = request;
+  const through = request.throughSeq === undefined ? sql`` : sql` AND f.seq <= ${request.throughSeq}`;
+  const scope = view.scope === null ? sql`` : sql` AND ${view.scope}`;
+  return tx.query<VisibleFeedRow>(sql`
+    SELECT ${view.from}
+     WHERE f.site_id = ${siteId} AND ${feedRangeSql(request.afterSeq, request.limit, filter, view.scope === null)}${through} AND ${feedFilterSql(filter)}${scope}
+     ORDER BY f.seq LIMIT ${request.limit}`);
+}
+
+/**
+ * One page after `afterSeq` (null = from the start of retention) as `view` sees it. Throws 410
+ * CURSOR_EXPIRED when entries after the cursor were pruned. The page is cut before the view's
+ * per-entry checks (row conditions, schema entries), so a reader with conditions may get a short
+ * page, even an empty one with `hasMore`; the cursor still moves past what was left out.
+ * When nothing more matches, the next cursor skips to the head read before the page, so a filtered
+ * reader does not rescan entries it does not want: the feed is written by one transaction at a
+ * time in sequence order, so every entry up to that head is already visible to the page query
+ * that follows.
  */
 export async function readFeedPage(
   tx: Queryable,
   siteId: string,
-  request: { afterSeq: number | null; filter: FeedFilter; limit: number },
+  request: { afterSeq: number | null; filter: FeedFilter; limit: number; view: FeedView },
 ): Promise<FeedPage> {
   const head = await readFeedHead(tx, siteId);
   if (request.afterSeq !== null && request.afterSeq < head.prunedThrough) throw cursorExpired(head.prunedThrough);
   const after = request.afterSeq ?? head.prunedThrough;
-  const rows = await tx.query<FeedRow>(sql`
-    SELECT ${FEED_ROW_COLUMNS} FROM cdc_feed f
-     WHERE f.site_id = ${siteId} AND ${feedRangeSql(after, request.limit + 1, request.filter)} AND ${feedFilterSql(request.filter)}
-     ORDER BY f.seq LIMIT ${request.limit + 1}`);
+  const rows = await selectFeedRows(tx, siteId, { afterSeq: after, limit: request.limit + 1, filter: request.filter, view: request.view });
   const hasMore = rows.length > request.limit;
   const page = hasMore ? rows.slice(0, request.limit) : rows;
   const lastSeen = page.at(-1)?.seq ?? after;
-  return { entries: page.map((row) => row.envelope), nextSeq: hasMore ? lastSeen : Math.max(lastSeen, head.lastSeq), hasMore };
+  const presented = page.map((row) => request.view.present(row)).filter((entry) => entry !== null);
+  return {
+    entries: presented.map((entry) => entry.envelope),
+    sensitive: presented.flatMap((entry) => (entry.sensitive ? [entry.sensitive] : [])),
+    nextSeq: hasMore ? lastSeen : Math.max(lastSeen, head.lastSeq),
+    hasMore,
+  };
 }

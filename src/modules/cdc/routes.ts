@@ -5,13 +5,12 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { decodeCursor, encodeCursor } from '../../../domain/changeFeed/cursor.ts';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
-import type { EventMetadata } from '../../../domain/shared/events.ts';
-import { requestAccess } from '../../access/access.ts';
-import { actorOf } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { startChangeFeedRuntime } from './changeFeedRuntime.ts';
+import { logSensitiveReads } from '../items/sensitiveReads.ts';
 import { parseCollections, parseFeedFilter, parseOperations } from './feedEnvelope.ts';
 import { readFeedPage, type FeedPage } from './feedQueries.ts';
+import { feedViewFor } from './feedVisibility.ts';
 import {
   acknowledgeSubscription,
   createSubscription,
@@ -33,7 +32,7 @@ const bearer = { site: 'required' as const, access: 'bearer' as const };
 
 /** `cdc:subscribe`: site administrators have it; a policy grants it to others (src/access). */
 async function requireSubscribeCapability(context: ServerDeps['context'], request: FastifyRequest): Promise<void> {
-  const access = await requestAccess(context, request);
+  const access = await request.access();
   if (!access.hasCapability('cdc:subscribe')) throw errors.forbidden('This needs the cdc:subscribe capability');
 }
 
@@ -65,7 +64,6 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
   const api = app.withTypeProvider<ZodTypeProvider>();
   const runtime = startChangeFeedRuntime(context);
   const deps: SubscriptionDeps = { context, http: runtime.http, secrets: runtime.secrets, wake: (siteId) => runtime.reactor.wake(siteId) };
-  const metadataOf = (request: FastifyRequest): EventMetadata => ({ actor: actorOf(request.principal), requestId: request.id });
 
   app.addHook('onRequest', async (request) => {
     if (request.principal.kind === 'user' && request.principal.realm === 'frontend') {
@@ -98,8 +96,10 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
       await requireSubscribeCapability(context, request);
       const { siteId } = request;
       const filter = parseFeedFilter(request.query);
-      const afterSeq = request.query.cursor === undefined ? null : decodeCursor(request.query.cursor, ['query', 'cursor']);
-      const read = () => context.database.withSite(siteId, (tx) => readFeedPage(tx, siteId, { afterSeq, filter, limit: request.query.limit }));
+      let afterSeq = request.query.cursor === undefined ? null : decodeCursor(request.query.cursor, ['query', 'cursor']);
+      // The reader sees what its read permissions reach (feedVisibility.ts); administrators, everything.
+      const view = feedViewFor(await request.access(), await context.schemas.site(siteId));
+      const read = () => context.database.withSite(siteId, (tx) => readFeedPage(tx, siteId, { afterSeq, filter, limit: request.query.limit, view }));
       let page: FeedPage;
       if (request.query.wait === 0) {
         page = await read();
@@ -109,13 +109,26 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
         reply.raw.once('close', () => gone.abort());
         for (;;) {
           // Listen before reading, so an entry committed between the read and the wait still wakes us.
-          const grown = runtime.watcher.next(siteId, Math.min(LONG_POLL_FALLBACK_MS, deadline - Date.now()), gone.signal);
-          page = await read();
-          if (page.entries.length > 0 || Date.now() >= deadline || gone.signal.aborted) break;
-          await grown;
+          const round = new AbortController();
+          const stopRound = () => round.abort();
+          gone.signal.addEventListener('abort', stopRound, { once: true });
+          const grown = runtime.watcher.next(siteId, Math.min(LONG_POLL_FALLBACK_MS, deadline - Date.now()), round.signal);
+          try {
+            page = await read();
+            if (page.entries.length > 0 || Date.now() >= deadline || gone.signal.aborted) break;
+            // Everything read was left out for this reader: go on after it, at once while more is there.
+            afterSeq = page.nextSeq;
+            if (page.hasMore) continue;
+            await grown;
+          } finally {
+            stopRound();
+            gone.signal.removeEventListener('abort', stopRound);
+          }
         }
       }
-      // The entries are JSON text already (rendered by PostgreSQL): the page is assembled, not re-serialized.
+      if (page.sensitive.length > 0) await logSensitiveReads(context, siteId, page.sensitive, request.metadata);
+      // The entries are JSON text already (rendered by PostgreSQL, or by the view for a restricted
+      // reader): the page is assembled, not re-serialized.
       const meta = JSON.stringify({ nextCursor: encodeCursor(page.nextSeq), hasMore: page.hasMore });
       return reply.type('application/json; charset=utf-8').send(`{"data":[${page.entries.join(',')}],"meta":${meta}}`);
     },
@@ -138,12 +151,13 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
             kind: z.enum(['pull', 'webhook']),
             webhook: webhookSchema.optional(),
             filters: filtersSchema.optional(),
+            from: z.string().min(1).max(200).optional(),
           })
           .strict(),
       },
     },
     async (request, reply) => {
-      const id = await createSubscription(deps, request.siteId, { ...request.body, filters: normalizeFilters(request.body.filters) }, metadataOf(request));
+      const id = await createSubscription(deps, request.siteId, { ...request.body, filters: normalizeFilters(request.body.filters) }, request.metadata);
       return reply.status(201).send({ data: await viewOf(request.siteId, id) });
     },
   );
@@ -171,13 +185,13 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
       },
     },
     async (request) => {
-      await updateSubscription(deps, request.siteId, request.params.id, { ...request.body, filters: normalizeFilters(request.body.filters) }, metadataOf(request));
+      await updateSubscription(deps, request.siteId, request.params.id, { ...request.body, filters: normalizeFilters(request.body.filters) }, request.metadata);
       return { data: await viewOf(request.siteId, request.params.id) };
     },
   );
 
   api.delete('/cdc/subscriptions/:id', { config: siteAdmin, schema: { tags: ['cdc'], params: idParams } }, async (request, reply) => {
-    await deleteSubscription(deps, request.siteId, request.params.id, metadataOf(request));
+    await deleteSubscription(deps, request.siteId, request.params.id, request.metadata);
     return reply.status(204).send();
   });
 
@@ -186,7 +200,7 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
     { config: bearer, schema: { tags: ['cdc'], params: idParams, body: z.object({ cursor: z.string().min(1).max(200) }).strict() } },
     async (request) => {
       await requireSubscribeCapability(context, request);
-      await acknowledgeSubscription(deps, request.siteId, request.params.id, request.body.cursor, metadataOf(request));
+      await acknowledgeSubscription(deps, request.siteId, request.params.id, request.body.cursor, request.metadata);
       return { data: await viewOf(request.siteId, request.params.id) };
     },
   );
@@ -207,13 +221,13 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
         throw new AppError('VALIDATION_FAILED', 'Send either cursor or occurred_after', { path: ['body'] });
       }
       const target = cursor !== undefined ? { cursor } : { occurredAfter: new Date(occurredAfter!) };
-      await replaySubscription(deps, request.siteId, request.params.id, target, metadataOf(request));
+      await replaySubscription(deps, request.siteId, request.params.id, target, request.metadata);
       return { data: await viewOf(request.siteId, request.params.id) };
     },
   );
 
   api.post('/cdc/subscriptions/:id/dispatch', { config: siteAdmin, schema: { tags: ['cdc'], params: idParams } }, async (request, reply) => {
-    await dispatchSubscription(deps, request.siteId, request.params.id, metadataOf(request));
+    await dispatchSubscription(deps, request.siteId, request.params.id, request.metadata);
     return reply.status(202).send({ data: await viewOf(request.siteId, request.params.id) });
   });
 

@@ -13,10 +13,10 @@ import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import { OutboundRequestError, type OutboundHttp } from '../../../infra/http/outboundHttp.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
-import { handleCommandIn, inSiteTransaction } from '../../runtime/commandBus.ts';
+import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { advisoryKey } from '../../runtime/projectionRunner.ts';
-import { readFeedHead } from './feedQueries.ts';
+import { readFeedHead, type FeedHead } from './feedQueries.ts';
 import type { SecretBox } from './webhookSecrets.ts';
 
 /** The spec's limit; one more is refused with 403. */
@@ -40,6 +40,31 @@ export interface CreateSubscriptionInput {
   kind: SubscriptionKind;
   webhook?: WebhookInput;
   filters?: { collections?: string[] | null; operations?: string[] | null };
+  /** Where it starts: `end` (default: what happens from now on), `start` (the oldest retained entry) or after a cursor. */
+  from?: string;
+}
+
+/** Where a new subscription starts, before the feed's head is known. */
+type StartPoint = { at: 'end' } | { at: 'start' } | { at: 'cursor'; sequence: number };
+
+function parseStartPoint(from: string | undefined): StartPoint {
+  if (from === undefined || from === 'end') return { at: 'end' };
+  if (from === 'start') return { at: 'start' };
+  return { at: 'cursor', sequence: decodeCursor(from, ['body', 'from']) };
+}
+
+/** The cursor a new subscription starts after: within retention (410 otherwise) and not past the feed's end (400). */
+function startSequence(start: StartPoint, head: FeedHead): number {
+  switch (start.at) {
+    case 'end':
+      return head.lastSeq;
+    case 'start':
+      return head.prunedThrough;
+    case 'cursor':
+      if (start.sequence < head.prunedThrough) throw cursorExpired(head.prunedThrough);
+      if (start.sequence > head.lastSeq) throw new AppError('VALIDATION_FAILED', 'The cursor is ahead of the feed', { path: ['body', 'from'] });
+      return start.sequence;
+  }
 }
 
 export interface UpdateSubscriptionInput {
@@ -90,6 +115,7 @@ export async function createSubscription(deps: SubscriptionDeps, siteId: string,
   } else if (input.webhook !== undefined) {
     throw new AppError('VALIDATION_FAILED', 'Only webhook subscriptions take a webhook', { path: ['body', 'webhook'] });
   }
+  const start = parseStartPoint(input.from);
   const subscriptionId = randomUUID();
   await inSiteTransaction(context, siteId, async (tx) => {
     await lockSiteSubscriptions(tx, siteId);
@@ -100,8 +126,8 @@ export async function createSubscription(deps: SubscriptionDeps, siteId: string,
       });
     }
     await assertNameFree(tx, siteId, input.name, null);
-    // A new subscription starts at the feed's current end: it receives what happens from now on.
-    const head = await readFeedHead(tx, siteId);
+    // By default a new subscription starts at the feed's current end: it receives what happens from now on.
+    const cursorSeq = startSequence(start, await readFeedHead(tx, siteId));
     await handleCommandIn(tx, context.projections, {
       siteId,
       streamId: subscriptionStream(siteId, subscriptionId),
@@ -115,7 +141,7 @@ export async function createSubscription(deps: SubscriptionDeps, siteId: string,
         secretCiphertext,
         collections: input.filters?.collections ?? null,
         operations: input.filters?.operations ?? null,
-        cursorSeq: head.lastSeq,
+        cursorSeq,
       },
       metadata,
     });

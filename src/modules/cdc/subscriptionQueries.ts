@@ -21,6 +21,9 @@ export interface SubscriptionRow {
   version: number;
   created_at: Date;
   updated_at: Date;
+  /** The actor that created it: a webhook delivers what this principal may read. */
+  creator_kind: string | null;
+  creator_id: string | null;
 }
 
 interface SubscriptionListRow extends SubscriptionRow {
@@ -52,6 +55,8 @@ export interface SubscriptionView {
     lastSuccessAt: string | null;
     lastError: string | null;
   } | null;
+  /** Who created it: a webhook delivers what this principal may read (docs/change-feed.md). */
+  createdBy: { kind: string; id: string | null } | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -80,6 +85,7 @@ function toView(row: SubscriptionListRow, now: Date): SubscriptionView {
             lastError: row.last_error,
           }
         : null,
+    createdBy: row.creator_kind === null ? null : { kind: row.creator_kind, id: row.creator_id },
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };

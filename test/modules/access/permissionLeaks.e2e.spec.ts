@@ -2,37 +2,69 @@
 // filters, sorts, aggregates, groups, deep parameters, time travel and search never answer with a
 // value of a field the rule does not list, of a row outside its condition, or of another site, and
 // never with a 500. Canary strings mark everything the member must not see; the queries never
-// contain them, so an error message echoing the query cannot set one off.
+// contain them, so an error message echoing the query cannot set one off. The change feed is held to
+// the same rule: GET /cdc/events, and a webhook whose creator has the member's rules.
+// A database of its own: the webhook's deliveries go to a local receiver (private addresses allowed),
+// which other test files' delivery workers must not try with their own settings.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
-import { createContentModel, createItem, createMember, createRole, grant, withHelpers, type AccessSite, type Member } from './support.ts';
+import { createIsolatedDatabase, feedCaughtUp } from '../cdc/support.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../cdc/webhookReceiver.ts';
+import { createContentModel, createItem, createMember, createRole, grant, withHelpers, type AccessSite, type Member, type RuleInput } from './support.ts';
 
+let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;
 let service: TestService;
 let site: AccessSite;
 let reader: Member;
+let hooks: WebhookReceiver;
+const HOOK_SECRET = 'leak-fuzz-webhook-secret-0123';
+
+const readerRules: RuleInput[] = [
+  { action: 'cdc:subscribe' },
+  { collection: 'articles', action: 'read', fields: ['id', 'title', 'category', 'author'], conditions: { category: { _eq: 'public' } } },
+  { collection: 'authors', action: 'read', fields: ['id', 'name'] },
+];
 
 beforeAll(async () => {
-  service = await startTestService();
+  database = await createIsolatedDatabase();
+  service = await startTestService({ DATABASE_URL: database.url, SVC_WEBHOOK_ALLOW_PRIVATE: 'true', SVC_WEBHOOK_SWEEP_MS: '500' });
   site = withHelpers(service, await createTestSite(service, 'leaks'));
+  hooks = await startWebhookReceiver(HOOK_SECRET);
+  // A webhook whose creator is an administrator when it creates it, then holds the member's rules
+  // only: deliveries follow the creator's access as it is when they are sent. Paused until then.
+  const hookRole = await createRole(site, { admin: true });
+  const hookOwner = await createMember(service, site, { roleId: hookRole.id });
+  const hook = await site.as(hookOwner.token, 'POST', '/cdc/subscriptions', { name: 'leak-hook', kind: 'webhook', webhook: { url: hooks.url, secret: HOOK_SECRET } });
+  expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+  expect((await site.admin('PATCH', `/cdc/subscriptions/${hook.body.data.id}`, { action: 'pause' })).status).toBe(200);
   await createContentModel(site);
   // A translatable field the rule does not list, so that lists in a language (X-Svc-Locale) are tried too.
   expect((await site.admin('POST', '/fields/articles', { field: 'tagline', type: 'string', options: { translatable: true } })).status).toBe(201);
   const role = await createRole(site);
-  await grant(site, { roleId: role.id }, [
-    { collection: 'articles', action: 'read', fields: ['id', 'title', 'category', 'author'], conditions: { category: { _eq: 'public' } } },
-    { collection: 'authors', action: 'read', fields: ['id', 'name'] },
-  ]);
+  await grant(site, { roleId: role.id }, readerRules);
   reader = await createMember(service, site, { roleId: role.id });
+  expect((await site.admin('PATCH', `/roles/${hookRole.id}`, { admin: false })).status).toBe(200);
+  await grant(site, { roleId: hookRole.id }, readerRules);
+  expect((await site.admin('PATCH', `/cdc/subscriptions/${hook.body.data.id}`, { action: 'resume' })).status).toBe(200);
   const author = await createItem(site, 'authors', { name: 'Ada', email: 'canary-email@leak.test' });
   await createItem(site, 'articles', { title: 'Visible', body: 'CANARY body of a visible row', category: 'public', rating: 4, author: author.id, tagline: { en: 'CANARY en', fr: 'CANARY fr' } });
-  await createItem(site, 'articles', { title: 'CANARY hidden title', body: 'CANARY hidden body', category: 'CANARY-internal', rating: 9, author: author.id, tagline: { fr: 'CANARY' } });
+  const hidden = await createItem(site, 'articles', { title: 'CANARY hidden title', body: 'CANARY hidden body', category: 'CANARY-internal', rating: 9, author: author.id, tagline: { fr: 'CANARY' } });
+  // History the feed carries: a hidden row changed and deleted, a visible row's hidden field changed.
+  const doomed = await createItem(site, 'articles', { title: 'CANARY doomed', body: 'CANARY', category: 'CANARY-internal' });
+  expect((await site.admin('PATCH', `/items/articles/${hidden.id}`, { body: 'CANARY hidden body, edited' })).status).toBe(200);
+  expect((await site.admin('DELETE', `/items/articles/${doomed.id}`)).status).toBe(204);
+  expect((await site.admin('PATCH', `/items/authors/${author.id}`, { email: 'canary-2@leak.test' })).status).toBe(200);
   const other = withHelpers(service, await createTestSite(service, 'leaks-other'));
   await createContentModel(other);
   await createItem(other, 'articles', { title: 'CANARY of another site', body: 'CANARY', category: 'public' });
+  // The last entry the webhook's creator may read: once it arrives, every earlier one was sent or skipped.
+  await createItem(site, 'authors', { name: 'Marker' });
 });
 afterAll(async () => {
   await service.close();
+  await hooks.close();
+  await database.drop();
 });
 
 const fieldNames = ['id', 'title', 'body', 'category', 'rating', 'author', 'author.name', 'author.email', 'author.*', 'author.articles', 'tagline', 'tagline.fr', '*', 'nope'];
@@ -91,5 +123,45 @@ describe("a member's read rule holds against any query", () => {
       const response = await site.as(reader.token, 'GET', path);
       expectNoLeak(response.status, response.body, path);
     }
+  });
+});
+
+describe('the change feed holds the same read rule', () => {
+  const feedQuery = fc.record(
+    {
+      collections: fc.subarray(['articles', 'authors', 'nope'], { minLength: 1 }).map((names) => names.join(',')),
+      operations: fc.subarray(['create', 'update', 'delete', 'items.delete', 'fields.create', 'collections.create', 'relations.create'], { minLength: 1 }).map((ops) => ops.join(',')),
+      limit: fc.integer({ min: 1, max: 7 }).map(String),
+    },
+    { requiredKeys: [] },
+  );
+
+  it('GET /cdc/events, page after page, shows no hidden field, no row outside the condition and no other site', async () => {
+    await feedCaughtUp(service);
+    await fc.assert(
+      fc.asyncProperty(feedQuery, async (params) => {
+        const base = Object.entries(params).map(([key, value]) => `${key}=${encodeURIComponent(value)}`).join('&');
+        let cursor: string | null = null;
+        for (let page = 0; page < 200; page += 1) {
+          const path = `/cdc/events?${base}${cursor ? `&cursor=${cursor}` : ''}`;
+          const response = await site.as(reader.token, 'GET', path);
+          expectNoLeak(response.status, response.body, path);
+          expect(response.status, path).toBe(200);
+          cursor = response.body.meta.nextCursor as string;
+          if (!response.body.meta.hasMore) break;
+        }
+      }),
+      { numRuns: 60 },
+    );
+    // The member does read the feed: the rows and fields it may read are there.
+    const all = await site.as(reader.token, 'GET', '/cdc/events?limit=500');
+    expect(all.body.data.some((entry: { snapshot: { title?: string } | null }) => entry.snapshot?.title === 'Visible')).toBe(true);
+  });
+
+  it("a webhook delivers only what its creator's rules show", async () => {
+    await hooks.waitFor((receiver) => receiver.accepted().some((delivery) => delivery.body.snapshot?.name === 'Marker'), 30_000);
+    expect(hooks.requests.every((delivery) => delivery.signatureValid)).toBe(true);
+    for (const delivery of hooks.requests) expectNoLeak(200, delivery.body, `webhook delivery ${delivery.body.type} ${delivery.body.sequence}`);
+    expect(hooks.accepted().some((delivery) => delivery.body.snapshot?.title === 'Visible')).toBe(true);
   });
 });

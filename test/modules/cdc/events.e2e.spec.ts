@@ -159,7 +159,8 @@ describe('GET /cdc/events', () => {
 
     const allowed = await site.as(subscriber.token, 'GET', '/cdc/events');
     expect(allowed.status).toBe(200);
-    expect(allowed.body.data).toHaveLength(1);
+    // The capability opens the feed; what it shows is what the member may read (feedPermissions.e2e.spec.ts): here nothing.
+    expect(allowed.body.data).toEqual([]);
     const refused = await site.as(other.token, 'GET', '/cdc/events');
     expect(refused.status).toBe(403);
     expect(refused.body.errors[0].code).toBe('PERMISSION_DENIED');

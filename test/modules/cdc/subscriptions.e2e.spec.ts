@@ -85,6 +85,60 @@ describe('/cdc/subscriptions', () => {
     expect((await call(site, 'GET', '/cdc/subscriptions')).body.data).toEqual([]);
   });
 
+  it('starts where `from` says: the end by default, the start of retention, or after a cursor', async () => {
+    const site = await createTestSite(service);
+    for (let index = 0; index < 4; index += 1) await appendItemEvent(service, site.siteId, { type: 'item.created', collection: 'articles', fields: { index } });
+    await feedCaughtUp(service);
+    const cursors = await feedCursors(site);
+    const create = async (name: string, from?: string) => {
+      const response = await call(site, 'POST', '/cdc/subscriptions', { name, kind: 'pull', ...(from === undefined ? {} : { from }) });
+      expect(response.status, JSON.stringify(response.body)).toBe(201);
+      return response.body.data as { id: string; cursor: string; lag: { events: number } };
+    };
+
+    const byDefault = await create('default');
+    const atEnd = await create('end', 'end');
+    expect(byDefault).toMatchObject({ cursor: cursors[3], lag: { events: 0 } });
+    expect(atEnd).toMatchObject({ cursor: cursors[3], lag: { events: 0 } });
+
+    // From the start: a new consumer replays every retained entry, reading on from its cursor.
+    const fromStart = await create('replayer', 'start');
+    expect(fromStart.lag.events).toBe(4);
+    const replayed = await call(site, 'GET', `/cdc/events?cursor=${fromStart.cursor}`);
+    expect(replayed.body.data.map((entry: { cursor: string }) => entry.cursor)).toEqual(cursors);
+    expect((await call(site, 'POST', `/cdc/subscriptions/${fromStart.id}/ack`, { cursor: cursors[3] })).body.data.lag.events).toBe(0);
+
+    const fromCursor = await create('midway', cursors[1]);
+    expect(fromCursor).toMatchObject({ cursor: cursors[1], lag: { events: 2 } });
+    const rest = await call(site, 'GET', `/cdc/events?cursor=${fromCursor.cursor}`);
+    expect(rest.body.data.map((entry: { cursor: string }) => entry.cursor)).toEqual(cursors.slice(2));
+  });
+
+  it('refuses a start point that is malformed or past the end with 400 at body.from, and one past retention with 410', async () => {
+    const site = await createTestSite(service);
+    await appendItemEvent(service, site.siteId, { type: 'item.created', collection: 'articles' });
+    await feedCaughtUp(service);
+    const [first] = await feedCursors(site);
+    const ahead = Buffer.from('f1:99').toString('base64url');
+    for (const from of ['beginning', 'not a cursor', Buffer.from('f1:-1').toString('base64url'), Buffer.from('x9:1').toString('base64url'), ahead, '', 7, null]) {
+      const response = await call(site, 'POST', '/cdc/subscriptions', { name: 'x', kind: 'pull', from });
+      expect(response.status, JSON.stringify(from)).toBe(400);
+      expect(response.body.errors[0], JSON.stringify(from)).toMatchObject({ code: 'VALIDATION_FAILED', path: ['body', 'from'] });
+    }
+
+    const pruned = await pruneSiteChangeFeed(service.context, site.siteId, new Date(Date.now() + 8 * 86_400_000));
+    expect(pruned.pruned).toBe(1);
+    const expired = await call(site, 'POST', '/cdc/subscriptions', { name: 'x', kind: 'webhook', webhook: { url: 'https://hooks.example.com/x', secret: 'a-long-enough-secret' }, from: Buffer.from('f1:0').toString('base64url') });
+    expect(expired.status).toBe(410);
+    expect(expired.body.errors[0]).toMatchObject({ code: 'CURSOR_EXPIRED', extensions: { earliestCursor: first } });
+    expect((await call(site, 'GET', '/cdc/subscriptions')).body.data).toEqual([]);
+    // The earliest cursor, and `start`, are within retention.
+    const earliest = await call(site, 'POST', '/cdc/subscriptions', { name: 'from-earliest', kind: 'pull', from: first });
+    expect(earliest.status).toBe(201);
+    const start = await call(site, 'POST', '/cdc/subscriptions', { name: 'from-start', kind: 'pull', from: 'start' });
+    expect(start.body.data).toMatchObject({ cursor: first, lag: { events: 0 } });
+  });
+
   it('refuses a duplicate name with 409 and more than 50 subscriptions with 403', async () => {
     const site = await createTestSite(service);
     await createPull(site, 'sub-0');

@@ -92,6 +92,18 @@ describe('webhook delivery', () => {
     expect(detail.cursor).toBe(accepted[5]!.body.cursor);
   });
 
+  it('created with from: start, delivers the entries already in the feed, then what comes next', async () => {
+    const hooks = await receiver();
+    const site = await createTestSite(service);
+    const earlier = await writeItems(site, 3);
+    await feedCaughtUp(service);
+    const subscription = await createWebhook(site, hooks.url, { from: 'start' });
+    expect((subscription as unknown as { lag: { events: number } }).lag.events).toBe(3);
+    const later = await writeItems(site, 1);
+    await hooks.waitFor((r) => r.accepted().length === 4);
+    expect(hooks.accepted().map((delivery) => delivery.body.itemId)).toEqual([...earlier, ...later]);
+  });
+
   it('delivers every entry exactly once in feed order under 8 concurrent writers', async () => {
     const hooks = await receiver();
     const site = await createTestSite(service);

@@ -14,17 +14,14 @@ import { createRequire } from 'node:module';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pino from 'pino';
-import { createLogNotifier } from '../../infra/eventstore/logNotifier.ts';
 import { createDatabase } from '../../infra/postgres/database.ts';
 import { migrate } from '../../infra/postgres/migrate.ts';
 import { accessFor } from '../../src/access/access.ts';
 import { assertCan, assertReadableQuery, itemReadPermissions } from '../../src/access/itemAccess.ts';
 import type { Principal } from '../../src/auth/principal.ts';
-import { loadSiteSchema } from '../../src/schema/schemaCache.ts';
-import type { AppContext } from '../../src/runtime/context.ts';
 import { startIssuerServer } from '../../test/modules/identity/support/issuerServer.ts';
 import { BENCH_INSTANCE_TOKEN, startBenchService, stopBenchService, waitForHealth } from './support/benchService.ts';
+import { createInProcessContext } from './support/inProcessContext.ts';
 import { ITEMS_TABLE } from '../../src/query/index.ts';
 import { positiveInteger } from './support/options.ts';
 import { createScratchDatabase } from './support/scratchDatabase.ts';
@@ -225,9 +222,7 @@ export async function run(args: string[]): Promise<void> {
  */
 async function measureInProcess(databaseUrl: string, setup: Setup): Promise<{ memberMicroseconds: number; adminMicroseconds: number; iterations: number }> {
   const database = createDatabase({ connectionString: databaseUrl, poolSize: 2 });
-  const notifier = await createLogNotifier(() => database.connect());
-  const hooks: (() => Promise<void>)[] = [];
-  const context = { database, notifier, logger: pino({ level: 'silent' }), onClose: (hook: () => Promise<void>) => hooks.push(hook) } as unknown as AppContext;
+  const { context, close } = await createInProcessContext(database, []);
   const base = { kind: 'user' as const, sessionId: null, via: 'session' as const, realm: 'studio' as const };
   const member: Principal = { ...base, userId: setup.memberId, roleId: setup.roleId, admin: false };
   const admin: Principal = { ...base, userId: setup.adminId, roleId: setup.adminRoleId, admin: true };
@@ -235,7 +230,7 @@ async function measureInProcess(databaseUrl: string, setup: Setup): Promise<{ me
     const access = await accessFor(context, SITE, principal);
     if (access.admin) return;
     assertCan(access, 'read', 'articles');
-    assertReadableQuery(access, await loadSiteSchema(context, SITE), 'articles', { filter: null, sort: [], deep: {} });
+    assertReadableQuery(access, await context.schemas.site(SITE), 'articles', { filter: null, sort: [], deep: {} });
     const permissions = itemReadPermissions(access)!;
     permissions.rowCondition('articles', 'i', ITEMS_TABLE);
     permissions.visibleFields('articles');
@@ -252,8 +247,7 @@ async function measureInProcess(databaseUrl: string, setup: Setup): Promise<{ me
     const memberMicroseconds = await time(member);
     return { memberMicroseconds, adminMicroseconds, iterations };
   } finally {
-    for (const hook of hooks.reverse()) await hook();
-    await notifier.close();
+    await close();
     await database.close();
   }
 }

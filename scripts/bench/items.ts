@@ -5,23 +5,20 @@
 // read one by id, list 25 with a filter on an indexed field + sort, list with author.name, update.
 // Prints EXPLAIN (as the application role, under row-level security) for the list query.
 import type { ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { createDatabase, type Database } from '../../infra/postgres/database.ts';
+import { createDatabase } from '../../infra/postgres/database.ts';
 import { migrate } from '../../infra/postgres/migrate.ts';
-import type { SqlQuery } from '../../infra/postgres/sql.ts';
 import { itemsProjection } from '../../projections/itemsProjection.ts';
 import { projections } from '../../projections/index.ts';
 import { schemaProjection } from '../../projections/schemaProjection.ts';
-import { createItems } from '../../src/modules/items/handlers.ts';
-import { listItems } from '../../src/modules/items/queries.ts';
-import { parseListQuery } from '../../src/query/index.ts';
-import type { AppContext } from '../../src/runtime/context.ts';
+import { createItems } from '../../src/modules/items/createItems.ts';
+import { explainList } from './support/explainList.ts';
+import { createInProcessContext, instanceAccess } from './support/inProcessContext.ts';
 import { BENCH_INSTANCE_TOKEN, startBenchService, stopBenchService, waitForHealth } from './support/benchService.ts';
 import { positiveInteger } from './support/options.ts';
 import { createScratchDatabase } from './support/scratchDatabase.ts';
@@ -331,7 +328,8 @@ export async function run(args: string[]): Promise<void> {
 async function fastSeed(databaseUrl: string, siteId: string, from: number, to: number, authorIds: string[]) {
   console.log(`seeding ${to - from + 1} articles in-process through createItems (content read models only)…`);
   const database = createDatabase({ connectionString: databaseUrl, poolSize: 4 });
-  const context = { database, projections: [schemaProjection, itemsProjection], notifier: { on: () => () => undefined }, onClose: () => undefined } as unknown as AppContext;
+  const { context, close } = await createInProcessContext(database, [schemaProjection, itemsProjection]);
+  const access = await instanceAccess(context, siteId);
   const metadata = { actor: { kind: 'system' as const, id: 'bench-seed' } };
   const started = performance.now();
   try {
@@ -339,7 +337,7 @@ async function fastSeed(databaseUrl: string, siteId: string, from: number, to: n
     for (let next = from; next <= to; next += 500) {
       const batch = [];
       for (let i = next; i < Math.min(next + 500, to + 1); i++) batch.push(article(i, authorIds));
-      inFlight.push(createItems(context, { siteId, collection: 'articles', items: batch, metadata }));
+      inFlight.push(createItems(context, { siteId, collection: 'articles', items: batch, access, metadata }));
       if (inFlight.length >= 2) await inFlight.shift();
       if ((next - from) % 100_000 === 0 && next > from) {
         console.log(`  ${next - from} seeded, ${Math.round((next - from) / ((performance.now() - started) / 1000))} items/s`);
@@ -347,6 +345,7 @@ async function fastSeed(databaseUrl: string, siteId: string, from: number, to: n
     }
     await Promise.all(inFlight);
   } finally {
+    await close();
     await database.close();
   }
   const seconds = (performance.now() - started) / 1000;
@@ -463,51 +462,4 @@ async function createSchema(call: (method: string, path: string, body?: unknown)
     ],
   });
   await call('POST', '/relations', { kind: 'm2o', collection: 'articles', field: 'author', relatedCollection: 'authors', onDelete: 'set null' });
-}
-
-/**
- * EXPLAIN ANALYZE of the list query exactly as the service builds it: listItems runs here on a
- * recording connection (application role, row-level security), then its main SELECT is explained.
- */
-async function explainList(databaseUrl: string, siteId: string, listPath: string): Promise<string[]> {
-  const database = createDatabase({ connectionString: databaseUrl, poolSize: 2 });
-  const recorded: SqlQuery[] = [];
-  const recording: Database = {
-    ...database,
-    withSiteReads: (site, work) =>
-      database.withSiteReads(site, (tx) =>
-        work({
-          ...tx,
-          query: async <Row extends object>(query: SqlQuery) => {
-            recorded.push(query);
-            return tx.query<Row>(query);
-          },
-        }),
-      ),
-  };
-  const context = { database: recording, projections: [], notifier: { on: () => () => undefined }, onClose: () => undefined } as unknown as AppContext;
-  try {
-    const query = Object.fromEntries(new URLSearchParams(listPath.split('?')[1]));
-    recorded.length = 0;
-    await listItems(context, {
-      siteId,
-      collection: 'articles',
-      query: parseListQuery(query),
-      principal: { kind: 'user', userId: randomUUID(), roleId: null, admin: true, sessionId: null, via: 'session', realm: 'studio' },
-    });
-    const main = recorded.find((statement) => /ORDER BY/.test(statement.text) && /FROM items i/.test(statement.text));
-    if (!main) throw new Error('the list query was not recorded');
-    const lines = await database.withSite(siteId, async (tx) =>
-      (await tx.query<{ 'QUERY PLAN': string }>({ text: `EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${main.text}`, values: main.values })).map(
-        (row) => row['QUERY PLAN'],
-      ),
-    );
-    console.log(`EXPLAIN ${listPath} (as svc_app under row-level security):`);
-    console.log(`  ${main.text.replace(/\s+/g, ' ')}`);
-    for (const line of lines) console.log(`  ${line}`);
-    if (lines.some((line) => /Seq Scan/.test(line))) console.log('  WARNING: the plan has a sequential scan');
-    return [main.text.replace(/\s+/g, ' '), ...lines];
-  } finally {
-    await database.close();
-  }
 }

@@ -1,16 +1,14 @@
 // The one place that answers "may this principal do that?" for a site. Every route asks through an
-// Access built once per request (requestAccess): `can(action, collection)`, `allowedFields`,
+// Access built once per request (request.access(), src/server/app.ts): `can(action, collection)`, `allowedFields`,
 // `rowFilter` (the OR of the matching rules' conditions, validated by the query language with
 // $CURRENT_USER / $CURRENT_ROLE / $NOW substituted; a rule without conditions reaches every row) and
 // `hasCapability`. Administrators (a role with the admin flag) and the instance token may do everything.
-import type { FastifyRequest } from 'fastify';
 import { isItemAction, ALL_FIELDS } from '../../domain/access/permissionRule.ts';
 import { raw, type SqlFragment } from '../../infra/postgres/sql.ts';
 import type { Principal } from '../auth/principal.ts';
-import { loadSiteSchema, type SiteSchema } from '../schema/schemaCache.ts';
+import type { SiteSchema } from '../schema/schemaCache.ts';
 import { compileFilterNode, ITEMS_TABLE, resolveFilter, type FilterNode } from '../query/index.ts';
 import type { AppContext } from '../runtime/context.ts';
-import { cachedGrants } from './grantsCache.ts';
 import type { GrantedRule, Grants, Subject } from './grants.ts';
 
 export interface FieldAllowance {
@@ -94,7 +92,7 @@ export interface AccessOptions {
   now?: Date;
 }
 
-type AccessContext = Pick<AppContext, 'database' | 'notifier' | 'onClose' | 'logger'>;
+type AccessContext = Pick<AppContext, 'database' | 'schemas' | 'grants' | 'logger'>;
 
 /** What `principal` may do in `siteId` (effective grants from this instance's cache). */
 export function accessFor(context: AccessContext, siteId: string, principal: Principal, options: AccessOptions = {}): Promise<Access> {
@@ -127,9 +125,9 @@ export function accessForSubject(
 
 async function buildAccess(context: AccessContext, siteId: string, principal: Principal, subject: Subject | null, options: AccessOptions): Promise<Access> {
   const admin = subject === null;
-  const grants = subject === null ? NO_GRANTS : await cachedGrants(context, siteId, subject);
+  const grants = subject === null ? NO_GRANTS : await context.grants.grantsOf(siteId, subject);
   // The schema is needed only to resolve conditions; most principals' rules have none.
-  const schema = !admin && grants.rules.some((rule) => rule.conditions !== null) ? await loadSiteSchema(context, siteId) : null;
+  const schema = !admin && grants.rules.some((rule) => rule.conditions !== null) ? await context.schemas.site(siteId) : null;
   const now = options.now ?? new Date();
   let memo = compiledByGrants.get(grants);
   if (!memo) compiledByGrants.set(grants, (memo = new Map()));
@@ -205,16 +203,4 @@ async function buildAccess(context: AccessContext, siteId: string, principal: Pr
     rules: (action, collection) => (admin ? [] : compiled(action, collection).rules),
     ruleFilter: (rule, collection) => resolveRule(rule, collection),
   };
-}
-
-const perRequest = new WeakMap<FastifyRequest, Promise<Access>>();
-
-/** The Access of a request (built once per request, for its site and principal). */
-export function requestAccess(context: AccessContext, request: FastifyRequest): Promise<Access> {
-  let access = perRequest.get(request);
-  if (!access) {
-    access = accessFor(context, request.siteId, request.principal);
-    perRequest.set(request, access);
-  }
-  return access;
 }

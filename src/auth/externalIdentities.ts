@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { userDecider } from '../../domain/identity/user.ts';
 import { streamId, type EventMetadata } from '../../domain/shared/events.ts';
 import { sql } from '../../infra/postgres/sql.ts';
-import { handleCommandIn, inSiteTransaction } from '../runtime/commandBus.ts';
+import { handleCommandIn, inSiteTransaction } from '../runtime/commandHandler.ts';
 import type { AppContext } from '../runtime/context.ts';
 import { deterministicUuid } from './deterministicId.ts';
 

@@ -7,7 +7,10 @@ import { createDatabase } from '../../infra/postgres/database.ts';
 import { startEmbeddedPostgres } from '../../infra/postgres/embedded.ts';
 import { migrate } from '../../infra/postgres/migrate.ts';
 import { projections } from '../../projections/index.ts';
+import { createGrantsCache } from '../access/grantsCache.ts';
 import type { Config } from '../config/config.ts';
+import { createStreamStarts } from '../runtime/streamStarts.ts';
+import { createSchemaCache } from '../schema/schemaCache.ts';
 import { createFieldIndexBuilder } from '../runtime/fieldIndexBuilder.ts';
 import type { AppContext } from '../runtime/context.ts';
 import { createProjectionDaemon } from '../runtime/projectionDaemon.ts';
@@ -52,12 +55,19 @@ export async function createContext(config: Config, options: ContextOptions = {}
   // DDL on `items` needs its owner: the builder connects with the URL's own role, not the application role.
   const fieldIndexBuilder = createFieldIndexBuilder({ connectionString: databaseServer.url, notifier, logger, pollMs: config.SVC_FIELD_INDEX_POLL_MS });
   closeHooks.push(() => fieldIndexBuilder.stop());
+  const schemas = createSchemaCache({ database, notifier });
+  closeHooks.push(async () => schemas.close());
+  const grants = createGrantsCache({ database, notifier });
+  closeHooks.push(async () => grants.close());
   const context: AppContext & { databaseUrl: string } = {
     config,
     database,
     databaseUrl: databaseServer.url,
     notifier,
     projections,
+    schemas,
+    grants,
+    streamStarts: createStreamStarts({ database, projections }),
     daemon,
     fieldIndexBuilder,
     logger,

@@ -3,15 +3,24 @@ import type { Logger } from 'pino';
 import type { LogNotifier } from '../../infra/eventstore/logNotifier.ts';
 import type { Database } from '../../infra/postgres/database.ts';
 import type { Projection } from '../../projections/projection.ts';
+import type { GrantsCache } from '../access/grantsCache.ts';
 import type { Config } from '../config/config.ts';
+import type { SchemaCache } from '../schema/schemaCache.ts';
 import type { FieldIndexBuilder } from './fieldIndexBuilder.ts';
 import type { ProjectionDaemon } from './projectionDaemon.ts';
+import type { StreamStarts } from './streamStarts.ts';
 
 export interface AppContext {
   config: Config;
   database: Database;
   notifier: LogNotifier;
   projections: readonly Projection[];
+  /** Each site's schema, cached on this instance and dropped on schema events. */
+  schemas: SchemaCache;
+  /** Each principal's effective grants, cached on this instance and dropped on access events. */
+  grants: GrantsCache;
+  /** The group-commit strategy of the command handler for new streams (creates). */
+  streamStarts: StreamStarts;
   daemon: ProjectionDaemon;
   /** Builds and drops the content field indexes the schema asks for (started with the daemon). */
   fieldIndexBuilder: FieldIndexBuilder;

@@ -13,6 +13,7 @@ import {
   type RelationDefinition,
   type Sensitivity,
 } from '../../domain/content/schemaModel.ts';
+import { AppError } from '../../domain/shared/appError.ts';
 import type { Queryable } from '../../infra/postgres/database.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 import type { AnyItemReference, FieldDefinition as QueryField, FieldMap, FieldRelation, ResolveFields } from '../query/index.ts';
@@ -51,6 +52,18 @@ export interface SiteSchema {
    * language's, as reads show them; without one they are the stored `{ lang: value }` maps.
    */
   fieldsIn(locale: string | null): ResolveFields;
+}
+
+/** A live collection of the schema, or 404 NOT_FOUND. */
+export function collectionOf(schema: SiteSchema, name: string): CollectionSchema {
+  const collection = schema.collections.get(name);
+  if (!collection) throw new AppError('NOT_FOUND', `Collection "${name}" not found`);
+  return collection;
+}
+
+/** The declared fields of a collection; none for a collection that does not exist. */
+export function declaredFields(schema: SiteSchema, name: string): ReadonlyMap<string, unknown> {
+  return schema.collections.get(name)?.fields ?? new Map();
 }
 
 interface SchemaRows {

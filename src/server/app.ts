@@ -12,7 +12,8 @@ import { findUnstorableText } from '../../domain/shared/storableText.ts';
 import { constantTimeEqual } from '../../infra/crypto/secrets.ts';
 import { createAccessTokenIssuer } from '../auth/accessTokens.ts';
 import { createAuthenticationChain, internalJwtAuthenticator } from '../auth/authenticate.ts';
-import type { Principal } from '../auth/principal.ts';
+import { accessFor } from '../access/access.ts';
+import { actorOf, type Principal } from '../auth/principal.ts';
 import { registerModules } from '../modules/index.ts';
 import { createRateLimiting } from '../rateLimit/rateLimitHook.ts';
 import type { AppContext } from '../runtime/context.ts';
@@ -81,6 +82,16 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
 
   app.decorateRequest('siteId', '');
   app.decorateRequest('principal', null as never);
+  app.decorateRequest('accessPromise', null);
+  app.decorateRequest('access', function (this: FastifyRequest) {
+    this.accessPromise ??= accessFor(context, this.siteId, this.principal);
+    return this.accessPromise;
+  });
+  app.decorateRequest('metadata', {
+    getter(this: FastifyRequest) {
+      return { actor: actorOf(this.principal), requestId: this.id };
+    },
+  });
   // Graceful close: in-flight requests finish, then their keep-alive connections are closed as soon as
   // they are idle instead of lingering for the keep-alive timeout, so close() ends promptly.
   let closing = false;
@@ -122,6 +133,11 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   });
   // After authentication, so per-user limits know the principal (routes opt in with config.rateLimit).
   app.addHook('onRequest', rateLimiting.onRequest);
+  // After the areas' own onRequest hooks and the input checks, as a handler's first line would be.
+  app.addHook('preHandler', async (request) => {
+    const capability = request.routeOptions.config.capability;
+    if (capability && !(await request.access()).hasCapability(capability)) throw errors.forbidden(`This needs the ${capability} capability`);
+  });
   // Every JSON body, before its route's schema: text PostgreSQL cannot store (NUL, a lone surrogate)
   // is a 400 at its path, whatever route it was sent to and whichever column it was bound for.
   app.addHook('preValidation', async (request) => {

@@ -1,4 +1,7 @@
-// What a route declares about itself; the hooks read it, handlers never repeat it.
+// What a route declares about itself, and what every request carries; the hooks of app.ts read the
+// one and fill in the other, so handlers never repeat them.
+import type { EventMetadata } from '../../domain/shared/events.ts';
+import type { Access } from '../access/access.ts';
 import type { Principal } from '../auth/principal.ts';
 
 export type SiteRequirement = 'required' | 'none';
@@ -9,9 +12,17 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     site?: SiteRequirement;
     access?: AccessLevel;
+    /** A capability the principal must hold (`cdc:subscribe`, `media:create`, …); administrators hold all. 403 otherwise. */
+    capability?: string;
   }
   interface FastifyRequest {
     siteId: string;
     principal: Principal;
+    /** What the principal may do in the request's site: built on first use, once per request. */
+    access(): Promise<Access>;
+    /** The event metadata of the request's writes: the acting principal and the request id. */
+    readonly metadata: EventMetadata;
+    /** @internal the memo behind access() */
+    accessPromise: Promise<Access> | null;
   }
 }

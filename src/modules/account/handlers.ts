@@ -4,7 +4,7 @@ import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import { hashPassword, verifyPassword } from '../../../infra/crypto/passwords.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
-import { handleCommand, handleCommandIn, inSiteTransaction } from '../../runtime/commandBus.ts';
+import { handleCommand, handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { revokeSessionIn, revokeUserSessions } from '../auth/sessionRevocation.ts';
 import { activeSessionOwner, readPreferences } from './queries.ts';

@@ -4,7 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
-import { actorOf, isSiteUser, type UserPrincipal } from '../../auth/principal.ts';
+import { isSiteUser, type UserPrincipal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { passwordSchema } from '../auth/registrationRoutes.ts';
 import { uuidOr404 } from '../users/identityHelpers.ts';
@@ -38,7 +38,6 @@ function signedInUser(request: FastifyRequest): UserPrincipal {
 
 export async function accountRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const metadataOf = (request: FastifyRequest) => ({ actor: actorOf(request.principal), requestId: request.id });
 
   api.post(
     '/me/change-password',
@@ -48,7 +47,7 @@ export async function accountRoutes(app: FastifyInstance, { context }: ServerDep
     },
     async (request, reply) => {
       const user = signedInUser(request);
-      await changePassword(context, request.siteId, user.userId, request.body, metadataOf(request));
+      await changePassword(context, request.siteId, user.userId, request.body, request.metadata);
       return reply.status(204).send();
     },
   );
@@ -60,13 +59,13 @@ export async function accountRoutes(app: FastifyInstance, { context }: ServerDep
 
   api.delete('/me/sessions/:id', { config: me, schema: { tags: ['account'], params: z.object({ id: z.string() }) } }, async (request, reply) => {
     const user = signedInUser(request);
-    await revokeSession(context, request.siteId, uuidOr404(request.params.id, 'Session'), user.userId, metadataOf(request));
+    await revokeSession(context, request.siteId, uuidOr404(request.params.id, 'Session'), user.userId, request.metadata);
     return reply.status(204).send();
   });
 
   api.delete('/me/sessions', { config: me, schema: { tags: ['account'] } }, async (request, reply) => {
     const user = signedInUser(request);
-    await revokeAllSessions(context, request.siteId, user.userId, metadataOf(request));
+    await revokeAllSessions(context, request.siteId, user.userId, request.metadata);
     return reply.status(204).send();
   });
 
@@ -79,6 +78,6 @@ export async function accountRoutes(app: FastifyInstance, { context }: ServerDep
 
   api.patch('/me/preferences', { config: me, schema: { tags: ['account'], body: preferencesSchema } }, async (request) => {
     const user = signedInUser(request);
-    return { data: await updatePreferences(context, request.siteId, user.userId, request.body, metadataOf(request)) };
+    return { data: await updatePreferences(context, request.siteId, user.userId, request.body, request.metadata) };
   });
 }

@@ -8,7 +8,7 @@ import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import { randomToken, tokenHash } from '../../../infra/crypto/secrets.ts';
 import { API_KEY_PREFIX } from '../../auth/apiKeyAuthenticator.ts';
 import { isSiteUser, type Principal } from '../../auth/principal.ts';
-import { handleCommand, handleCommandIn, inSiteTransaction } from '../../runtime/commandBus.ts';
+import { handleCommand, handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { findUser, roleExists } from '../users/queries.ts';
 import { findApiKey, type ApiKeyView } from './queries.ts';

@@ -1,10 +1,9 @@
 // /api-keys (site admin): create (the key is in this one response only; bound to the caller unless
 // userId or roleId says otherwise), list, revoke.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { uuidSchema } from '../../../domain/shared/uuid.ts';
-import { actorOf } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { uuidOr404 } from '../users/identityHelpers.ts';
 import { createApiKey, revokeApiKey } from './handlers.ts';
@@ -24,7 +23,6 @@ const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 
 export async function apiKeysRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const metadataOf = (request: FastifyRequest) => ({ actor: actorOf(request.principal), requestId: request.id });
 
   api.post(
     '/api-keys',
@@ -36,7 +34,7 @@ export async function apiKeysRoutes(app: FastifyInstance, { context }: ServerDep
         response: { 201: z.object({ data: apiKeySchema.extend({ key: z.string() }) }) },
       },
     },
-    async (request, reply) => reply.status(201).send({ data: await createApiKey(context, request.siteId, request.body, request.principal, metadataOf(request)) }),
+    async (request, reply) => reply.status(201).send({ data: await createApiKey(context, request.siteId, request.body, request.principal, request.metadata) }),
   );
 
   api.get('/api-keys', { config: siteAdmin, schema: { tags: ['api-keys'], response: { 200: z.object({ data: z.array(apiKeySchema) }) } } }, async (request) => ({
@@ -44,7 +42,7 @@ export async function apiKeysRoutes(app: FastifyInstance, { context }: ServerDep
   }));
 
   api.delete('/api-keys/:id', { config: siteAdmin, schema: { tags: ['api-keys'], params: z.object({ id: z.string() }) } }, async (request, reply) => {
-    await revokeApiKey(context, request.siteId, uuidOr404(request.params.id, 'API key'), metadataOf(request));
+    await revokeApiKey(context, request.siteId, uuidOr404(request.params.id, 'API key'), request.metadata);
     return reply.status(204).send();
   });
 }

@@ -8,7 +8,7 @@ import { isUuid } from '../../../domain/shared/uuid.ts';
 import { randomToken, tokenHash } from '../../../infra/crypto/secrets.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import type { Projection } from '../../../projections/projection.ts';
-import { handleCommandIn } from '../../runtime/commandBus.ts';
+import { handleCommandIn } from '../../runtime/commandHandler.ts';
 
 const SECRET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 

@@ -4,14 +4,16 @@ import { sessionDecider } from '../../../domain/identity/session.ts';
 import { userDecider } from '../../../domain/identity/user.ts';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
+import { recordDecider } from '../../../domain/shared/recordDecider.ts';
 import { verifyPassword } from '../../../infra/crypto/passwords.ts';
 import { randomToken, tokenHash } from '../../../infra/crypto/secrets.ts';
-import { appendToStream } from '../../../infra/eventstore/eventStore.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import type { AccessTokenIssuer } from '../../auth/accessTokens.ts';
-import { handleCommand } from '../../runtime/commandBus.ts';
+import { handleCommand } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
-import { applyInline } from '../../runtime/projectionRunner.ts';
+
+/** The site's day streams of sign-ins with an unknown email. */
+const signInFailuresDecider = recordDecider();
 
 export interface UserProfile {
   id: string;
@@ -135,15 +137,14 @@ async function recordFailedSignIn(
   }
   // No user to attach it to: the attempt goes to the site's day stream of unknown-email sign-ins.
   const day = new Date().toISOString().slice(0, 10);
-  await context.database.withSite(siteId, async (tx) => {
-    const appended = await appendToStream(tx, {
-      siteId,
-      streamId: streamId(siteId, 'sign-in-failures', day),
-      expectedVersion: 'any',
-      events: [{ type: 'auth.sign_in_failed', data: { emailHash: tokenHash(email), reason: 'unknown_email' } }],
-      metadata,
-    });
-    await applyInline(tx, context.projections, appended.events);
+  await handleCommand(context, {
+    siteId,
+    streamId: streamId(siteId, 'sign-in-failures', day),
+    decider: signInFailuresDecider,
+    command: { type: 'record', events: [{ type: 'auth.sign_in_failed', data: { emailHash: tokenHash(email), reason: 'unknown_email' } }] },
+    metadata,
+    load: 'none',
+    lock: true,
   });
 }
 

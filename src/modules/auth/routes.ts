@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { apiKeyAuthenticator } from '../../auth/apiKeyAuthenticator.ts';
 import { externalJwtAuthenticator } from '../../auth/externalJwtAuthenticator.ts';
-import { actorOf, isSiteUser } from '../../auth/principal.ts';
+import { isSiteUser } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { currentUser, login, logout, refresh, type SignedIn } from './handlers.ts';
 import { identityServices } from './identityServices.ts';
@@ -89,7 +89,7 @@ export async function authRoutes(app: FastifyInstance, deps: ServerDeps): Promis
 
   api.post('/auth/logout', { config: { site: 'required', access: 'public' }, schema: { tags: ['auth'], body: refreshBody } }, async (request, reply) => {
     const presented = presentedRefreshToken(request, request.body);
-    await logout(context, request.siteId, presented, { actor: actorOf(request.principal), requestId: request.id });
+    await logout(context, request.siteId, presented, request.metadata);
     reply.clearCookie(REFRESH_COOKIE, { path: '/api/v1/auth' });
     return reply.status(204).send();
   });

@@ -5,7 +5,7 @@ import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import type { Projection } from '../../../projections/projection.ts';
-import { handleCommandIn } from '../../runtime/commandBus.ts';
+import { handleCommandIn } from '../../runtime/commandHandler.ts';
 
 export async function revokeSessionIn(
   tx: Queryable,

@@ -4,7 +4,7 @@
 import { subscriptionDecider } from '../../../domain/changeFeed/subscription.ts';
 import { streamId } from '../../../domain/shared/events.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
-import { handleCommand } from '../../runtime/commandBus.ts';
+import { handleCommand } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { readFeedHead } from './feedQueries.ts';
 

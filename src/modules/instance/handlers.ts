@@ -6,7 +6,7 @@ import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import { siteDecider } from '../../../domain/sites/site.ts';
 import { hashPassword } from '../../../infra/crypto/passwords.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
-import { handleCommand, handleCommandIn } from '../../runtime/commandBus.ts';
+import { handleCommand, handleCommandIn } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 
 export interface SiteView {

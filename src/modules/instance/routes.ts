@@ -2,7 +2,6 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { SITE_ID_PATTERN } from '../../../domain/sites/site.ts';
-import { actorOf } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { createSite, deleteSite, listSites } from './handlers.ts';
 
@@ -28,7 +27,7 @@ export async function instanceRoutes(app: FastifyInstance, { context, sites }: S
       },
     },
     async (request, reply) => {
-      const site = await createSite(context, request.body, { actor: actorOf(request.principal), requestId: request.id });
+      const site = await createSite(context, request.body, request.metadata);
       sites.forget(site.id);
       return reply.status(201).send({ data: site });
     },
@@ -42,7 +41,7 @@ export async function instanceRoutes(app: FastifyInstance, { context, sites }: S
     '/instance/sites/:id',
     { ...instanceRoute, schema: { tags: ['instance'], params: z.object({ id: z.string() }) } },
     async (request, reply) => {
-      await deleteSite(context, request.params.id, { actor: actorOf(request.principal), requestId: request.id });
+      await deleteSite(context, request.params.id, request.metadata);
       sites.forget(request.params.id);
       return reply.status(204).send();
     },

@@ -5,7 +5,6 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IssuerConfig } from '../../../domain/identity/issuer.ts';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
-import { actorOf } from '../../auth/principal.ts';
 import { handleError, toAppError } from '../../server/errorHandler.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { uuidOr404 } from '../users/identityHelpers.ts';
@@ -27,7 +26,6 @@ function unprocessableOnInvalidBody(error: FastifyError, request: FastifyRequest
 
 export async function issuersRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const metadataOf = (request: FastifyRequest) => ({ actor: actorOf(request.principal), requestId: request.id });
 
   api.get(
     '/admin/auth/issuers',
@@ -43,7 +41,7 @@ export async function issuersRoutes(app: FastifyInstance, { context }: ServerDep
       schema: { tags: ['issuers'], body: createIssuerBody, response: { 201: z.object({ data: issuerSchema }) } },
     },
     async (request, reply) => {
-      const issuer = await createIssuer(context, request.siteId, request.body as IssuerConfig, metadataOf(request));
+      const issuer = await createIssuer(context, request.siteId, request.body as IssuerConfig, request.metadata);
       return reply.status(201).send({ data: issuer });
     },
   );
@@ -63,12 +61,12 @@ export async function issuersRoutes(app: FastifyInstance, { context }: ServerDep
       schema: { tags: ['issuers'], params: idParams, body: updateIssuerBody, response: { 200: z.object({ data: issuerSchema }) } },
     },
     async (request) => ({
-      data: await updateIssuer(context, request.siteId, uuidOr404(request.params.id, 'Issuer'), request.body as Partial<IssuerConfig>, metadataOf(request)),
+      data: await updateIssuer(context, request.siteId, uuidOr404(request.params.id, 'Issuer'), request.body as Partial<IssuerConfig>, request.metadata),
     }),
   );
 
   api.delete('/admin/auth/issuers/:id', { config: siteAdmin, schema: { tags: ['issuers'], params: idParams } }, async (request, reply) => {
-    await deleteIssuer(context, request.siteId, uuidOr404(request.params.id, 'Issuer'), metadataOf(request));
+    await deleteIssuer(context, request.siteId, uuidOr404(request.params.id, 'Issuer'), request.metadata);
     return reply.status(204).send();
   });
 }

@@ -3,9 +3,8 @@
 // selections, relations and aggregates behave as they do live.
 import { AppError } from '../../../domain/shared/appError.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
-import type { AppContext } from '../../runtime/context.ts';
 import type { ItemSource } from './itemSource.ts';
-import { getItem, listItems, type GetItemInput, type ListItemsInput, type ListItemsResult } from './queries.ts';
+import { getItem, listItems, type GetItemInput, type ItemsReadContext, type ListItemsInput, type ListItemsResult } from './queries.ts';
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?(?:Z|[+-]\d{2}:?\d{2}))?$/i;
 
@@ -39,11 +38,11 @@ function asOfSource(at: Date): ItemSource {
 }
 
 /** A page of the collection's items as they stood at `at` (same list parameters as a live list). */
-export async function listItemsAsOf(app: AppContext, input: ListItemsInput, at: Date): Promise<ListItemsResult> {
+export async function listItemsAsOf(app: ItemsReadContext, input: ListItemsInput, at: Date): Promise<ListItemsResult> {
   return listItems(app, { ...input, draft: false, source: asOfSource(at) });
 }
 
 /** One item as it stood at `at`; 404 RECORD_NOT_FOUND when it did not exist then (or was soft-deleted). */
-export async function getItemAsOf(app: AppContext, input: GetItemInput, at: Date): Promise<{ item: Record<string, unknown>; version: number }> {
+export async function getItemAsOf(app: ItemsReadContext, input: GetItemInput, at: Date): Promise<{ item: Record<string, unknown>; version: number }> {
   return getItem(app, { ...input, draft: false, source: asOfSource(at) });
 }

@@ -10,11 +10,12 @@ import { AppError } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
-import { handleCommandIn, inSiteTransaction } from '../../runtime/commandBus.ts';
+import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
-import { loadCollectionSchema, loadSiteSchema } from '../../schema/schemaCache.ts';
-import type { CollectionSchema } from '../../schema/siteSchema.ts';
-import { changeItem, collectionOf, prepareChanges, updateItem } from './handlers.ts';
+import type { Access } from '../../access/access.ts';
+import { collectionOf, type CollectionSchema } from '../../schema/siteSchema.ts';
+import { changeItem, updateItem } from './changeItem.ts';
+import { prepareChanges } from './prepareChanges.ts';
 import { findRevision, findVersionWithBase, listPins, requireItemRevision, requireLiveItem, requireVersion, type ItemPin } from './historyQueries.ts';
 
 export interface ItemKey {
@@ -47,8 +48,8 @@ function versionStream(key: ItemKey, versionKey: string): string {
  * A soft-deleted item comes back (`item.restored`, then `item.reverted`, in one append). A
  * translatable field gets the revision's languages exactly (a language added since is dropped).
  */
-export async function revertItem(context: AppContext, key: ItemKey, revisionId: string, metadata: EventMetadata) {
-  const collection = await loadCollectionSchema(context, key.siteId, key.collection);
+export async function revertItem(context: AppContext, key: ItemKey, revisionId: string, access: Access, metadata: EventMetadata) {
+  const collection = await context.schemas.collection(key.siteId, key.collection);
   const revision = await context.database.withSite(key.siteId, (tx) => requireItemRevision(tx, key, revisionId, ['body', 'revisionId']));
   const changes: ItemData = {
     status: revision.data.status ?? null,
@@ -64,6 +65,7 @@ export async function revertItem(context: AppContext, key: ItemKey, revisionId: 
     eventType: 'item.reverted',
     cause: { revisionId: revision.revisionId },
     restore: true,
+    access,
     metadata,
   });
   return { snapshot, collection };
@@ -72,7 +74,7 @@ export async function revertItem(context: AppContext, key: ItemKey, revisionId: 
 // ---- named versions ----
 
 export async function createVersion(context: AppContext, key: ItemKey, input: { key: string; name: string }, metadata: EventMetadata): Promise<void> {
-  const collection = await loadCollectionSchema(context, key.siteId, key.collection);
+  const collection = await context.schemas.collection(key.siteId, key.collection);
   await inSiteTransaction(context, key.siteId, async (tx) => {
     const main = await requireLiveItem(tx, key.siteId, key.collection, key.itemId);
     await handleCommandIn(tx, context.projections, {
@@ -101,7 +103,7 @@ export async function updateVersion(
   input: { name?: string; data?: ItemData },
   metadata: EventMetadata,
 ): Promise<void> {
-  const schema = await loadSiteSchema(context, key.siteId);
+  const schema = await context.schemas.site(key.siteId);
   const collection = collectionOf(schema, key.collection);
   for (const field of Object.keys(input.data ?? {})) {
     if (!isWritableContentField(collection, field)) {
@@ -134,7 +136,7 @@ function namedChanges(data: ItemData, changes: ItemChanges): ItemData {
 }
 
 export async function deleteVersion(context: AppContext, key: ItemKey, versionKey: string, metadata: EventMetadata): Promise<void> {
-  await loadCollectionSchema(context, key.siteId, key.collection);
+  await context.schemas.collection(key.siteId, key.collection);
   await inSiteTransaction(context, key.siteId, async (tx) => {
     await requireVersion(tx, key, versionKey);
     await handleCommandIn(tx, context.projections, {
@@ -152,8 +154,8 @@ export async function deleteVersion(context: AppContext, key: ItemKey, versionKe
  * `item.promoted` (main's own changes to other fields stay). The version is then re-based on main.
  * The write expects main at the version read for the merge: a write in between answers 412.
  */
-export async function promoteVersion(context: AppContext, key: ItemKey, versionKey: string, metadata: EventMetadata) {
-  const collection = await loadCollectionSchema(context, key.siteId, key.collection);
+export async function promoteVersion(context: AppContext, key: ItemKey, versionKey: string, access: Access, metadata: EventMetadata) {
+  const collection = await context.schemas.collection(key.siteId, key.collection);
   const { version, main } = await context.database.withSite(key.siteId, async (tx) => {
     const found = await findVersionWithBase(tx, key, versionKey);
     if (!found) throw new AppError('NOT_FOUND', `No version "${versionKey}" on this item`, { path: ['params', 'key'] });
@@ -169,6 +171,7 @@ export async function promoteVersion(context: AppContext, key: ItemKey, versionK
     expectedVersion: main.version,
     eventType: 'item.promoted',
     cause: { versionKey },
+    access,
     metadata,
   });
   const revisionId = await inSiteTransaction(context, key.siteId, async (tx) => {
@@ -231,7 +234,7 @@ function pinTargets(collection: CollectionSchema, field: string): { collections:
  * refers to; a staged revision is refused with 409 REVISION_STAGED.
  */
 export async function pinRevision(context: AppContext, key: ItemKey, input: { field: string; revisionId: string }, metadata: EventMetadata): Promise<ItemPin> {
-  const collection = await loadCollectionSchema(context, key.siteId, key.collection);
+  const collection = await context.schemas.collection(key.siteId, key.collection);
   const targets = pinTargets(collection, input.field);
   if (!targets) {
     throw new AppError('VALIDATION_FAILED', `"${input.field}" is neither "*" nor a relation field of ${key.collection}`, { path: ['body', 'field'] });
@@ -268,7 +271,7 @@ export async function pinRevision(context: AppContext, key: ItemKey, input: { fi
 
 /** Releases one pin (404 when that field is not pinned) or, with `field` null, every pin of the item. */
 export async function releasePins(context: AppContext, key: ItemKey, field: string | null, metadata: EventMetadata): Promise<void> {
-  await loadCollectionSchema(context, key.siteId, key.collection);
+  await context.schemas.collection(key.siteId, key.collection);
   await inSiteTransaction(context, key.siteId, async (tx) => {
     if (!(await itemExisted(tx, key))) throw new AppError('RECORD_NOT_FOUND', `Item "${key.itemId}" of "${key.collection}" not found`);
     await handleCommandIn(tx, context.projections, {

@@ -2,7 +2,7 @@
 // structural keys beside content fields), using its shaping functions.
 import { STRUCTURAL_KEY_SET } from '../../../domain/content/schemaModel.ts';
 import type { SensitiveRead } from '../../../domain/content/sensitiveReads.ts';
-import { actorOf, type Principal } from '../../auth/principal.ts';
+import type { EventMetadata } from '../../../domain/shared/events.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import type { CollectionSchema } from '../../schema/siteSchema.ts';
 import { readValue, shapeRow, type ItemRow, type ReadOptions } from './itemRecords.ts';
@@ -83,10 +83,10 @@ export function sensitiveReadOf(
 /** Logs the sensitive reads of one response (none: nothing is written). */
 export async function logHistoryReads(
   context: Pick<AppContext, 'database'>,
-  request: { siteId: string; principal: Principal; id: string },
+  request: { siteId: string; metadata: EventMetadata },
   reads: readonly (SensitiveRead | null)[],
 ): Promise<void> {
   const present = reads.filter((read): read is SensitiveRead => read !== null);
   if (present.length === 0) return;
-  await logSensitiveReads(context, request.siteId, present, { actor: actorOf(request.principal), requestId: request.id });
+  await logSensitiveReads(context, request.siteId, present, request.metadata);
 }

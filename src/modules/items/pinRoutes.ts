@@ -3,10 +3,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../../domain/shared/appError.ts';
-import { actorOf } from '../../auth/principal.ts';
 import { guardItemHistory } from '../../access/itemGuards.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { loadCollectionSchema, loadSiteSchema } from '../../schema/schemaCache.ts';
 import { logHistoryReads, maskStored, readOptionsFor, sensitiveReadOf } from './historyItemRows.ts';
 import { pinRevision, releasePins } from './historyHandlers.ts';
 import { historyReadRoute, historyWriteRoute, itemParams } from './historyParams.ts';
@@ -21,7 +19,7 @@ export async function pinRoutes(app: FastifyInstance, { context }: ServerDeps): 
   app.addHook('preHandler', guardItemHistory(context));
   /** Pins as the API shows them: hash fields of the pinned item masked, pii/phi reads logged. */
   const present = async (request: FastifyRequest, pins: ItemPin[]) => {
-    const schema = await loadSiteSchema(context, request.siteId);
+    const schema = await context.schemas.site(request.siteId);
     const options = readOptionsFor(schema.defaultLanguage);
     await logHistoryReads(
       context,
@@ -33,7 +31,7 @@ export async function pinRoutes(app: FastifyInstance, { context }: ServerDeps): 
 
   api.get('/items/:collection/:id/pins', { config: historyReadRoute, schema: { tags: ['items'], params: itemParams } }, async (request) => {
     const { collection, id } = request.params;
-    await loadCollectionSchema(context, request.siteId, collection);
+    await context.schemas.collection(request.siteId, collection);
     const pins = await context.database.withSite(request.siteId, async (tx) => {
       await requireLiveItem(tx, request.siteId, collection, id);
       return listPins(tx, { siteId: request.siteId, collection, itemId: id });
@@ -43,7 +41,7 @@ export async function pinRoutes(app: FastifyInstance, { context }: ServerDeps): 
 
   api.get('/items/:collection/:id/pins/:field', { config: historyReadRoute, schema: { tags: ['items'], params: pinParams } }, async (request) => {
     const { collection, id, field } = request.params;
-    await loadCollectionSchema(context, request.siteId, collection);
+    await context.schemas.collection(request.siteId, collection);
     const [pin] = await context.database.withSite(request.siteId, (tx) => listPins(tx, { siteId: request.siteId, collection, itemId: id }, field));
     if (!pin) throw new AppError('NOT_FOUND', `The field "${field}" of this item is not pinned`);
     const [data] = await present(request, [pin]);
@@ -58,10 +56,7 @@ export async function pinRoutes(app: FastifyInstance, { context }: ServerDeps): 
     },
     async (request, reply) => {
       const { collection, id } = request.params;
-      const pin = await pinRevision(context, { siteId: request.siteId, collection, itemId: id }, request.body, {
-        actor: actorOf(request.principal),
-        requestId: request.id,
-      });
+      const pin = await pinRevision(context, { siteId: request.siteId, collection, itemId: id }, request.body, request.metadata);
       const [data] = await present(request, [pin]);
       return reply.status(201).send({ data });
     },
@@ -69,13 +64,13 @@ export async function pinRoutes(app: FastifyInstance, { context }: ServerDeps): 
 
   api.delete('/items/:collection/:id/pins', { config: historyWriteRoute, schema: { tags: ['items'], params: itemParams } }, async (request, reply) => {
     const { collection, id } = request.params;
-    await releasePins(context, { siteId: request.siteId, collection, itemId: id }, null, { actor: actorOf(request.principal), requestId: request.id });
+    await releasePins(context, { siteId: request.siteId, collection, itemId: id }, null, request.metadata);
     return reply.status(204).send();
   });
 
   api.delete('/items/:collection/:id/pins/:field', { config: historyWriteRoute, schema: { tags: ['items'], params: pinParams } }, async (request, reply) => {
     const { collection, id, field } = request.params;
-    await releasePins(context, { siteId: request.siteId, collection, itemId: id }, field, { actor: actorOf(request.principal), requestId: request.id });
+    await releasePins(context, { siteId: request.siteId, collection, itemId: id }, field, request.metadata);
     return reply.status(204).send();
   });
 }

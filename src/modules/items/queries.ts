@@ -4,8 +4,11 @@
 // (`source`). Reads read only read models.
 import { AppError } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
+import type { Queryable } from '../../../infra/postgres/database.ts';
 import { prepared, sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
-import type { ReadPermissions } from '../../access/itemAccess.ts';
+import type { Access } from '../../access/access.ts';
+import { assertRowAccess, type ReadPermissions } from '../../access/itemAccess.ts';
+import { assertMay, dependentSampleCondition } from '../../access/itemWriteRules.ts';
 import { actorOf, type Principal } from '../../auth/principal.ts';
 import {
   compileAggregate,
@@ -18,13 +21,16 @@ import {
   type ListQuery,
 } from '../../query/index.ts';
 import type { AppContext } from '../../runtime/context.ts';
-import { loadSiteSchema } from '../../schema/schemaCache.ts';
-import type { CollectionSchema, SiteSchema } from '../../schema/siteSchema.ts';
+import { collectionOf, type CollectionSchema } from '../../schema/siteSchema.ts';
+import { dependentsOf, type DependentsReport } from './dependents.ts';
 import type { ItemRow } from './itemRecords.ts';
 import { countedTotal } from './itemCounts.ts';
 import { baseCondition, itemColumns, LIVE_ITEMS, queryFieldsOf, type ItemSource, type ReadContext } from './itemSource.ts';
 import { contentKeysOf, shapeLevel } from './relationLoader.ts';
 import { logSensitiveReads } from './sensitiveReads.ts';
+
+/** What item reads need of the application context. */
+export type ItemsReadContext = Pick<AppContext, 'database' | 'schemas'>;
 
 /** What permissions add to a read: rows must also match `filter`; only `fields` are shown. */
 export interface ReadRestrictions {
@@ -65,12 +71,6 @@ export interface GetItemInput extends ReadItemsInput {
   query?: Pick<ListQuery, 'fields' | 'deep'>;
 }
 
-function collectionOf(schema: SiteSchema, name: string): CollectionSchema {
-  const collection = schema.collections.get(name);
-  if (!collection) throw new AppError('NOT_FOUND', `Collection "${name}" not found`);
-  return collection;
-}
-
 /** `deep[rel][fields]=a,b` selects `rel.a,rel.b`. */
 export function withDeepFields(fields: string[] | null, deep: Record<string, DeepQuery>, prefix = ''): string[] | null {
   let result = fields;
@@ -94,12 +94,12 @@ interface Prepared {
 
 /** Runs `work`'s reads in the site with the request's read context, then logs sensitive reads. */
 async function withReadContext<T>(
-  app: AppContext,
+  app: ItemsReadContext,
   input: ReadItemsInput,
   filter: FilterTree | null,
   work: (prepared: Prepared) => Promise<T>,
 ): Promise<T> {
-  const schema = await loadSiteSchema(app, input.siteId);
+  const schema = await app.schemas.site(input.siteId);
   const collection = collectionOf(schema, input.collection);
   const source = input.source ?? LIVE_ITEMS;
   const dynamic = dynamicOf(input.principal, input.now ?? new Date());
@@ -153,7 +153,7 @@ async function overlayDrafts(context: ReadContext, collection: string, rows: Ite
 }
 
 /** A page of items, or aggregates, per the list parameters. */
-export async function listItems(app: AppContext, input: ListItemsInput): Promise<ListItemsResult> {
+export async function listItems(app: ItemsReadContext, input: ListItemsInput): Promise<ListItemsResult> {
   const { query } = input;
   if (query.aggregate || query.groupBy.length > 0) return aggregateItems(app, input);
   return withReadContext(app, input, query.filter, async ({ context, collection, where }) => {
@@ -184,7 +184,7 @@ export async function listItems(app: AppContext, input: ListItemsInput): Promise
   });
 }
 
-async function aggregateItems(app: AppContext, input: ListItemsInput): Promise<ListItemsResult> {
+async function aggregateItems(app: ItemsReadContext, input: ListItemsInput): Promise<ListItemsResult> {
   const { query } = input;
   return withReadContext(app, input, query.filter, async ({ context, collection, where }) => {
     const visible = input.restrictions?.fields;
@@ -223,7 +223,7 @@ function refuseSensitiveValues(collection: CollectionSchema, query: ListItemsInp
 }
 
 /** One item with the selected fields, and its version (for ETag); 404 RECORD_NOT_FOUND when missing or not visible. */
-export async function getItem(app: AppContext, input: GetItemInput): Promise<{ item: Record<string, unknown>; version: number }> {
+export async function getItem(app: ItemsReadContext, input: GetItemInput): Promise<{ item: Record<string, unknown>; version: number }> {
   return withReadContext(app, input, null, async ({ context, collection, where }) => {
     const query = input.query ?? { fields: null, deep: {} };
     const selection = parseFieldSelection(withDeepFields(query.fields, query.deep), collection.name, context.schema.resolveFields);
@@ -238,5 +238,27 @@ export async function getItem(app: AppContext, input: GetItemInput): Promise<{ i
     if (input.draft) await overlayDrafts(context, collection.name, rows);
     const [item] = await shapeLevel(context, collection, rows, selection, query.deep);
     return { item: item!, version: row.version };
+  });
+}
+
+/** Whether a live (not deleted) item exists, in the caller's transaction. */
+export async function liveItemExists(tx: Queryable, siteId: string, collection: string, itemId: string): Promise<boolean> {
+  const rows = await tx.query(sql`SELECT 1 FROM items WHERE site_id = ${siteId} AND collection = ${collection} AND id = ${itemId} AND deleted_at IS NULL`);
+  return rows.length > 0;
+}
+
+/**
+ * GET …/dependents: the item must be readable; dependents count whole (a delete is blocked by rows
+ * the principal cannot see too), but samples list only readable ones.
+ */
+export async function getDependents(app: ItemsReadContext, access: Access, collectionName: string, itemId: string): Promise<DependentsReport> {
+  assertMay(access, 'read', collectionName);
+  const collection = await app.schemas.collection(access.siteId, collectionName);
+  return app.database.withSite(access.siteId, async (tx) => {
+    await assertRowAccess(tx, access, 'read', collection.name, itemId);
+    if (!(await liveItemExists(tx, access.siteId, collection.name, itemId))) {
+      throw new AppError('RECORD_NOT_FOUND', `Item "${itemId}" of "${collection.name}" not found`);
+    }
+    return dependentsOf(tx, access.siteId, collection, itemId, collection.references, dependentSampleCondition(access));
   });
 }

@@ -3,10 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../../domain/shared/appError.ts';
-import { actorOf } from '../../auth/principal.ts';
 import { guardItemHistory } from '../../access/itemGuards.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { loadCollectionSchema, loadSiteSchema } from '../../schema/schemaCache.ts';
 import { logHistoryReads, maskStored, readOptionsFor, sensitiveReadOf } from './historyItemRows.ts';
 import { revertItem } from './historyHandlers.ts';
 import { historyReadRoute, historyWriteRoute, itemParams, pageQuery } from './historyParams.ts';
@@ -24,8 +22,8 @@ export async function revisionRoutes(app: FastifyInstance, { context }: ServerDe
     async (request) => {
       const { collection: name, id } = request.params;
       const { limit, page } = request.query;
-      const collection = await loadCollectionSchema(context, request.siteId, name);
-      const options = readOptionsFor((await loadSiteSchema(context, request.siteId)).defaultLanguage);
+      const collection = await context.schemas.collection(request.siteId, name);
+      const options = readOptionsFor((await context.schemas.site(request.siteId)).defaultLanguage);
       const result = await context.database.withSite(request.siteId, async (tx) => {
         const listed = await listRevisions(tx, { siteId: request.siteId, collection: name, itemId: id }, { limit, page });
         if (listed.total === 0 && !(await findLiveItem(tx, request.siteId, name, id))) {
@@ -52,11 +50,9 @@ export async function revisionRoutes(app: FastifyInstance, { context }: ServerDe
     },
     async (request) => {
       const { collection, id } = request.params;
-      const reverted = await revertItem(context, { siteId: request.siteId, collection, itemId: id }, request.body.revisionId, {
-        actor: actorOf(request.principal),
-        requestId: request.id,
-      });
-      const options = readOptionsFor((await loadSiteSchema(context, request.siteId)).defaultLanguage);
+      const key = { siteId: request.siteId, collection, itemId: id };
+      const reverted = await revertItem(context, key, request.body.revisionId, await request.access(), request.metadata);
+      const options = readOptionsFor((await context.schemas.site(request.siteId)).defaultLanguage);
       const data = shapeSnapshot(reverted.snapshot, reverted.collection, options);
       await logHistoryReads(context, request, [sensitiveReadOf(reverted.collection, id, [data])]);
       return { data };

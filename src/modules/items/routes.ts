@@ -7,40 +7,30 @@ import { z } from 'zod';
 import type { ItemBody, ItemSnapshot } from '../../../domain/content/itemDecider.ts';
 import { ITEM_ID_PATTERN } from '../../../domain/content/itemInput.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
-import type { EventMetadata } from '../../../domain/shared/events.ts';
-import {
-  guardItemCreate,
-  guardItemDelete,
-  guardItemDependents,
-  guardItemRead,
-  guardItemUpdate,
-  guardResolveDependents,
-  writtenItemFields,
-} from '../../access/itemGuards.ts';
-import { actorOf } from '../../auth/principal.ts';
+import { guardItemRead, writtenItemFields } from '../../access/itemGuards.ts';
 import { parseListQuery } from '../../query/index.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { loadSiteSchema } from '../../schema/schemaCache.ts';
-import { changeItem, createItemsWithVersions, deleteItem, getDependents, resolveDependents, type ItemWriteResult } from './handlers.ts';
+import { changeItem } from './changeItem.ts';
+import { createItemsWithVersions } from './createItems.ts';
+import { deleteItem } from './deleteItem.ts';
+import type { ItemWriteResult } from './itemStreams.ts';
+import { resolveDependents } from './resolveDependents.ts';
 import { draftOf, header, localeOf } from './contentHeaders.ts';
 import { shapeSnapshot } from './itemRecords.ts';
 import { getItemAsOf, listItemsAsOf, parseAsOf } from './historyAsOf.ts';
 import { logHistoryReads, sensitiveReadOf } from './historyItemRows.ts';
-import { getItem, listItems } from './queries.ts';
+import { getDependents, getItem, listItems } from './queries.ts';
 
 /** At most this many items in one bulk create. */
 export const MAX_BULK_ITEMS = 2_000;
 
 // Public at the route: requests without credentials act as the site's public role, and every handler
-// asks src/access (guard*), which answers 401 to an anonymous request the public role does not cover.
+// asks src/access with the request's Access, which answers 401 to an anonymous request the public
+// role does not cover.
 const readRoute = { site: 'required' as const, access: 'public' as const, rateLimit: 'itemsRead' as const };
 const writeRoute = { site: 'required' as const, access: 'public' as const, rateLimit: 'itemsWrite' as const };
 const collectionParams = z.object({ collection: z.string() });
 const itemParams = z.object({ collection: z.string(), id: z.string() });
-
-function metadataOf(request: FastifyRequest): EventMetadata {
-  return { actor: actorOf(request.principal), requestId: request.id };
-}
 
 /** If-Match: `3`, `"3"` or `W/"3"`; `*` means any version. */
 export function expectedVersionOf(request: FastifyRequest): number | undefined {
@@ -68,7 +58,7 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
    * too) are a read of them, logged like any other.
    */
   async function shapeWritten(request: FastifyRequest, collection: string, results: { result: ItemWriteResult; body: Record<string, unknown> }[], draft: boolean) {
-    const schema = await loadSiteSchema(context, request.siteId);
+    const schema = await context.schemas.site(request.siteId);
     const collectionSchema = schema.collections.get(collection);
     if (!collectionSchema) throw new AppError('NOT_FOUND', `Collection "${collection}" not found`);
     const visibleFields = await writtenItemFields(context, request, collection);
@@ -116,11 +106,11 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
       const bulk = Array.isArray(request.body);
       const bodies = (bulk ? request.body : [request.body]) as Record<string, unknown>[];
       const results = await createItemsWithVersions(context, {
-        ...(await guardItemCreate(context, request, request.params.collection, bodies, bulk)),
         siteId: request.siteId,
         collection: request.params.collection,
         items: bodies,
-        metadata: metadataOf(request),
+        access: await request.access(),
+        metadata: request.metadata,
         locale: localeOf(request),
         bulk,
       });
@@ -161,13 +151,13 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
         const draft = draftOf(request);
         const mode = method === 'patch' ? 'patch' : 'replace';
         const result = await changeItem(context, {
-          ...(await guardItemUpdate(context, request, request.params.collection, request.params.id, request.body, mode)),
           siteId: request.siteId,
           collection: request.params.collection,
           itemId: request.params.id,
           changes: request.body,
           mode,
-          metadata: metadataOf(request),
+          access: await request.access(),
+          metadata: request.metadata,
           draft,
           locale: localeOf(request),
           ...(expectedVersion !== undefined ? { expectedVersion } : {}),
@@ -182,11 +172,11 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
     checkItemId(request.params.id);
     const expectedVersion = expectedVersionOf(request);
     await deleteItem(context, {
-      ...(await guardItemDelete(context, request, request.params.collection, request.params.id)),
       siteId: request.siteId,
       collection: request.params.collection,
       itemId: request.params.id,
-      metadata: metadataOf(request),
+      access: await request.access(),
+      metadata: request.metadata,
       ...(expectedVersion !== undefined ? { expectedVersion } : {}),
     });
     return reply.status(204).send();
@@ -194,8 +184,7 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
 
   api.get('/items/:collection/:id/dependents', { config: readRoute, schema: { tags: ['items'], params: itemParams } }, async (request) => {
     checkItemId(request.params.id);
-    const guard = await guardItemDependents(context, request, request.params.collection, request.params.id);
-    return { data: await getDependents(context, request.siteId, request.params.collection, request.params.id, guard) };
+    return { data: await getDependents(context, await request.access(), request.params.collection, request.params.id) };
   });
 
   api.post(
@@ -220,13 +209,13 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
       const { action, relation, newTargetId, hard } = request.body;
       return {
         data: await resolveDependents(context, {
-          ...(await guardResolveDependents(context, request, request.params.collection, request.params.id)),
           siteId: request.siteId,
           collection: request.params.collection,
           itemId: request.params.id,
           action,
           relation,
-          metadata: metadataOf(request),
+          access: await request.access(),
+          metadata: request.metadata,
           ...(newTargetId !== undefined ? { newTargetId } : {}),
           ...(hard !== undefined ? { hard } : {}),
         }),

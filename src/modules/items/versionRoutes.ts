@@ -3,10 +3,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { sameValue } from '../../../domain/content/versions/versionDecider.ts';
-import { actorOf } from '../../auth/principal.ts';
 import { guardItemHistory } from '../../access/itemGuards.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { loadCollectionSchema, loadSiteSchema } from '../../schema/schemaCache.ts';
 import type { CollectionSchema } from '../../schema/siteSchema.ts';
 import { logHistoryReads, maskStored, presentItemRow, readOptionsFor, sensitiveReadOf } from './historyItemRows.ts';
 import { createVersion, deleteVersion, promoteVersion, updateVersion } from './historyHandlers.ts';
@@ -20,21 +18,16 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
   const api = app.withTypeProvider<ZodTypeProvider>();
   // Permissions of the item history (src/access/itemGuards.ts), for every route of this plugin.
   app.addHook('preHandler', guardItemHistory(context));
-  const optionsOf = async (siteId: string) => readOptionsFor((await loadSiteSchema(context, siteId)).defaultLanguage);
+  const optionsOf = async (siteId: string) => readOptionsFor((await context.schemas.site(siteId)).defaultLanguage);
   /** Versions as the API shows them: hash fields of their data masked, pii/phi reads logged. */
   const present = async (request: FastifyRequest, collection: CollectionSchema, versions: ItemVersion[]) => {
     const options = await optionsOf(request.siteId);
     await logHistoryReads(context, request, versions.map((version) => sensitiveReadOf(collection, version.item, [version.data])));
     return versions.map((version) => ({ ...version, data: maskStored(collection, version.data, options) }));
   };
-  const metadataOf = (request: { principal: Parameters<typeof actorOf>[0]; id: string }) => ({
-    actor: actorOf(request.principal),
-    requestId: request.id,
-  });
-
   api.get('/items/:collection/:id/versions', { config: historyReadRoute, schema: { tags: ['items'], params: itemParams } }, async (request) => {
     const { collection: name, id } = request.params;
-    const collection = await loadCollectionSchema(context, request.siteId, name);
+    const collection = await context.schemas.collection(request.siteId, name);
     const key = { siteId: request.siteId, collection: name, itemId: id };
     const versions = await context.database.withSite(request.siteId, async (tx) => {
       await requireLiveItem(tx, request.siteId, name, id);
@@ -53,9 +46,9 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
     async (request, reply) => {
       const { collection, id } = request.params;
       const key = { siteId: request.siteId, collection, itemId: id };
-      await createVersion(context, key, request.body, metadataOf(request));
+      await createVersion(context, key, request.body, request.metadata);
       const version = await context.database.withSite(request.siteId, (tx) => requireVersion(tx, key, request.body.key));
-      const schema = await loadCollectionSchema(context, request.siteId, collection);
+      const schema = await context.schemas.collection(request.siteId, collection);
       const [data] = await present(request, schema, [version]);
       return reply.status(201).send({ data });
     },
@@ -63,7 +56,7 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
 
   api.get('/items/:collection/:id/versions/:key', { config: historyReadRoute, schema: { tags: ['items'], params: versionParams } }, async (request) => {
     const { collection: name, id, key: versionKeyParam } = request.params;
-    const collection = await loadCollectionSchema(context, request.siteId, name);
+    const collection = await context.schemas.collection(request.siteId, name);
     const key = { siteId: request.siteId, collection: name, itemId: id };
     const version = await context.database.withSite(request.siteId, (tx) => requireVersion(tx, key, versionKeyParam));
     const [data] = await present(request, collection, [version]);
@@ -85,16 +78,16 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
     async (request) => {
       const { collection, id, key: versionKeyParam } = request.params;
       const key = { siteId: request.siteId, collection, itemId: id };
-      await updateVersion(context, key, versionKeyParam, request.body, metadataOf(request));
+      await updateVersion(context, key, versionKeyParam, request.body, request.metadata);
       const version = await context.database.withSite(request.siteId, (tx) => requireVersion(tx, key, versionKeyParam));
-      const [data] = await present(request, await loadCollectionSchema(context, request.siteId, collection), [version]);
+      const [data] = await present(request, await context.schemas.collection(request.siteId, collection), [version]);
       return { data };
     },
   );
 
   api.delete('/items/:collection/:id/versions/:key', { config: historyWriteRoute, schema: { tags: ['items'], params: versionParams } }, async (request, reply) => {
     const { collection, id, key: versionKeyParam } = request.params;
-    await deleteVersion(context, { siteId: request.siteId, collection, itemId: id }, versionKeyParam, metadataOf(request));
+    await deleteVersion(context, { siteId: request.siteId, collection, itemId: id }, versionKeyParam, request.metadata);
     return reply.status(204).send();
   });
 
@@ -103,7 +96,7 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
     { config: historyReadRoute, schema: { tags: ['items'], params: versionParams } },
     async (request) => {
       const { collection: name, id, key: versionKeyParam } = request.params;
-      const collection = await loadCollectionSchema(context, request.siteId, name);
+      const collection = await context.schemas.collection(request.siteId, name);
       const options = await optionsOf(request.siteId);
       const key = { siteId: request.siteId, collection: name, itemId: id };
       const { main, version } = await context.database.withSite(request.siteId, async (tx) => ({
@@ -130,7 +123,7 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
     { config: historyWriteRoute, schema: { tags: ['items'], params: versionParams } },
     async (request) => {
       const { collection, id, key: versionKeyParam } = request.params;
-      const promotion = await promoteVersion(context, { siteId: request.siteId, collection, itemId: id }, versionKeyParam, metadataOf(request));
+      const promotion = await promoteVersion(context, { siteId: request.siteId, collection, itemId: id }, versionKeyParam, await request.access(), request.metadata);
       const data = shapeSnapshot(promotion.snapshot, promotion.collection, await optionsOf(request.siteId));
       await logHistoryReads(context, request, [sensitiveReadOf(promotion.collection, id, [data])]);
       return { data, meta: { mainDiverged: promotion.mainDiverged, revisionId: promotion.revisionId } };

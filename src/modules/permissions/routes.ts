@@ -8,11 +8,10 @@ import { isCapability, isItemAction } from '../../../domain/access/permissionRul
 import { AppError } from '../../../domain/shared/appError.ts';
 import { uuidSchema } from '../../../domain/shared/uuid.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
-import { accessForSubject, requestAccess, type Access } from '../../access/access.ts';
+import { accessForSubject, type Access } from '../../access/access.ts';
 import { explainDecision, permissionMatrix } from '../../access/explain.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { loadSiteSchema } from '../../schema/schemaCache.ts';
 
 const checkBody = z
   .object({
@@ -34,15 +33,15 @@ export async function permissionsRoutes(app: FastifyInstance, { context }: Serve
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.get('/permissions/me', { config: { site: 'required', access: 'public' }, schema: { tags: ['permissions'] } }, async (request) => {
-    const access = await requestAccess(context, request);
-    const schema = await loadSiteSchema(context, request.siteId);
+    const access = await request.access();
+    const schema = await context.schemas.site(request.siteId);
     return { data: { principal: principalView(request.principal, access), ...permissionMatrix(access, [...schema.collections.keys()]) } };
   });
 
   api.post('/permissions/check', { config: { site: 'required', access: 'bearer' }, schema: { tags: ['permissions'], body: checkBody } }, async (request) => {
     const { action, itemId } = request.body;
     const collection = request.body.collection ?? null;
-    const own = await requestAccess(context, request);
+    const own = await request.access();
     if (request.body.principal && !own.admin) {
       throw new AppError('PERMISSION_DENIED', 'Only administrators may check on behalf of another principal', { path: ['body', 'principal'] });
     }
@@ -52,7 +51,7 @@ export async function permissionsRoutes(app: FastifyInstance, { context }: Serve
     if (isItemAction(action) && collection === null) {
       throw new AppError('VALIDATION_FAILED', `Action "${action}" needs a collection`, { path: ['body', 'collection'] });
     }
-    if (collection !== null && !(await loadSiteSchema(context, request.siteId)).collections.has(collection)) {
+    if (collection !== null && !(await context.schemas.site(request.siteId)).collections.has(collection)) {
       throw new AppError('VALIDATION_FAILED', `Unknown collection "${collection}"`, { path: ['body', 'collection'] });
     }
     if (itemId !== undefined && (collection === null || !isItemAction(action))) {

@@ -5,10 +5,9 @@ import { policyDecider, type AttachmentTarget, type PolicyChanges, type PolicyCo
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
-import { handleCommandIn, inSiteTransaction } from '../../runtime/commandBus.ts';
+import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { isUniqueViolation } from '../users/identityHelpers.ts';
-import { loadSiteSchema } from '../../schema/schemaCache.ts';
 import { attachmentTargetExists, findPermission, findPolicy, policyNameTaken, type PermissionView, type PolicyView } from './queries.ts';
 import { validateRule, type RuleInput } from './ruleValidation.ts';
 
@@ -60,7 +59,7 @@ export async function deletePolicy(context: AppContext, siteId: string, policyId
 }
 
 export async function addPermission(context: AppContext, siteId: string, policyId: string, input: RuleInput, metadata: EventMetadata): Promise<PermissionView> {
-  const schema = await loadSiteSchema(context, siteId);
+  const schema = await context.schemas.site(siteId);
   const permissionId = randomUUID();
   return inSiteTransaction(context, siteId, async (tx) => {
     if (!(await findPolicy(tx, siteId, policyId))) throw policyNotFound();

@@ -1,13 +1,11 @@
 // /policies (site admin): policy CRUD, its permission rules (/policies/:id/permissions) and its
 // attachments to roles, users and teams (/policies/:id/attach, /policies/:id/detach).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { AttachmentTarget } from '../../../domain/access/policy.ts';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
-import type { EventMetadata } from '../../../domain/shared/events.ts';
 import { uuidSchema } from '../../../domain/shared/uuid.ts';
-import { actorOf } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { uuidOr404 } from '../users/identityHelpers.ts';
 import { addPermission, attachPolicy, createPolicy, deletePolicy, detachPolicy, removePermission, updatePolicy } from './handlers.ts';
@@ -58,7 +56,6 @@ function targetOf(body: z.infer<typeof targetBody>): AttachmentTarget {
 
 export async function policiesRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const metadataOf = (request: FastifyRequest): EventMetadata => ({ actor: actorOf(request.principal), requestId: request.id });
 
   api.get(
     '/policies',
@@ -79,7 +76,7 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
   api.post(
     '/policies',
     { config: siteAdmin, schema: { tags: ['policies'], body: policyFields.partial({ description: true }).strict(), response: { 201: z.object({ data: policySchema }) } } },
-    async (request, reply) => reply.status(201).send({ data: await createPolicy(context, request.siteId, request.body, metadataOf(request)) }),
+    async (request, reply) => reply.status(201).send({ data: await createPolicy(context, request.siteId, request.body, request.metadata) }),
   );
 
   api.get('/policies/:id', { config: siteAdmin, schema: { tags: ['policies'], params: idParams } }, async (request) => {
@@ -97,13 +94,13 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
     { config: siteAdmin, schema: { tags: ['policies'], params: idParams, body: policyFields.partial().strict(), response: { 200: z.object({ data: policySchema }) } } },
     async (request) => {
       const id = uuidOr404(request.params.id, 'Policy');
-      return { data: await updatePolicy(context, request.siteId, id, request.body, metadataOf(request)) };
+      return { data: await updatePolicy(context, request.siteId, id, request.body, request.metadata) };
     },
   );
 
   api.delete('/policies/:id', { config: siteAdmin, schema: { tags: ['policies'], params: idParams } }, async (request, reply) => {
     const id = uuidOr404(request.params.id, 'Policy');
-    await deletePolicy(context, request.siteId, id, metadataOf(request));
+    await deletePolicy(context, request.siteId, id, request.metadata);
     return reply.status(204).send();
   });
 
@@ -126,7 +123,7 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
     { config: siteAdmin, schema: { tags: ['policies'], params: idParams, body: ruleBody, response: { 201: z.object({ data: permissionSchema }) } } },
     async (request, reply) => {
       const id = uuidOr404(request.params.id, 'Policy');
-      return reply.status(201).send({ data: await addPermission(context, request.siteId, id, request.body, metadataOf(request)) });
+      return reply.status(201).send({ data: await addPermission(context, request.siteId, id, request.body, request.metadata) });
     },
   );
 
@@ -136,7 +133,7 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
     async (request, reply) => {
       const id = uuidOr404(request.params.id, 'Policy');
       const permissionId = uuidOr404(request.params.permissionId, 'Permission');
-      await removePermission(context, request.siteId, id, permissionId, metadataOf(request));
+      await removePermission(context, request.siteId, id, permissionId, request.metadata);
       return reply.status(204).send();
     },
   );
@@ -150,7 +147,7 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
     },
     async (request, reply) => {
       const id = uuidOr404(request.params.id, 'Policy');
-      await removePermission(context, request.siteId, id, request.body.ids, metadataOf(request));
+      await removePermission(context, request.siteId, id, request.body.ids, request.metadata);
       return reply.status(204).send();
     },
   );
@@ -161,7 +158,7 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
     { config: siteAdmin, schema: { tags: ['policies'], params: idParams, body: targetBody, response: { 200: z.object({ data: policySchema }) } } },
     async (request) => {
       const id = uuidOr404(request.params.id, 'Policy');
-      return { data: await attachPolicy(context, request.siteId, id, targetOf(request.body), metadataOf(request)) };
+      return { data: await attachPolicy(context, request.siteId, id, targetOf(request.body), request.metadata) };
     },
   );
 
@@ -170,7 +167,7 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
     { config: siteAdmin, schema: { tags: ['policies'], params: idParams, body: targetBody, response: { 200: z.object({ data: policySchema }) } } },
     async (request) => {
       const id = uuidOr404(request.params.id, 'Policy');
-      return { data: await detachPolicy(context, request.siteId, id, targetOf(request.body), metadataOf(request)) };
+      return { data: await detachPolicy(context, request.siteId, id, targetOf(request.body), request.metadata) };
     },
   );
 }

@@ -6,7 +6,7 @@ import { AppError } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import { OutboundRequestError, type OutboundHttp } from '../../../infra/http/outboundHttp.ts';
 import type { WebPushSender } from '../../../infra/webpush/webPushSender.ts';
-import { handleCommand } from '../../runtime/commandBus.ts';
+import { handleCommand } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { listUserPushSubscriptions } from './queries.ts';
 

@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { createOutboundHttp } from '../../../infra/http/outboundHttp.ts';
 import { assertVapidDetails, createWebPushSender, type VapidDetails } from '../../../infra/webpush/webPushSender.ts';
-import { actorOf, type UserPrincipal } from '../../auth/principal.ts';
+import type { UserPrincipal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { registerPushSubscription, removePushSubscription, sendTestPush, type PushDeps } from './handlers.ts';
 import { countUserPushSubscriptions } from './queries.ts';
@@ -29,7 +29,6 @@ export async function pushRoutes(app: FastifyInstance, { context }: ServerDeps):
     if (request.principal.kind !== 'user') throw errors.forbidden('Web push is for signed-in users');
     return request.principal;
   }
-  const metadataOf = (request: FastifyRequest) => ({ actor: actorOf(request.principal), requestId: request.id });
   const endpointSchema = z
     .url({ protocol: config.SVC_WEBHOOK_ALLOW_PRIVATE ? /^https?$/ : /^https$/ })
     .max(2_000);
@@ -57,7 +56,7 @@ export async function pushRoutes(app: FastifyInstance, { context }: ServerDeps):
     async (request) => {
       const user = userOf(request);
       const content = { title: request.body?.title ?? 'Test notification', body: request.body?.body ?? 'Web push works for this browser.' };
-      return { data: await sendTestPush(deps, request.siteId, user.userId, content, metadataOf(request)) };
+      return { data: await sendTestPush(deps, request.siteId, user.userId, content, request.metadata) };
     },
   );
 
@@ -77,7 +76,7 @@ export async function pushRoutes(app: FastifyInstance, { context }: ServerDeps):
     async (request, reply) => {
       const user = userOf(request);
       const { endpoint, keys } = request.body;
-      const created = await registerPushSubscription(deps, request.siteId, user.userId, { endpoint, keys }, metadataOf(request));
+      const created = await registerPushSubscription(deps, request.siteId, user.userId, { endpoint, keys }, request.metadata);
       return reply.status(created ? 201 : 200).send({ data: { endpoint, keys } });
     },
   );
@@ -87,7 +86,7 @@ export async function pushRoutes(app: FastifyInstance, { context }: ServerDeps):
     { config: signedIn, schema: { tags: ['push'], body: z.object({ endpoint: z.string().min(1).max(2_000) }) } },
     async (request, reply) => {
       const user = userOf(request);
-      await removePushSubscription(deps, request.siteId, user.userId, request.body.endpoint, metadataOf(request));
+      await removePushSubscription(deps, request.siteId, user.userId, request.body.endpoint, request.metadata);
       return reply.status(204).send();
     },
   );

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { notificationDecider, type NotificationContent } from '../../../domain/changeFeed/notification.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
-import { handleCommand } from '../../runtime/commandBus.ts';
+import { handleCommand } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 
 export async function publishNotification(

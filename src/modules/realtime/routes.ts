@@ -3,7 +3,6 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
-import { requestAccess } from '../../access/access.ts';
 import type { UserPrincipal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { newConnectionId } from './realtimeHub.ts';
@@ -29,7 +28,7 @@ export async function realtimeRoutes(app: FastifyInstance, { context }: ServerDe
     const principal = userOf(request);
     if (kind === 'studio' && principal.realm === 'frontend') throw errors.forbidden('Frontend tokens get audience tickets, not studio tickets');
     // The collections its permissions let it read (administrators: every collection).
-    const access = await requestAccess(context, request);
+    const access = await request.access();
     const issued = await issueTicket(context, request.siteId, principal, kind, new Date(), (collection) => access.admin || access.can('read', collection));
     return { data: { ticket: issued.ticket, expiresAt: issued.expiresAt.toISOString(), collections: issued.collections } };
   }

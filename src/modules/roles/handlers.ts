@@ -10,7 +10,7 @@ import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import type { Projection } from '../../../projections/projection.ts';
 import { loadRoleChain } from '../../access/grants.ts';
-import { handleCommandIn, inSiteTransaction } from '../../runtime/commandBus.ts';
+import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { systemRoleId } from '../users/systemRoles.ts';
 import { findRole, policiesAttachedTo, roleHolders, roleNameTaken, type RoleView } from './queries.ts';

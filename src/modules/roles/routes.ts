@@ -1,13 +1,11 @@
 // /roles (site admin): role CRUD. Listing also creates the site's public role on first need, so
 // that administrators can attach policies to it (what requests without credentials may do).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
-import type { EventMetadata } from '../../../domain/shared/events.ts';
 import { uuidSchema } from '../../../domain/shared/uuid.ts';
-import { actorOf } from '../../auth/principal.ts';
-import { inSiteTransaction } from '../../runtime/commandBus.ts';
+import { inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { uuidOr404 } from '../users/identityHelpers.ts';
 import { createRole, deleteRole, ensurePublicRole, updateRole } from './handlers.ts';
@@ -34,11 +32,10 @@ const idParams = z.object({ id: z.string() });
 
 export async function rolesRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const metadataOf = (request: FastifyRequest): EventMetadata => ({ actor: actorOf(request.principal), requestId: request.id });
 
   api.get('/roles', { config: siteAdmin, schema: { tags: ['roles'], response: { 200: z.object({ data: z.array(roleSchema), meta: z.object({ total: z.number() }) }) } } }, async (request) => {
     const roles = await inSiteTransaction(context, request.siteId, async (tx) => {
-      await ensurePublicRole(tx, context.projections, request.siteId, metadataOf(request));
+      await ensurePublicRole(tx, context.projections, request.siteId, request.metadata);
       return listRoles(tx, request.siteId);
     });
     return { data: roles, meta: { total: roles.length } };
@@ -47,7 +44,7 @@ export async function rolesRoutes(app: FastifyInstance, { context }: ServerDeps)
   api.post(
     '/roles',
     { config: siteAdmin, schema: { tags: ['roles'], body: roleFields.partial({ description: true, admin: true, parentId: true }).strict(), response: { 201: z.object({ data: roleSchema }) } } },
-    async (request, reply) => reply.status(201).send({ data: await createRole(context, request.siteId, request.body, metadataOf(request)) }),
+    async (request, reply) => reply.status(201).send({ data: await createRole(context, request.siteId, request.body, request.metadata) }),
   );
 
   api.get('/roles/:id', { config: siteAdmin, schema: { tags: ['roles'], params: idParams, response: { 200: z.object({ data: roleSchema }) } } }, async (request) => {
@@ -62,13 +59,13 @@ export async function rolesRoutes(app: FastifyInstance, { context }: ServerDeps)
     { config: siteAdmin, schema: { tags: ['roles'], params: idParams, body: roleFields.partial().strict(), response: { 200: z.object({ data: roleSchema }) } } },
     async (request) => {
       const id = uuidOr404(request.params.id, 'Role');
-      return { data: await updateRole(context, request.siteId, id, request.body, metadataOf(request)) };
+      return { data: await updateRole(context, request.siteId, id, request.body, request.metadata) };
     },
   );
 
   api.delete('/roles/:id', { config: siteAdmin, schema: { tags: ['roles'], params: idParams } }, async (request, reply) => {
     const id = uuidOr404(request.params.id, 'Role');
-    await deleteRole(context, request.siteId, id, metadataOf(request));
+    await deleteRole(context, request.siteId, id, request.metadata);
     return reply.status(204).send();
   });
 }

@@ -30,10 +30,9 @@ import { AppError } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
-import { handleCommandIn, inSiteTransaction } from '../../runtime/commandBus.ts';
+import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { getCollection, getField, getRelation, type CollectionView, type FieldView, type RelationView } from './queries.ts';
-import { invalidateSiteSchema } from '../../schema/schemaCache.ts';
 import { readSiteSchema, type SiteSchema } from '../../schema/siteSchema.ts';
 
 export function collectionStreamId(siteId: string, collection: string): string {
@@ -49,7 +48,7 @@ async function schemaTransaction<T>(context: AppContext, siteId: string, work: (
   try {
     return await inSiteTransaction(context, siteId, work);
   } finally {
-    invalidateSiteSchema(context, siteId);
+    context.schemas.invalidate(siteId);
   }
 }
 

@@ -1,6 +1,6 @@
 // Schema admin (site administrators): /collections, /fields/:collection, /relations, and a
 // collection's schema as one bundle (export, idempotent apply, diff).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
@@ -17,10 +17,7 @@ import {
 } from '../../../domain/content/schemaInput.ts';
 import { RELATION_ID_PATTERN } from '../../../domain/content/schemaModel.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
-import type { EventMetadata } from '../../../domain/shared/events.ts';
-import { requestAccess } from '../../access/access.ts';
 import { assertCanSeeCollection, canSeeCollection, canSeeField, canSeeRelation } from '../../access/schemaAccess.ts';
-import { actorOf } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import {
   addField,
@@ -53,23 +50,19 @@ const collectionParams = z.object({ name: collectionName });
 const fieldParams = z.object({ collection: collectionName, field: fieldName });
 const relationParams = z.object({ id: z.string().regex(RELATION_ID_PATTERN) });
 
-function metadataOf(request: FastifyRequest): EventMetadata {
-  return { actor: actorOf(request.principal), requestId: request.id };
-}
-
 export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const read = <T>(siteId: string, work: Parameters<typeof context.database.withSite<T>>[1]) => context.database.withSite(siteId, work);
 
   // ---------- collections ----------
   api.get('/collections', { ...reader, schema: { tags: ['schema'] } }, async (request) => {
-    const access = await requestAccess(context, request);
+    const access = await request.access();
     const collections = await read(request.siteId, (tx) => listCollections(tx, request.siteId));
     return { data: collections.filter((collection) => canSeeCollection(access, collection.name)) };
   });
 
   api.post('/collections', { ...admin, schema: { tags: ['schema'], body: collectionCreateInput } }, async (request, reply) => {
-    const collection = await createCollection(context, request.siteId, request.body, metadataOf(request));
+    const collection = await createCollection(context, request.siteId, request.body, request.metadata);
     return reply.status(201).send({ data: collection });
   });
 
@@ -83,16 +76,16 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
   );
 
   api.get('/collections/:name', { ...reader, schema: { tags: ['schema'], params: collectionParams } }, async (request) => {
-    assertCanSeeCollection(await requestAccess(context, request), request.params.name);
+    assertCanSeeCollection(await request.access(), request.params.name);
     return { data: await read(request.siteId, (tx) => getCollection(tx, request.siteId, request.params.name)) };
   });
 
   api.patch('/collections/:name', { ...admin, schema: { tags: ['schema'], params: collectionParams, body: collectionMetaInput } }, async (request) => ({
-    data: await updateCollection(context, request.siteId, request.params.name, request.body, metadataOf(request)),
+    data: await updateCollection(context, request.siteId, request.params.name, request.body, request.metadata),
   }));
 
   api.delete('/collections/:name', { ...admin, schema: { tags: ['schema'], params: collectionParams } }, async (request, reply) => {
-    await deleteCollection(context, request.siteId, request.params.name, metadataOf(request));
+    await deleteCollection(context, request.siteId, request.params.name, request.metadata);
     return reply.status(204).send();
   });
 
@@ -104,7 +97,7 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
     '/collections/:name/schema',
     { ...admin, schema: { tags: ['schema'], params: collectionParams, body: collectionSchemaInput } },
     async (request) => {
-      const result = await applyCollectionSchema(context, request.siteId, request.params.name, request.body, metadataOf(request));
+      const result = await applyCollectionSchema(context, request.siteId, request.params.name, request.body, request.metadata);
       const schema = await read(request.siteId, (tx) => exportCollectionSchema(tx, request.siteId, request.params.name));
       return { data: schema, meta: { applied: result.events > 0, events: result.events, diff: result.diff } };
     },
@@ -112,7 +105,7 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
 
   // ---------- fields ----------
   api.get('/fields/:collection', { ...reader, schema: { tags: ['schema'], params: z.object({ collection: collectionName }) } }, async (request) => {
-    const access = await requestAccess(context, request);
+    const access = await request.access();
     assertCanSeeCollection(access, request.params.collection);
     const { collection } = request.params;
     const fields = await read(request.siteId, (tx) => listFields(tx, request.siteId, collection));
@@ -127,13 +120,13 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
     '/fields/:collection',
     { ...admin, schema: { tags: ['schema'], params: z.object({ collection: collectionName }), body: fieldInput } },
     async (request, reply) => {
-      const field = await addField(context, request.siteId, request.params.collection, request.body, metadataOf(request));
+      const field = await addField(context, request.siteId, request.params.collection, request.body, request.metadata);
       return reply.status(201).send({ data: field });
     },
   );
 
   api.get('/fields/:collection/:field', { ...reader, schema: { tags: ['schema'], params: fieldParams } }, async (request) => {
-    const access = await requestAccess(context, request);
+    const access = await request.access();
     assertCanSeeCollection(access, request.params.collection);
     if (!canSeeField(access, request.params.collection, request.params.field)) {
       throw new AppError('NOT_FOUND', `Field "${request.params.field}" of "${request.params.collection}" not found`);
@@ -146,11 +139,11 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
   });
 
   api.patch('/fields/:collection/:field', { ...admin, schema: { tags: ['schema'], params: fieldParams, body: fieldPatchInput } }, async (request) => ({
-    data: await updateField(context, request.siteId, request.params.collection, request.params.field, request.body, metadataOf(request)),
+    data: await updateField(context, request.siteId, request.params.collection, request.params.field, request.body, request.metadata),
   }));
 
   api.delete('/fields/:collection/:field', { ...admin, schema: { tags: ['schema'], params: fieldParams } }, async (request, reply) => {
-    await removeField(context, request.siteId, request.params.collection, request.params.field, metadataOf(request));
+    await removeField(context, request.siteId, request.params.collection, request.params.field, request.metadata);
     return reply.status(204).send();
   });
 
@@ -159,30 +152,30 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
     '/relations',
     { ...reader, schema: { tags: ['schema'], querystring: z.object({ collection: collectionName.optional() }) } },
     async (request) => {
-      const access = await requestAccess(context, request);
+      const access = await request.access();
       const relations = await read(request.siteId, (tx) => listRelations(tx, request.siteId, request.query.collection ?? null));
       return { data: relations.filter((relation) => canSeeRelation(access, relation)) };
     },
   );
 
   api.post('/relations', { ...admin, schema: { tags: ['schema'], body: relationInput } }, async (request, reply) => {
-    const relation = await createRelation(context, request.siteId, request.body, metadataOf(request));
+    const relation = await createRelation(context, request.siteId, request.body, request.metadata);
     return reply.status(201).send({ data: relation });
   });
 
   api.get('/relations/:id', { ...reader, schema: { tags: ['schema'], params: relationParams } }, async (request) => {
-    const access = await requestAccess(context, request);
+    const access = await request.access();
     const relation = await read(request.siteId, (tx) => getRelation(tx, request.siteId, request.params.id));
     if (!canSeeRelation(access, relation)) throw new AppError('NOT_FOUND', `Relation "${request.params.id}" not found`);
     return { data: relation };
   });
 
   api.patch('/relations/:id', { ...admin, schema: { tags: ['schema'], params: relationParams, body: relationPatchInput } }, async (request) => ({
-    data: await updateRelation(context, request.siteId, request.params.id, request.body, metadataOf(request)),
+    data: await updateRelation(context, request.siteId, request.params.id, request.body, request.metadata),
   }));
 
   api.delete('/relations/:id', { ...admin, schema: { tags: ['schema'], params: relationParams } }, async (request, reply) => {
-    await deleteRelation(context, request.siteId, request.params.id, metadataOf(request));
+    await deleteRelation(context, request.siteId, request.params.id, request.metadata);
     return reply.status(204).send();
   });
 }

@@ -8,7 +8,6 @@ import { guardSearch } from '../../access/itemGuards.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { localeOf } from '../items/contentHeaders.ts';
 import { logHistoryReads } from '../items/historyItemRows.ts';
-import { loadCollectionSchema, loadSiteSchema } from '../../schema/schemaCache.ts';
 import { queryWords } from './highlights.ts';
 import { searchItems } from './queries.ts';
 
@@ -31,9 +30,9 @@ export async function searchRoutes(app: FastifyInstance, { context }: ServerDeps
       if (queryWords(q).length === 0) {
         throw new AppError('VALIDATION_FAILED', 'q has no word to search for', { path: ['query', 'q'] });
       }
-      if (collection !== undefined) await loadCollectionSchema(context, request.siteId, collection);
+      if (collection !== undefined) await context.schemas.collection(request.siteId, collection);
       const permitted = await guardSearch(context, request, collection ?? null);
-      const schema = await loadSiteSchema(context, request.siteId);
+      const schema = await context.schemas.site(request.siteId);
       const result = await context.database.withSite(request.siteId, (tx) =>
         searchItems(tx, schema, { q, collection: collection ?? null, limit, page, permitted, locale }),
       );

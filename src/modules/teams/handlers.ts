@@ -4,7 +4,7 @@ import { teamDecider, type TeamChanges } from '../../../domain/identity/team.ts'
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
-import { handleCommandIn, inSiteTransaction } from '../../runtime/commandBus.ts';
+import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { isUniqueViolation } from '../users/identityHelpers.ts';
 import { findTeam, teamNameTaken, unknownUsers, type TeamView } from './queries.ts';

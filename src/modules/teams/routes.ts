@@ -1,10 +1,9 @@
 // /teams (site admin): team CRUD with members.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
 import { uuidSchema } from '../../../domain/shared/uuid.ts';
-import { actorOf } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { uuidOr404 } from '../users/identityHelpers.ts';
 import { createTeam, deleteTeam, updateTeam } from './handlers.ts';
@@ -28,7 +27,6 @@ const idParams = z.object({ id: z.string() });
 
 export async function teamsRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const metadataOf = (request: FastifyRequest) => ({ actor: actorOf(request.principal), requestId: request.id });
 
   api.get(
     '/teams',
@@ -52,7 +50,7 @@ export async function teamsRoutes(app: FastifyInstance, { context }: ServerDeps)
       config: siteAdmin,
       schema: { tags: ['teams'], body: teamFields.partial({ description: true, members: true }), response: { 201: z.object({ data: teamSchema }) } },
     },
-    async (request, reply) => reply.status(201).send({ data: await createTeam(context, request.siteId, request.body, metadataOf(request)) }),
+    async (request, reply) => reply.status(201).send({ data: await createTeam(context, request.siteId, request.body, request.metadata) }),
   );
 
   api.get('/teams/:id', { config: siteAdmin, schema: { tags: ['teams'], params: idParams } }, async (request) => {
@@ -66,12 +64,12 @@ export async function teamsRoutes(app: FastifyInstance, { context }: ServerDeps)
     '/teams/:id',
     { config: siteAdmin, schema: { tags: ['teams'], params: idParams, body: teamFields.partial().strict(), response: { 200: z.object({ data: teamSchema }) } } },
     async (request) => ({
-      data: await updateTeam(context, request.siteId, uuidOr404(request.params.id, 'Team'), request.body, metadataOf(request)),
+      data: await updateTeam(context, request.siteId, uuidOr404(request.params.id, 'Team'), request.body, request.metadata),
     }),
   );
 
   api.delete('/teams/:id', { config: siteAdmin, schema: { tags: ['teams'], params: idParams } }, async (request, reply) => {
-    await deleteTeam(context, request.siteId, uuidOr404(request.params.id, 'Team'), metadataOf(request));
+    await deleteTeam(context, request.siteId, uuidOr404(request.params.id, 'Team'), request.metadata);
     return reply.status(204).send();
   });
 }

@@ -11,7 +11,7 @@ import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import type { AccessTokenIssuer } from '../../auth/accessTokens.ts';
 import type { UserPrincipal } from '../../auth/principal.ts';
-import { handleCommandIn, inSiteTransaction } from '../../runtime/commandBus.ts';
+import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { issueEmailToken } from '../auth/emailTokens.ts';
 import type { ClientInfo, UserProfile } from '../auth/handlers.ts';

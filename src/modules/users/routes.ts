@@ -5,7 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
 import { uuidSchema } from '../../../domain/shared/uuid.ts';
-import { actorOf, isSiteUser, type UserPrincipal } from '../../auth/principal.ts';
+import { isSiteUser, type UserPrincipal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { revokeSession } from '../account/handlers.ts';
 import { listActiveSessions } from '../account/queries.ts';
@@ -44,7 +44,6 @@ function administrator(request: FastifyRequest): UserPrincipal {
 export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { context } = deps;
-  const metadataOf = (request: FastifyRequest) => ({ actor: actorOf(request.principal), requestId: request.id });
   await subscriberAccessRoutes(app, deps);
 
   api.get(
@@ -86,7 +85,7 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
       },
     },
     async (request, reply) => {
-      const user = await createUser(context, request.siteId, request.body, metadataOf(request));
+      const user = await createUser(context, request.siteId, request.body, request.metadata);
       return reply.status(201).send({ data: user });
     },
   );
@@ -101,7 +100,7 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
       },
     },
     async (request, reply) => {
-      const { user, created } = await inviteUser(context, request.siteId, request.body, metadataOf(request));
+      const { user, created } = await inviteUser(context, request.siteId, request.body, request.metadata);
       return reply.status(created ? 201 : 200).send({ data: user });
     },
   );
@@ -136,13 +135,13 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
     },
     async (request) => {
       const id = uuidOr404(request.params.id, 'User');
-      return { data: await updateUser(context, request.siteId, id, request.body, administrator(request), metadataOf(request)) };
+      return { data: await updateUser(context, request.siteId, id, request.body, administrator(request), request.metadata) };
     },
   );
 
   api.delete('/users/:id', { config: siteAdmin, schema: { tags: ['users'], params: idParams } }, async (request, reply) => {
     const id = uuidOr404(request.params.id, 'User');
-    await deleteUser(context, request.siteId, id, administrator(request), metadataOf(request));
+    await deleteUser(context, request.siteId, id, administrator(request), request.metadata);
     return reply.status(204).send();
   });
 
@@ -157,7 +156,7 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
       id,
       principal,
       { ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
-      metadataOf(request),
+      request.metadata,
     );
     return { data: { token: result.token, expires: result.expires, sessionId: result.sessionId, user: result.user, impersonatorId: principal.userId } };
   });
@@ -178,7 +177,7 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
 
   api.delete('/sessions/:id', { config: siteAdmin, schema: { tags: ['users'], params: idParams } }, async (request, reply) => {
     const id = uuidOr404(request.params.id, 'Session');
-    await revokeSession(context, request.siteId, id, null, metadataOf(request));
+    await revokeSession(context, request.siteId, id, null, request.metadata);
     return reply.status(204).send();
   });
 }

@@ -2,7 +2,7 @@
 // permissions layer, which reads the subscriber_access read model).
 import { subscriberAccessDecider } from '../../../domain/identity/subscriberAccess.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
-import { handleCommand } from '../../runtime/commandBus.ts';
+import { handleCommand } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { findSubscriberGrant, type SubscriberGrant } from './queries.ts';
 

@@ -1,10 +1,9 @@
 // /users/subscriber-access (site admin): grant, list and revoke the subscriber role's read access
 // to collections.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
-import { actorOf } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { listSubscriberGrants } from './queries.ts';
 import { grantSubscriberAccess, revokeSubscriberAccess } from './subscriberAccess.ts';
@@ -15,7 +14,6 @@ const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 
 export async function subscriberAccessRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const metadataOf = (request: FastifyRequest) => ({ actor: actorOf(request.principal), requestId: request.id });
 
   api.get(
     '/users/subscriber-access',
@@ -34,7 +32,7 @@ export async function subscriberAccessRoutes(app: FastifyInstance, { context }: 
       },
     },
     async (request, reply) => {
-      const { grant, created } = await grantSubscriberAccess(context, request.siteId, request.body.collection, metadataOf(request));
+      const { grant, created } = await grantSubscriberAccess(context, request.siteId, request.body.collection, request.metadata);
       return reply.status(created ? 201 : 200).send({ data: grant });
     },
   );
@@ -44,7 +42,7 @@ export async function subscriberAccessRoutes(app: FastifyInstance, { context }: 
     { config: siteAdmin, schema: { tags: ['users'], params: z.object({ collection: z.string() }) } },
     async (request, reply) => {
       if (!COLLECTION_NAME.test(request.params.collection)) throw errors.notFound(`Subscribers have no grant on ${request.params.collection}`);
-      await revokeSubscriberAccess(context, request.siteId, request.params.collection, metadataOf(request));
+      await revokeSubscriberAccess(context, request.siteId, request.params.collection, request.metadata);
       return reply.status(204).send();
     },
   );

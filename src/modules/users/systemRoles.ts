@@ -7,7 +7,7 @@ import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import type { Projection } from '../../../projections/projection.ts';
 import { deterministicUuid } from '../../auth/deterministicId.ts';
-import { handleCommandIn } from '../../runtime/commandBus.ts';
+import { handleCommandIn } from '../../runtime/commandHandler.ts';
 
 export const SUBSCRIBER_ROLE_KEY = 'subscriber';
 

@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { itemCreateGroup, itemStreamId } from '../../../src/modules/items/handlers.ts';
+import { itemStreamId } from '../../../src/modules/items/itemStreams.ts';
 import { createTestSite, startTestService, type TestResponse, type TestService } from '../../support/testService.ts';
 import { createContentModel, createItem, createMember, createRole, grant, withHelpers, type AccessSite } from '../access/support.ts';
 
@@ -93,7 +93,7 @@ describe('group commit of item creates', () => {
       body: index === 3 ? { id: taken.id, title: 'reuses a taken id' } : index === 4 ? { name: 'queued author' } : { title: `queued ${index}` },
     }));
     const answers: Promise<TestResponse>[] = queued.map((entry) => send(entry.token, entry.collection, entry.body, entry.requestId));
-    await until(() => itemCreateGroup(service.context).waiting(site.siteId) === queued.length, 'the queued creates');
+    await until(() => service.context.streamStarts.waiting(site.siteId) === queued.length, 'the queued creates');
     await hold.release();
 
     for (const answer of await Promise.all(held)) expect(answer.status, JSON.stringify(answer.body)).toBe(201);

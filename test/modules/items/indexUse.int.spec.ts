@@ -8,7 +8,6 @@ import { createDatabase, type Database } from '../../../infra/postgres/database.
 import type { SqlQuery } from '../../../infra/postgres/sql.ts';
 import { listItems } from '../../../src/modules/items/queries.ts';
 import { parseListQuery } from '../../../src/query/index.ts';
-import type { AppContext } from '../../../src/runtime/context.ts';
 import { settledIndexes } from '../../support/fieldIndexes.ts';
 import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
 import { withCall, type ContentSite } from './support.ts';
@@ -57,7 +56,7 @@ async function statementsOf(query: string): Promise<SqlQuery[]> {
     withSiteReads: (siteId, work) =>
       database.withSiteReads(siteId, (tx) => work({ ...tx, query: (statement) => (recorded.push(statement), tx.query(statement)) })),
   };
-  const context = { database: recording, projections: [], notifier: { on: () => () => undefined }, onClose: () => undefined } as unknown as AppContext;
+  const context = { database: recording, schemas: service.context.schemas };
   await listItems(context, {
     siteId: site.siteId,
     collection: 'articles',

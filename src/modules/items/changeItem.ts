@@ -1,0 +1,82 @@
+// Changing an item: PATCH merges, PUT replaces, or the item's draft (X-Svc-Draft); with `restore`, a
+// soft-deleted item is brought back by the same write (a revert). The principal's update rules are
+// checked on the body first and on the row inside the write's transaction.
+import type { ItemChanges, ItemCommand, ItemSnapshot } from '../../../domain/content/itemDecider.ts';
+import type { EventMetadata } from '../../../domain/shared/events.ts';
+import type { Access } from '../../access/access.ts';
+import { assertRowAccess } from '../../access/itemAccess.ts';
+import { assertMayUpdate } from '../../access/itemWriteRules.ts';
+import { inSiteTransaction } from '../../runtime/commandHandler.ts';
+import { collectionOf, declaredFields } from '../../schema/siteSchema.ts';
+import { runItemCommand, type ItemsWriteContext, type ItemWriteResult } from './itemStreams.ts';
+import { prepareChanges } from './prepareChanges.ts';
+
+export interface ChangeItemInput {
+  siteId: string;
+  collection: string;
+  itemId: string;
+  changes: Record<string, unknown>;
+  mode: 'patch' | 'replace';
+  access: Access;
+  metadata: EventMetadata;
+  /** If-Match: the version the client saw; a mismatch is 412 PRECONDITION_FAILED instead of a retry. */
+  expectedVersion?: number;
+  eventType?: 'item.updated' | 'item.reverted' | 'item.promoted';
+  cause?: Record<string, unknown>;
+  /** X-Svc-Draft: change the item's draft, not the item. */
+  draft?: boolean;
+  locale?: string | null;
+  /** A soft-deleted item is restored by the same write (item.restored, then the change): a revert. */
+  restore?: boolean;
+}
+
+/** Changes an item (or its draft) and returns it with its new version. */
+export async function changeItem(context: ItemsWriteContext, input: ChangeItemInput): Promise<ItemWriteResult> {
+  const schema = await context.schemas.site(input.siteId);
+  assertMayUpdate(input.access, input.collection, input.changes, input.mode, declaredFields(schema, input.collection));
+  const collection = collectionOf(schema, input.collection);
+  const prepared = await prepareChanges(schema, collection, input.changes, {
+    mode: input.mode,
+    locale: input.locale ?? null,
+    itemId: input.itemId,
+    basePath: ['body'],
+  });
+  // A full replace in no particular language (PUT without X-Svc-Locale, a revert) replaces a
+  // translatable field's map with the one sent; otherwise the languages sent are set, others kept.
+  const wholeMaps = input.mode === 'replace' && (input.locale ?? null) === null;
+  const changes: ItemChanges = wholeMaps
+    ? { ...prepared.changes, values: { ...prepared.changes.values, ...prepared.changes.translations }, translations: {} }
+    : prepared.changes;
+  const command: ItemCommand = {
+    type: 'updateItem',
+    collection: collection.name,
+    itemId: input.itemId,
+    changes,
+    mode: input.mode,
+    target: input.draft ? 'draft' : 'main',
+    required: collection.requiredFields,
+    fields: [...collection.fields.keys()],
+    eventType: input.eventType ?? 'item.updated',
+    actorId: input.metadata.actor.id,
+    now: new Date().toISOString(),
+    ...(input.cause ? { cause: input.cause } : {}),
+    ...(input.restore ? { restore: true } : {}),
+  };
+  const result = await inSiteTransaction(context, input.siteId, async (tx) => {
+    await assertRowAccess(tx, input.access, 'update', collection.name, input.itemId);
+    return runItemCommand(context, tx, {
+      siteId: input.siteId,
+      collection: collection.name,
+      itemId: input.itemId,
+      command,
+      metadata: input.metadata,
+      ...(input.expectedVersion !== undefined ? { expectedVersion: input.expectedVersion } : {}),
+    });
+  });
+  return { snapshot: result.snapshot, version: result.version, draft: result.draft };
+}
+
+/** Changes an item and returns its snapshot. */
+export async function updateItem(context: ItemsWriteContext, input: ChangeItemInput): Promise<ItemSnapshot> {
+  return (await changeItem(context, input)).snapshot;
+}

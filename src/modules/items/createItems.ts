@@ -1,0 +1,75 @@
+// Creating items: one or many, all or nothing. Each body is checked and decided on its own (outside
+// any transaction), checked against the principal's create rules as it will be stored, and then the
+// request joins the site's other creates in one transaction (the command handler's group commit).
+import { initialItemState, itemDecider, type ItemSnapshot } from '../../../domain/content/itemDecider.ts';
+import { AppError } from '../../../domain/shared/appError.ts';
+import type { EventMetadata } from '../../../domain/shared/events.ts';
+import type { Access } from '../../access/access.ts';
+import { assertCreatable } from '../../access/itemAccess.ts';
+import { assertMayCreate } from '../../access/itemWriteRules.ts';
+import { collectionOf, declaredFields } from '../../schema/siteSchema.ts';
+import type { StreamStart } from '../../runtime/streamStarts.ts';
+import { itemStreamId, newItemId, SINGLETON_ITEM_ID, underPath, type ItemsWriteContext, type ItemWriteResult } from './itemStreams.ts';
+import { prepareChanges } from './prepareChanges.ts';
+
+export interface CreateItemsInput {
+  siteId: string;
+  collection: string;
+  items: Record<string, unknown>[];
+  access: Access;
+  metadata: EventMetadata;
+  /** X-Svc-Locale: translatable fields take this language's value. */
+  locale?: string | null;
+  /** Error paths carry the item's index (`['body', 3, 'title']`); default: when there is more than one item. */
+  bulk?: boolean;
+}
+
+export async function createItemsWithVersions(context: ItemsWriteContext, input: CreateItemsInput): Promise<ItemWriteResult[]> {
+  const schema = await context.schemas.site(input.siteId);
+  const bulk = input.bulk ?? input.items.length !== 1;
+  // Permissions first: a principal without a create rule learns nothing of the schema (403, not 404).
+  assertMayCreate(input.access, input.collection, input.items, declaredFields(schema, input.collection), bulk);
+  const collection = collectionOf(schema, input.collection);
+  const now = new Date().toISOString();
+  const actorId = input.metadata.actor.id;
+  const seen = new Set<string>();
+  const snapshots: ItemSnapshot[] = [];
+  const streams: StreamStart[] = [];
+  for (const [index, body] of input.items.entries()) {
+    const basePath = bulk ? ['body', index] : ['body'];
+    const { id: givenId, changes } = await prepareChanges(schema, collection, body, { mode: 'create', locale: input.locale ?? null, basePath });
+    if (collection.meta.singleton && givenId !== null && givenId !== SINGLETON_ITEM_ID) {
+      throw new AppError('VALIDATION_FAILED', `The item of the singleton "${collection.name}" has the id "${SINGLETON_ITEM_ID}"`, {
+        path: [...basePath, 'id'],
+      });
+    }
+    const id = givenId ?? (collection.meta.singleton ? SINGLETON_ITEM_ID : newItemId());
+    if (seen.has(id)) throw new AppError('VALIDATION_FAILED', `Item id "${id}" appears twice in the body`, { path: [...basePath, 'id'] });
+    seen.add(id);
+    let event;
+    try {
+      [event] = itemDecider.decide(
+        { type: 'createItem', collection: collection.name, itemId: id, changes, actorId, now, required: collection.requiredFields },
+        initialItemState(),
+      );
+    } catch (error) {
+      throw underPath(error, basePath);
+    }
+    assertCreatable(input.access, collection.name, event!.data.snapshot, basePath);
+    snapshots.push(event!.data.snapshot);
+    streams.push({
+      streamId: itemStreamId(input.siteId, collection.name, id),
+      event: event!,
+      claimed: givenId !== null || collection.meta.singleton,
+      taken: () => new AppError('CONFLICT', `An item "${id}" of "${collection.name}" exists or existed`, { path: [...basePath, 'id'] }),
+    });
+  }
+  if (streams.length === 0) return [];
+  await context.streamStarts.submit(input.siteId, { metadata: input.metadata, streams });
+  return snapshots.map((snapshot) => ({ snapshot, version: 1, draft: null }));
+}
+
+/** Creates items (all or nothing) and returns their snapshots. */
+export async function createItems(context: ItemsWriteContext, input: CreateItemsInput): Promise<ItemSnapshot[]> {
+  return (await createItemsWithVersions(context, input)).map((result) => result.snapshot);
+}

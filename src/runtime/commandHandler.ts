@@ -1,0 +1,137 @@
+// The one write path. A command names its decider and stream, how its state is loaded (the whole
+// stream folded, only its head event, or nothing for an append-only stream), whether writers of the
+// stream queue on a lock, the version the caller saw, and how conflicts are retried. The handler
+// loads, decides, appends with the expected version and projects inline, in one transaction. New
+// streams of many requests may share one transaction instead (group commit: ./streamStarts.ts).
+import type { Decider, EventMetadata, NewEvent, StoredEvent } from '../../domain/shared/events.ts';
+import { appendToStream, readStream, readStreamHead, StreamConflictError, type ExpectedVersion } from '../../infra/eventstore/eventStore.ts';
+import type { Database, Queryable } from '../../infra/postgres/database.ts';
+import { sql } from '../../infra/postgres/sql.ts';
+import type { Projection } from '../../projections/projection.ts';
+import { applyInline } from './projectionRunner.ts';
+
+/**
+ * fold: every event of the stream, in order (the default); head: only the last event, for aggregates
+ * whose every event carries the whole state (items); none: no state, appended at any version (day
+ * streams of sign-in failures or sensitive reads).
+ */
+/** What the handler needs of the application context. */
+export interface CommandContext {
+  database: Database;
+  projections: readonly Projection[];
+}
+
+export type StateLoading = 'fold' | 'head' | 'none';
+
+export interface RetryPolicy {
+  /** Tries in all when a concurrent append wins the stream (a 409 after the last). */
+  attempts: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 5 };
+
+export interface CommandRequest<State, Command, Event extends NewEvent> {
+  siteId: string;
+  streamId: string;
+  decider: Decider<State, Command, Event>;
+  command: Command | ((state: State) => Command);
+  metadata: EventMetadata;
+  load?: StateLoading;
+  /** Writers of this stream queue on a transaction lock instead of racing to the append and retrying. */
+  lock?: boolean;
+  /**
+   * Checks that need the loaded state and the transaction (rows that point at the aggregate, say):
+   * run after loading, under the lock, before the version is compared and the decider runs.
+   */
+  check?: (state: State, tx: Queryable) => Promise<void>;
+  /** The version the caller saw (If-Match); a mismatch is an error, never retried. */
+  expectedVersion?: number;
+  /**
+   * The error for an `expectedVersion` that is not the stream's (`actual` is null when a concurrent
+   * append won the race); null lets the decider answer instead (an item that never existed is a 404,
+   * not a version error). Default: 409 CONFLICT.
+   */
+  versionMismatch?: (actual: number | null, state: State) => Error | null;
+}
+
+export interface CommandResult<State> {
+  state: State;
+  /** The stream's version after the command (0 for `load: 'none'` with nothing appended). */
+  version: number;
+  events: StoredEvent[];
+}
+
+async function loadState<State>(tx: Queryable, decider: Decider<State, unknown, NewEvent>, stream: string, load: StateLoading) {
+  if (load === 'none') return { state: decider.initialState(), version: 0 };
+  if (load === 'head') {
+    const head = await readStreamHead(tx, stream);
+    return head ? { state: decider.evolve(decider.initialState(), head), version: head.streamPosition } : { state: decider.initialState(), version: 0 };
+  }
+  const history = await readStream(tx, stream);
+  return {
+    state: history.reduce((current, event) => decider.evolve(current, event), decider.initialState()),
+    version: history.at(-1)?.streamPosition ?? 0,
+  };
+}
+
+/** Handles one command inside the caller's transaction (several commands may share it). */
+export async function handleCommandIn<State, Command, Event extends NewEvent>(
+  tx: Queryable,
+  projections: readonly Projection[],
+  request: CommandRequest<State, Command, Event>,
+): Promise<CommandResult<State>> {
+  const { decider, streamId, expectedVersion, versionMismatch } = request;
+  const load = request.load ?? 'fold';
+  if (request.lock) await tx.query(sql`SELECT pg_advisory_xact_lock(hashtextextended(${streamId}, 0))`);
+  const loaded = await loadState(tx, decider as Decider<State, unknown, NewEvent>, streamId, load);
+  let state = loaded.state;
+  const version = loaded.version;
+  await request.check?.(state, tx);
+  if (expectedVersion !== undefined && expectedVersion !== version) {
+    const mismatch = versionMismatch ? versionMismatch(version, state) : new StreamConflictError(`${streamId} is at version ${version}, not ${expectedVersion}`);
+    if (mismatch) throw mismatch;
+  }
+  const command = typeof request.command === 'function' ? (request.command as (current: State) => Command)(state) : request.command;
+  const newEvents = decider.decide(command, state);
+  if (newEvents.length === 0) return { state, version, events: [] };
+  const expected: ExpectedVersion = load === 'none' ? 'any' : version === 0 ? 'no_stream' : version;
+  let appended;
+  try {
+    appended = await appendToStream(tx, { siteId: request.siteId, streamId, expectedVersion: expected, events: newEvents, metadata: request.metadata });
+  } catch (error) {
+    if (error instanceof StreamConflictError && expectedVersion !== undefined && versionMismatch) throw versionMismatch(null, state) ?? error;
+    throw error;
+  }
+  await applyInline(tx, projections, appended.events);
+  state = appended.events.reduce((current, event) => decider.evolve(current, event), state);
+  return { state, version: appended.nextVersion, events: appended.events };
+}
+
+/** Runs `work` in one site transaction; a concurrent append that wins a stream retries it from the start. */
+export async function inSiteTransaction<T>(
+  context: Pick<CommandContext, 'database'>,
+  siteId: string,
+  work: (tx: Queryable) => Promise<T>,
+  retry: RetryPolicy = DEFAULT_RETRY,
+): Promise<T> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await context.database.withSite(siteId, work);
+    } catch (error) {
+      if (!(error instanceof StreamConflictError) || attempt >= retry.attempts) throw error;
+    }
+  }
+}
+
+/**
+ * Handles one command in its own site transaction. A conflict is retried from a fresh read, unless
+ * the caller named the version it saw: then it is the caller's to resolve.
+ */
+export async function handleCommand<State, Command, Event extends NewEvent>(
+  context: CommandContext,
+  request: CommandRequest<State, Command, Event>,
+  retry: RetryPolicy = DEFAULT_RETRY,
+): Promise<CommandResult<State>> {
+  const policy = request.expectedVersion === undefined ? retry : { attempts: 1 };
+  return inSiteTransaction(context, request.siteId, (tx) => handleCommandIn(tx, context.projections, request), policy);
+}

@@ -6,23 +6,13 @@ import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
 import { isSiteUser, type UserPrincipal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { passwordSchema } from '../auth/registrationRoutes.ts';
+import { passwordSchema } from '../auth/schemas.ts';
 import { uuidOr404 } from '../users/identityHelpers.ts';
 import { changePassword, revokeAllSessions, revokeSession, updatePreferences } from './handlers.ts';
 import { listActiveSessions, readPreferences } from './queries.ts';
+import { sessionSchema } from './schemas.ts';
 
 export const SAVE_ACTIONS = ['stay', 'return', 'create_new'] as const;
-
-export const sessionSchema = z.object({
-  id: z.string(),
-  userAgent: z.string().nullable(),
-  ip: z.string().nullable(),
-  createdAt: z.string(),
-  lastUsedAt: z.string(),
-  expiresAt: z.string(),
-  current: z.boolean(),
-  impersonated: z.boolean(),
-});
 
 const preferencesSchema = z
   .object({ saveAction: z.enum(SAVE_ACTIONS).nullable().optional() })

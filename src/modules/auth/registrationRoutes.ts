@@ -5,9 +5,9 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
+import { passwordSchema } from './schemas.ts';
 import { acceptInvite, forgotPassword, register, resendVerification, resetPassword, verifyEmail } from './registration.ts';
 
-export const passwordSchema = z.string().min(8, 'at least 8 characters').max(512);
 const emailSchema = z.email().max(320);
 const tokenBody = z.object({ token: z.string().min(1).max(200) });
 const accepted = z.object({ data: z.object({ message: z.string() }) });

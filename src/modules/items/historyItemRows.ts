@@ -82,7 +82,7 @@ export function sensitiveReadOf(
 
 /** Logs the sensitive reads of one response (none: nothing is written). */
 export async function logHistoryReads(
-  context: Pick<AppContext, 'database'>,
+  context: Pick<AppContext, 'database' | 'projections'>,
   request: { siteId: string; metadata: EventMetadata },
   reads: readonly (SensitiveRead | null)[],
 ): Promise<void> {

@@ -30,7 +30,7 @@ import { contentKeysOf, shapeLevel } from './relationLoader.ts';
 import { logSensitiveReads } from './sensitiveReads.ts';
 
 /** What item reads need of the application context. */
-export type ItemsReadContext = Pick<AppContext, 'database' | 'schemas'>;
+export type ItemsReadContext = Pick<AppContext, 'database' | 'projections' | 'schemas'>;
 
 /** What permissions add to a read: rows must also match `filter`; only `fields` are shown. */
 export interface ReadRestrictions {

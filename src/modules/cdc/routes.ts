@@ -1,6 +1,6 @@
 // The change feed over HTTP: GET /cdc/events (keyset pages, long-poll) and /cdc/subscriptions.
 // Frontend-realm tokens are refused on every route here.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { decodeCursor, encodeCursor } from '../../../domain/changeFeed/cursor.ts';
@@ -28,13 +28,8 @@ export const MAX_WAIT_SECONDS = 25;
 const LONG_POLL_FALLBACK_MS = 5_000;
 
 const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
-const bearer = { site: 'required' as const, access: 'bearer' as const };
-
 /** `cdc:subscribe`: site administrators have it; a policy grants it to others (src/access). */
-async function requireSubscribeCapability(context: ServerDeps['context'], request: FastifyRequest): Promise<void> {
-  const access = await request.access();
-  if (!access.hasCapability('cdc:subscribe')) throw errors.forbidden('This needs the cdc:subscribe capability');
-}
+const subscriber = { site: 'required' as const, access: 'bearer' as const, capability: 'cdc:subscribe' };
 
 const filtersSchema = z
   .object({
@@ -80,7 +75,7 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
   api.get(
     '/cdc/events',
     {
-      config: bearer,
+      config: subscriber,
       schema: {
         tags: ['cdc'],
         querystring: z.object({
@@ -93,7 +88,6 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
       },
     },
     async (request, reply) => {
-      await requireSubscribeCapability(context, request);
       const { siteId } = request;
       const filter = parseFeedFilter(request.query);
       let afterSeq = request.query.cursor === undefined ? null : decodeCursor(request.query.cursor, ['query', 'cursor']);
@@ -197,9 +191,8 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
 
   api.post(
     '/cdc/subscriptions/:id/ack',
-    { config: bearer, schema: { tags: ['cdc'], params: idParams, body: z.object({ cursor: z.string().min(1).max(200) }).strict() } },
+    { config: subscriber, schema: { tags: ['cdc'], params: idParams, body: z.object({ cursor: z.string().min(1).max(200) }).strict() } },
     async (request) => {
-      await requireSubscribeCapability(context, request);
       await acknowledgeSubscription(deps, request.siteId, request.params.id, request.body.cursor, request.metadata);
       return { data: await viewOf(request.siteId, request.params.id) };
     },

@@ -1,14 +1,20 @@
-// Applies the numbered SQL files of migrations/ once each, in order, under an advisory lock so that
-// several instances starting together migrate once.
+// Applies the numbered SQL files of migrations/ once each, in order, then the SQL functions of
+// functions/ on every run, all under an advisory lock so that several instances starting together
+// migrate once. The numbered files change tables, indexes and data; functions/ holds the current
+// definition of every function (CREATE OR REPLACE), so a database migrated from nothing and one
+// migrated step by step end with the same functions.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
-const migrationsDirectory = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+const here = dirname(fileURLToPath(import.meta.url));
+export const MIGRATIONS_DIRECTORY = join(here, 'migrations');
+export const FUNCTIONS_DIRECTORY = join(here, 'functions');
 const MIGRATION_LOCK = 7_340_001;
 
 export interface MigrationResult {
+  /** The numbered migrations this run applied (the functions are applied on every run). */
   applied: string[];
 }
 
@@ -20,13 +26,12 @@ export async function migrate(connectionString: string): Promise<MigrationResult
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`);
     const done = new Set((await client.query<{ name: string }>('SELECT name FROM schema_migrations')).rows.map((r) => r.name));
-    const files = readdirSync(migrationsDirectory).filter((f) => f.endsWith('.sql')).sort();
     const applied: string[] = [];
-    for (const file of files) {
+    for (const file of sqlFiles(MIGRATIONS_DIRECTORY)) {
       if (done.has(file)) continue;
       await client.query('BEGIN');
       try {
-        await client.query(readFileSync(join(migrationsDirectory, file), 'utf8'));
+        await client.query(readFileSync(join(MIGRATIONS_DIRECTORY, file), 'utf8'));
         await client.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
         await grantApplicationRole(client);
         await client.query('COMMIT');
@@ -36,11 +41,37 @@ export async function migrate(connectionString: string): Promise<MigrationResult
       }
       applied.push(file);
     }
+    await applyFunctions(client);
     return { applied };
   } finally {
     await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => undefined);
     await client.end();
   }
+}
+
+/**
+ * Re-applies every file of functions/, in name order, in one transaction: CREATE OR REPLACE keeps
+ * each function's identity (its oid, its grants, the triggers and columns that use it), so a run that
+ * changes nothing leaves the catalogue as it was. A numbered migration runs before this: one that
+ * needs a function of its own while it runs must define it itself.
+ */
+export async function applyFunctions(client: pg.ClientBase): Promise<void> {
+  await client.query('BEGIN');
+  for (const file of sqlFiles(FUNCTIONS_DIRECTORY)) {
+    try {
+      await client.query(readFileSync(join(FUNCTIONS_DIRECTORY, file), 'utf8'));
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw new Error(`function file ${file} failed: ${(error as Error).message}`);
+    }
+  }
+  await client.query('COMMIT');
+}
+
+function sqlFiles(directory: string): string[] {
+  return readdirSync(directory)
+    .filter((file) => file.endsWith('.sql'))
+    .sort();
 }
 
 /** The application role may read and write read models, and only append to and read the log. */

@@ -4,7 +4,7 @@ import { teamDecider, type TeamChanges } from '../../../domain/identity/team.ts'
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
-import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
+import { handleCommand, handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { isUniqueViolation } from '../users/identityHelpers.ts';
 import { findTeam, teamNameTaken, unknownUsers, type TeamView } from './queries.ts';
@@ -66,13 +66,5 @@ export async function updateTeam(context: AppContext, siteId: string, teamId: st
 }
 
 export async function deleteTeam(context: AppContext, siteId: string, teamId: string, metadata: EventMetadata): Promise<void> {
-  await inSiteTransaction(context, siteId, async (tx) => {
-    await handleCommandIn(tx, context.projections, {
-      siteId,
-      streamId: streamId(siteId, 'team', teamId),
-      decider: teamDecider,
-      command: { type: 'deleteTeam' },
-      metadata,
-    });
-  });
+  await handleCommand(context, { siteId, streamId: streamId(siteId, 'team', teamId), decider: teamDecider, command: { type: 'deleteTeam' }, metadata });
 }

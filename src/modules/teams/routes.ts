@@ -3,25 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
-import { uuidSchema } from '../../../domain/shared/uuid.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { uuidOr404 } from '../users/identityHelpers.ts';
 import { createTeam, deleteTeam, updateTeam } from './handlers.ts';
 import { findTeam, listTeams } from './queries.ts';
+import { teamFields, teamSchema } from './schemas.ts';
 
-const teamSchema = z.object({
-  id: z.string(),
-  name: z.string(),
-  description: z.string().nullable(),
-  members: z.array(z.string()),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-});
-const teamFields = z.object({
-  name: z.string().trim().min(1).max(200),
-  description: z.string().max(2000).nullable(),
-  members: z.array(uuidSchema).max(10_000),
-});
 const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 const idParams = z.object({ id: z.string() });
 

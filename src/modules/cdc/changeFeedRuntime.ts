@@ -5,7 +5,7 @@ import { createOutboundHttp, type OutboundHttp } from '../../../infra/http/outbo
 import { createJobQueue } from '../../../infra/queue/createJobQueue.ts';
 import { deploymentNamespace } from '../../../infra/queue/deploymentNamespace.ts';
 import type { JobQueue } from '../../../infra/queue/jobQueue.ts';
-import { startWebhookReactor, type WebhookReactor } from '../../reactors/webhookReactor.ts';
+import { startWebhookReactor, type WebhookReactor } from './webhookReactor.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { createFeedWatcher, type FeedWatcher } from './feedWatcher.ts';
 import { createSecretBox, type SecretBox } from './webhookSecrets.ts';

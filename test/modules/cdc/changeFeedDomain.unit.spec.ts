@@ -3,7 +3,7 @@ import { encodeCursor, tryDecodeCursor } from '../../../domain/changeFeed/cursor
 import { feedEntryOf, itemSignalOf } from '../../../domain/changeFeed/feedEntry.ts';
 import { isExhausted, retryDelayMs } from '../../../domain/changeFeed/retryPolicy.ts';
 import { subscriptionDecider, type SubscriptionCommand, type SubscriptionEvent } from '../../../domain/changeFeed/subscription.ts';
-import { signatureHeader, verifySignature } from '../../../src/reactors/webhookSignature.ts';
+import { signatureHeader, verifySignature } from '../../../src/modules/cdc/webhookSignature.ts';
 
 function given(events: SubscriptionEvent[]) {
   return events.reduce(subscriptionDecider.evolve, subscriptionDecider.initialState());

@@ -3,7 +3,7 @@
 import { EventEmitter } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { verifySignature } from '../../../src/reactors/webhookSignature.ts';
+import { verifySignature } from '../../../src/modules/cdc/webhookSignature.ts';
 
 export type ReceiverMode = 'ok' | 'fail' | 'hang';
 

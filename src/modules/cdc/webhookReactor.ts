@@ -9,22 +9,22 @@
 // entries the creator may not see are skipped (the cursor moves past them), the others carry only
 // what it may read, and pii/phi values are logged as the creator's reads before they are sent.
 import { createHash } from 'node:crypto';
-import { isExhausted, retryDelayMs, type RetryPolicy } from '../../domain/changeFeed/retryPolicy.ts';
-import { subscriptionDecider, type SubscriptionCommand } from '../../domain/changeFeed/subscription.ts';
-import { streamId, type EventMetadata } from '../../domain/shared/events.ts';
-import { OutboundRequestError, type OutboundHttp } from '../../infra/http/outboundHttp.ts';
-import type { Queryable } from '../../infra/postgres/database.ts';
-import { join, sql } from '../../infra/postgres/sql.ts';
-import type { JobOutcome, JobQueue } from '../../infra/queue/jobQueue.ts';
-import { readFeedHead, selectFeedRows } from '../modules/cdc/feedQueries.ts';
-import type { FeedWatcher } from '../modules/cdc/feedWatcher.ts';
-import type { PresentedEntry } from '../modules/cdc/feedVisibility.ts';
-import type { SubscriptionRow } from '../modules/cdc/subscriptionQueries.ts';
-import { subscriptionReader, type SubscriptionReader } from '../modules/cdc/subscriptionReader.ts';
-import type { SecretBox } from '../modules/cdc/webhookSecrets.ts';
-import { logSensitiveReads } from '../modules/items/sensitiveReads.ts';
-import { handleCommand } from '../runtime/commandHandler.ts';
-import type { AppContext } from '../runtime/context.ts';
+import { isExhausted, retryDelayMs, type RetryPolicy } from '../../../domain/changeFeed/retryPolicy.ts';
+import { subscriptionDecider, type SubscriptionCommand } from '../../../domain/changeFeed/subscription.ts';
+import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
+import { OutboundRequestError, type OutboundHttp } from '../../../infra/http/outboundHttp.ts';
+import type { Queryable } from '../../../infra/postgres/database.ts';
+import { join, sql } from '../../../infra/postgres/sql.ts';
+import type { JobOutcome, JobQueue } from '../../../infra/queue/jobQueue.ts';
+import { readFeedHead, selectFeedRows } from './feedQueries.ts';
+import type { FeedWatcher } from './feedWatcher.ts';
+import type { PresentedEntry } from './feedVisibility.ts';
+import type { SubscriptionRow } from './subscriptionQueries.ts';
+import { subscriptionReader, type SubscriptionReader } from './subscriptionReader.ts';
+import type { SecretBox } from './webhookSecrets.ts';
+import { logSensitiveReads } from '../items/sensitiveReads.ts';
+import { handleCommand } from '../../runtime/commandHandler.ts';
+import type { AppContext } from '../../runtime/context.ts';
 import { DELIVERY_HEADER, SIGNATURE_HEADER, signatureHeader } from './webhookSignature.ts';
 
 export const WEBHOOK_QUEUE = 'cdc-webhooks';

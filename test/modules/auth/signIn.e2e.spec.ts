@@ -8,7 +8,7 @@ import { hashPassword } from '../../../infra/crypto/passwords.ts';
 import { createDatabase, type Database } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { createAccessTokenIssuer } from '../../../src/auth/accessTokens.ts';
-import { handleCommand } from '../../../src/runtime/commandBus.ts';
+import { handleCommand } from '../../../src/runtime/commandHandler.ts';
 import { createTestSite, startTestService, type TestResponse, type TestService, type TestSite } from '../../support/testService.ts';
 
 let service: TestService;

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { roleDecider } from '../../../../domain/identity/role.ts';
 import { streamId } from '../../../../domain/shared/events.ts';
-import { handleCommand } from '../../../../src/runtime/commandBus.ts';
+import { handleCommand } from '../../../../src/runtime/commandHandler.ts';
 import { identityServices } from '../../../../src/modules/auth/identityServices.ts';
 import type { TestService, TestSite } from '../../../support/testService.ts';
 

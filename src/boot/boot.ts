@@ -8,6 +8,7 @@ import { startEmbeddedPostgres } from '../../infra/postgres/embedded.ts';
 import { migrate } from '../../infra/postgres/migrate.ts';
 import { projections } from '../../projections/index.ts';
 import { createGrantsCache } from '../access/grantsCache.ts';
+import { createIdentityServices } from '../auth/identityServices.ts';
 import type { Config } from '../config/config.ts';
 import { createStreamStarts } from '../runtime/streamStarts.ts';
 import { createSchemaCache } from '../schema/schemaCache.ts';
@@ -59,6 +60,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
   closeHooks.push(async () => schemas.close());
   const grants = createGrantsCache({ database, notifier });
   closeHooks.push(async () => grants.close());
+  const identity = createIdentityServices({ config, logger, version: SERVICE_VERSION });
+  closeHooks.push(() => identity.close());
   const context: AppContext & { databaseUrl: string } = {
     config,
     database,
@@ -67,6 +70,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     projections,
     schemas,
     grants,
+    identity: identity.services,
     streamStarts: createStreamStarts({ database, projections }),
     daemon,
     fieldIndexBuilder,

@@ -4,6 +4,7 @@ import type { LogNotifier } from '../../infra/eventstore/logNotifier.ts';
 import type { Database } from '../../infra/postgres/database.ts';
 import type { Projection } from '../../projections/projection.ts';
 import type { GrantsCache } from '../access/grantsCache.ts';
+import type { IdentityServices } from '../auth/identityServices.ts';
 import type { Config } from '../config/config.ts';
 import type { SchemaCache } from '../schema/schemaCache.ts';
 import type { FieldIndexBuilder } from './fieldIndexBuilder.ts';
@@ -19,6 +20,8 @@ export interface AppContext {
   schemas: SchemaCache;
   /** Each principal's effective grants, cached on this instance and dropped on access events. */
   grants: GrantsCache;
+  /** Mail, emailed links and trusted issuers' key sets, shared by the identity areas. */
+  identity: IdentityServices;
   /** The group-commit strategy of the command handler for new streams (creates). */
   streamStarts: StreamStarts;
   daemon: ProjectionDaemon;

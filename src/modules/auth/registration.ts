@@ -11,7 +11,6 @@ import type { AppContext } from '../../runtime/context.ts';
 import { isUniqueViolation } from '../users/identityHelpers.ts';
 import { ensureSystemRole, SUBSCRIBER_ROLE_KEY } from '../users/systemRoles.ts';
 import { consumeEmailToken, issueEmailToken } from './emailTokens.ts';
-import { identityServices } from './identityServices.ts';
 import { alreadyRegisteredMail, passwordResetMail, verificationMail } from './mailTemplates.ts';
 import { revokeUserSessions } from './sessionRevocation.ts';
 
@@ -45,7 +44,7 @@ async function liveUserByEmail(tx: Queryable, siteId: string, email: string): Pr
  * account gets a notice instead (or a fresh link while still unverified); the answer is the same.
  */
 export async function register(context: AppContext, siteId: string, input: Registration, metadata: EventMetadata): Promise<void> {
-  const services = identityServices(context);
+  const services = context.identity;
   const email = normalizeEmail(input.email);
   const passwordHash = await hashPassword(input.password);
   const ttlSeconds = context.config.SVC_EMAIL_VERIFICATION_TTL;
@@ -97,7 +96,7 @@ export async function verifyEmail(context: AppContext, siteId: string, token: st
 
 /** Mails a new verification link when the address belongs to an unverified account; silent otherwise. */
 export async function resendVerification(context: AppContext, siteId: string, rawEmail: string, metadata: EventMetadata): Promise<void> {
-  const services = identityServices(context);
+  const services = context.identity;
   const email = normalizeEmail(rawEmail);
   const token = await inSiteTransaction(context, siteId, async (tx) => {
     const user = await liveUserByEmail(tx, siteId, email);
@@ -115,7 +114,7 @@ export async function resendVerification(context: AppContext, siteId: string, ra
 
 /** Mails a password-reset link when the address belongs to an active account; silent otherwise. */
 export async function forgotPassword(context: AppContext, siteId: string, rawEmail: string, metadata: EventMetadata): Promise<void> {
-  const services = identityServices(context);
+  const services = context.identity;
   const email = normalizeEmail(rawEmail);
   const token = await inSiteTransaction(context, siteId, async (tx) => {
     const user = await liveUserByEmail(tx, siteId, email);

@@ -7,7 +7,6 @@ import { externalJwtAuthenticator } from '../../auth/externalJwtAuthenticator.ts
 import { isSiteUser } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { currentUser, login, logout, refresh, type SignedIn } from './handlers.ts';
-import { identityServices } from './identityServices.ts';
 import { registrationRoutes } from './registrationRoutes.ts';
 
 export const REFRESH_COOKIE = 'svc_refresh';
@@ -28,7 +27,7 @@ export async function authRoutes(app: FastifyInstance, deps: ServerDeps): Promis
   const { context } = deps;
   const { config } = context;
   // The bearer-token chain: API key, then trusted external issuers, then the service's own JWT.
-  deps.authenticators.push(apiKeyAuthenticator(context), externalJwtAuthenticator(context, identityServices(context).keySets));
+  deps.authenticators.push(apiKeyAuthenticator(context), externalJwtAuthenticator(context, context.identity.keySets));
   await registrationRoutes(app, deps);
 
   function sendSignedIn(reply: FastifyReply, signedIn: SignedIn) {

@@ -15,7 +15,6 @@ import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler
 import type { AppContext } from '../../runtime/context.ts';
 import { issueEmailToken } from '../auth/emailTokens.ts';
 import type { ClientInfo, UserProfile } from '../auth/handlers.ts';
-import { identityServices } from '../auth/identityServices.ts';
 import { invitationMail } from '../auth/mailTemplates.ts';
 import { normalizeEmail } from '../auth/registration.ts';
 import { revokeUserSessions } from '../auth/sessionRevocation.ts';
@@ -158,7 +157,7 @@ export async function inviteUser(
   invitation: Invitation,
   metadata: EventMetadata,
 ): Promise<{ user: UserView; created: boolean }> {
-  const services = identityServices(context);
+  const services = context.identity;
   const email = normalizeEmail(invitation.email);
   const { user, created, token } = await uniqueEmail(() =>
     inSiteTransaction(context, siteId, async (tx) => {

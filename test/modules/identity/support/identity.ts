@@ -4,7 +4,6 @@ import { expect } from 'vitest';
 import { roleDecider } from '../../../../domain/identity/role.ts';
 import { streamId } from '../../../../domain/shared/events.ts';
 import { handleCommand } from '../../../../src/runtime/commandHandler.ts';
-import { identityServices } from '../../../../src/modules/auth/identityServices.ts';
 import type { TestService, TestSite } from '../../../support/testService.ts';
 
 export interface Member {
@@ -49,7 +48,7 @@ export async function createRole(service: TestService, siteId: string, options: 
 
 /** Waits until every mail queued so far has been handed to the SMTP server. */
 export function flushMail(service: TestService): Promise<void> {
-  return identityServices(service.context).flushMail();
+  return service.context.identity.flushMail();
 }
 
 /** The audit actions of a site (after the async audit projection caught up). */

@@ -1,10 +1,12 @@
-// What the identity routes share, built once per running service: the mail port (sending in the
+// What the identity areas share, built once at boot (src/boot/boot.ts) and held in the context as
+// `identity`: the mail port (sending in the
 // background so that a response never reveals by its timing whether an address is known), the links
 // put in emails, and the issuers' key-set cache.
-import { createOutboundHttp } from '../../../infra/http/outboundHttp.ts';
-import { createMailer, type MailMessage, type Mailer } from '../../../infra/mail/mailer.ts';
-import { createIssuerKeySets, type IssuerKeySets } from '../../auth/issuerKeySets.ts';
-import type { AppContext } from '../../runtime/context.ts';
+import type { Logger } from 'pino';
+import { createOutboundHttp } from '../../infra/http/outboundHttp.ts';
+import { createMailer, type MailMessage, type Mailer } from '../../infra/mail/mailer.ts';
+import type { Config } from '../config/config.ts';
+import { createIssuerKeySets, type IssuerKeySets } from './issuerKeySets.ts';
 
 export type EmailLinkKind = 'verify-email' | 'reset-password' | 'accept-invite';
 
@@ -19,12 +21,15 @@ export interface IdentityServices {
   emailLink(kind: EmailLinkKind, siteId: string, token: string): string;
 }
 
-const servicesByContext = new WeakMap<AppContext, IdentityServices>();
+export interface IdentityServicesDeps {
+  config: Config;
+  logger: Logger;
+  version: string;
+}
 
-export function identityServices(context: AppContext): IdentityServices {
-  const existing = servicesByContext.get(context);
-  if (existing) return existing;
-  const { config, logger } = context;
+/** The services and the work to do when the context closes (send what is queued, close the transports). */
+export function createIdentityServices(deps: IdentityServicesDeps): { services: IdentityServices; close(): Promise<void> } {
+  const { config, logger } = deps;
   const mailer = createMailer({
     smtpUrl: config.SMTP_URL,
     from: config.SVC_MAIL_FROM,
@@ -37,7 +42,7 @@ export function identityServices(context: AppContext): IdentityServices {
   const pending = new Set<Promise<void>>();
   const issuerHttp = createOutboundHttp({
     allowPrivate: config.SVC_ISSUER_ALLOW_PRIVATE || config.NODE_ENV === 'development',
-    userAgent: `svc-issuers/${context.version}`,
+    userAgent: `svc-issuers/${deps.version}`,
   });
   const services: IdentityServices = {
     mailer,
@@ -64,11 +69,12 @@ export function identityServices(context: AppContext): IdentityServices {
       return url.toString();
     },
   };
-  context.onClose(async () => {
-    await services.flushMail();
-    await mailer.close();
-    issuerHttp.close();
-  });
-  servicesByContext.set(context, services);
-  return services;
+  return {
+    services,
+    async close() {
+      await services.flushMail();
+      await mailer.close();
+      issuerHttp.close();
+    },
+  };
 }

@@ -27,7 +27,7 @@ describe('team decider', () => {
   });
 
   it('refuses to change or delete a team that does not exist or was deleted', () => {
-    const deleted = { type: 'team.deleted', data: { teamId } };
+    const deleted = { type: 'team.deleted' as const, data: { teamId } };
     spec.given([]).when({ type: 'updateTeam', changes: { name: 'X' } }).thenThrows('NOT_FOUND', 404);
     spec.given([created, deleted]).when({ type: 'deleteTeam' }).thenThrows('NOT_FOUND', 404);
     spec.given([created]).when({ type: 'deleteTeam' }).then([deleted]);

@@ -133,10 +133,15 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   });
   // After authentication, so per-user limits know the principal (routes opt in with config.rateLimit).
   app.addHook('onRequest', rateLimiting.onRequest);
-  // After the areas' own onRequest hooks and the input checks, as a handler's first line would be.
-  app.addHook('preHandler', async (request) => {
-    const capability = request.routeOptions.config.capability;
-    if (capability && !(await request.access()).hasCapability(capability)) throw errors.forbidden(`This needs the ${capability} capability`);
+  // A route that declares a capability checks it after the areas' own onRequest hooks and the input
+  // checks, as a handler's first line would; other routes pay nothing for it.
+  app.addHook('onRoute', (route) => {
+    const capability = route.config?.capability;
+    if (!capability) return;
+    const check = async (request: FastifyRequest) => {
+      if (!(await request.access()).hasCapability(capability)) throw errors.forbidden(`This needs the ${capability} capability`);
+    };
+    route.preHandler = [check, ...(route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler])];
   });
   // Every JSON body, before its route's schema: text PostgreSQL cannot store (NUL, a lone surrogate)
   // is a 400 at its path, whatever route it was sent to and whichever column it was bound for.

@@ -1,11 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSite, INSTANCE_TOKEN, startTestService, uniqueSiteId, type TestService } from '../support/testService.ts';
+import { describe, expect, it } from 'vitest';
+import { createTestSite, INSTANCE_TOKEN, startTestServiceForFile, uniqueSiteId } from '../support/testService.ts';
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => service.close());
+const service = await startTestServiceForFile();
 
 describe('instance sites', () => {
   it('creates a site and its administrator can sign in', async () => {

@@ -2,14 +2,10 @@
 // answer in the error envelope with the catalogue's status, like every other error. Sent as raw bytes
 // over a socket: a client library would fix or refuse most of them before sending.
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSite, startTestService, type TestService, type TestSite } from '../support/testService.ts';
+import { describe, expect, it } from 'vitest';
+import { createTestSite, startTestServiceForFile, type TestSite } from '../support/testService.ts';
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => service.close());
+const service = await startTestServiceForFile();
 
 interface RawResponse {
   status: number;

@@ -1,20 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDatabase } from '../../infra/postgres/database.ts';
 import Fastify from 'fastify';
 import { utilsRoutes } from '../../src/modules/utils/routes.ts';
 import type { ServerDeps } from '../../src/server/serverDeps.ts';
 import { handleError } from '../../src/server/errorHandler.ts';
-import { startTestService, type TestService } from '../support/testService.ts';
+import { startTestServiceForFile } from '../support/testService.ts';
 
 const packageVersion = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
-let service: TestService;
-
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => service.close());
+const service = await startTestServiceForFile();
 
 function deps(): ServerDeps {
   return { context: service.context, tokens: null as never, sites: null as never, authenticators: [], healthChecks: {} };

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { buildServer } from '../../src/server/app.ts';
-import { startTestService, type TestService } from '../support/testService.ts';
+import { startTestServiceForFile } from '../support/testService.ts';
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => service.close());
+const service = await startTestServiceForFile();
 
 describe('GET /openapi.json', () => {
   it('is an OpenAPI 3.1 document listing the routes with their methods and schemas', async () => {

@@ -1,13 +1,9 @@
 // Public routes that need no site (the OpenAPI document, health, version) answer whatever credentials
 // come with the request; public routes of a site still read the principal, so bad credentials fail there.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSite, startTestService, type TestService } from '../support/testService.ts';
+import { describe, expect, it } from 'vitest';
+import { createTestSite, startTestServiceForFile } from '../support/testService.ts';
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => service.close());
+const service = await startTestServiceForFile();
 
 const siteLessPublicRoutes = ['/openapi.json', '/utils/version', '/utils/health'];
 

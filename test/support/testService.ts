@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { inject } from 'vitest';
+import { afterAll, inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import { createContext } from '../../src/boot/boot.ts';
 import type { AppContext } from '../../src/runtime/context.ts';
@@ -85,6 +85,16 @@ export async function startTestService(overrides: Record<string, string> = {}): 
       await context.close();
     },
   };
+}
+
+/**
+ * Starts a service for the test file that calls it (at its top level, with `await`) and closes it
+ * after the file's last test.
+ */
+export async function startTestServiceForFile(overrides: Record<string, string> = {}): Promise<TestService> {
+  const service = await startTestService(overrides);
+  afterAll(() => service.close());
+  return service;
 }
 
 export function uniqueSiteId(prefix = 't'): string {

@@ -1,15 +1,11 @@
 // Permissions applied through the items API: row conditions, field lists, 404 for rows a principal
 // cannot see, refusal of fields it may not write, inheritance, teams, the public role.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ensureSystemRole } from '../../../src/modules/users/systemRoles.ts';
-import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
+import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
 import { createContentModel, createItem, createMember, createRole, grant, withHelpers, type AccessSite, type ApiItem } from './support.ts';
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => service?.close());
+const service = await startTestServiceForFile();
 
 async function siteWithArticles(): Promise<{ site: AccessSite; published: ApiItem; draft: ApiItem }> {
   const site = withHelpers(service, await createTestSite(service));

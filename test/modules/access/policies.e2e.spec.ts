@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
+import { describe, expect, it } from 'vitest';
+import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
 import { auditActions } from '../identity/support/identity.ts';
 import { createContentModel, createMember, createRole, withHelpers, type AccessSite } from './support.ts';
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => service?.close());
+const service = await startTestServiceForFile();
 
 const UNKNOWN = '6f1c1b7e-0000-4000-8000-000000000000';
 

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
+import { describe, expect, it } from 'vitest';
+import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
 import { createContentModel, createMember, createRole, grant, withHelpers } from './support.ts';
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => service?.close());
+const service = await startTestServiceForFile();
 
 describe('schema reads for non-administrators', () => {
   it('shows the collections and fields the member holds permissions on, and keeps changes for administrators', async () => {

@@ -1,14 +1,10 @@
 // The change feed and realtime driven by the real content routes (collections, fields, items).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSite, startTestService, type TestService, type TestSite } from '../../support/testService.ts';
+import { describe, expect, it } from 'vitest';
+import { createTestSite, startTestServiceForFile, type TestSite } from '../../support/testService.ts';
 import { connect, subscribe, ticketFor } from '../realtime/support.ts';
 import { feedCaughtUp } from './support.ts';
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => service.close());
+const service = await startTestServiceForFile();
 
 function call(site: TestSite, method: string, path: string, body?: unknown) {
   return service.request(method, path, { site: site.siteId, token: site.adminToken, body });

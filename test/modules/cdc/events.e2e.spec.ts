@@ -1,17 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { streamId } from '../../../domain/shared/events.ts';
 import { readAll, LOG_START } from '../../../infra/eventstore/eventStore.ts';
 import { pruneSiteChangeFeed } from '../../../src/modules/cdc/retention.ts';
-import { createTestSite, startTestService, type TestService, type TestSite } from '../../support/testService.ts';
+import { createTestSite, startTestServiceForFile, type TestSite } from '../../support/testService.ts';
 import { createMember, createRole, grant, withHelpers } from '../access/support.ts';
 import { appendEvents, appendItemEvent, frontendToken, feedCaughtUp } from './support.ts';
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => service.close());
+const service = await startTestServiceForFile();
 
 async function events(site: TestSite, query = '') {
   return service.request('GET', `/cdc/events${query}`, { site: site.siteId, token: site.adminToken });

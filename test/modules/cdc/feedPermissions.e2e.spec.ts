@@ -1,16 +1,12 @@
 // GET /cdc/events as a member with `cdc:subscribe` sees it: the entries, rows and fields its read
 // rules reach, the schema entries schema reads show it, pii/phi values logged as item reads log
 // them, and keyset pages that move past what was left out. Administrators see every entry as stored.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
+import { describe, expect, it } from 'vitest';
+import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
 import { createContentModel, createItem, createMember, createRole, grant, withHelpers, type AccessSite, type RuleInput } from '../access/support.ts';
 import { appendItemEvent, feedCaughtUp } from './support.ts';
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => service.close());
+const service = await startTestServiceForFile();
 
 interface Entry {
   type: string;

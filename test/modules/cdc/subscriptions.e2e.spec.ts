@@ -1,13 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pruneSiteChangeFeed } from '../../../src/modules/cdc/retention.ts';
-import { createTestSite, startTestService, type TestService, type TestSite } from '../../support/testService.ts';
+import { createTestSite, startTestServiceForFile, type TestSite } from '../../support/testService.ts';
 import { appendItemEvent, frontendToken, feedCaughtUp } from './support.ts';
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => service.close());
+const service = await startTestServiceForFile();
 
 function call(site: TestSite, method: string, path: string, body?: unknown) {
   return service.request(method, path, { site: site.siteId, token: site.adminToken, body });

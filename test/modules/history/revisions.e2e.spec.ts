@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../../support/testService.ts';
+import { describe, expect, it } from 'vitest';
+import { startTestServiceForFile } from '../../support/testService.ts';
 import { createHistorySite, createItem, expectError, patchItem, revisionsOf } from './support.ts';
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => service.close());
+const service = await startTestServiceForFile();
 
 describe('item revisions', () => {
   it('records one revision per write, newest first, with snapshot, delta, actor and time', async () => {

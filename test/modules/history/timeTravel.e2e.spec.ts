@@ -1,13 +1,9 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../../support/testService.ts';
+import { describe, expect, it } from 'vitest';
+import { startTestServiceForFile } from '../../support/testService.ts';
 import { createHistorySite, createItem, expectError, patchItem, revisionsOf, type HistorySite } from './support.ts';
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => service.close());
+const service = await startTestServiceForFile();
 
 /** The moment an item's latest write was recorded: the revision's timestamp, the row's valid_from. */
 async function recordedAt(site: HistorySite, collection: string, id: string): Promise<string> {

@@ -1,13 +1,9 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startTestService, type TestService } from '../../support/testService.ts';
+import { describe, expect, inject, it } from 'vitest';
+import { startTestServiceForFile } from '../../support/testService.ts';
 import { createHistorySite, createItem, expectError, patchItem, revisionsOf, type HistorySite } from './support.ts';
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => service.close());
+const service = await startTestServiceForFile();
 
 async function createVersion(site: HistorySite, id: string, key = 'draft', name = 'Draft') {
   const response = await service.request('POST', `/items/articles/${id}/versions`, { ...site.as, body: { key, name } });

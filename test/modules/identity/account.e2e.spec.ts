@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
+import { describe, expect, it } from 'vitest';
+import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
 import { auditActions, createMember, signIn } from './support/identity.ts';
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => service?.close());
+const service = await startTestServiceForFile();
 
 describe('POST /me/change-password', () => {
   it('verifies the current password, ends every access and refresh token at once', async () => {

@@ -1,15 +1,11 @@
 // Attacks on the service's own access tokens.
 import { SignJWT, UnsecuredJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { deriveKey } from '../../../infra/crypto/secrets.ts';
-import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
+import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
 import { createMember } from './support/identity.ts';
 
-let service: TestService;
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => service?.close());
+const service = await startTestServiceForFile();
 
 function claimsOf(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString());

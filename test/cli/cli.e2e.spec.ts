@@ -1,24 +1,14 @@
 // The `svc` command line, spawned for real against the test database.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import { createDatabase, type Database } from '../../infra/postgres/database.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 import { projections } from '../../projections/index.ts';
-import { startTestService, uniqueSiteId, type TestService } from '../support/testService.ts';
+import { openOwnerDatabaseForFile } from '../support/databases.ts';
+import { startTestServiceForFile, uniqueSiteId } from '../support/testService.ts';
 import { createFreshDatabase, type FreshDatabase } from '../projections/freshDatabase.ts';
 import { cliEnvironment, runCli } from './runCli.ts';
 
-let service: TestService;
-let owner: Database;
-
-beforeAll(async () => {
-  service = await startTestService();
-  owner = createDatabase({ connectionString: inject('databaseUrl'), poolSize: 2, asApplicationRole: false });
-});
-afterAll(async () => {
-  await owner.close();
-  await service.close();
-});
+const service = await startTestServiceForFile();
+const owner = openOwnerDatabaseForFile();
 
 function signIn(siteId: string, email: string, password: string) {
   return service.request('POST', '/auth/login', { site: siteId, body: { email, password } });

@@ -1,22 +1,12 @@
 // The audit log of a site (site administrators only) and the verification of its hash chains.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { streamId } from '../../../domain/shared/events.ts';
-import { createDatabase, type Database } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
-import { createTestSite, startTestService, type TestService, type TestSite } from '../../support/testService.ts';
+import { openOwnerDatabaseForFile } from '../../support/databases.ts';
+import { createTestSite, startTestServiceForFile, type TestSite } from '../../support/testService.ts';
 
-let service: TestService;
-let owner: Database;
-
-beforeAll(async () => {
-  service = await startTestService();
-  owner = createDatabase({ connectionString: inject('databaseUrl'), poolSize: 2, asApplicationRole: false });
-});
-afterAll(async () => {
-  await owner.close();
-  await service.close();
-});
+const service = await startTestServiceForFile();
+const owner = openOwnerDatabaseForFile();
 
 /** A site whose admin signed in once more with a known request id, then refreshed twice (a 3-event session stream). */
 async function siteWithHistory(): Promise<TestSite & { requestId: string; sessionStream: string }> {

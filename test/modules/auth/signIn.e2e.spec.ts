@@ -1,27 +1,17 @@
 // Sign-in: login, refresh-token rotation (body and cookie), reuse detection, logout, site binding
 // and tokenVersion.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { userDecider } from '../../../domain/identity/user.ts';
 import { streamId } from '../../../domain/shared/events.ts';
 import { hashPassword } from '../../../infra/crypto/passwords.ts';
-import { createDatabase, type Database } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { createAccessTokenIssuer } from '../../../src/auth/accessTokens.ts';
 import { handleCommand } from '../../../src/runtime/commandHandler.ts';
-import { createTestSite, startTestService, type TestResponse, type TestService, type TestSite } from '../../support/testService.ts';
+import { openOwnerDatabaseForFile } from '../../support/databases.ts';
+import { createTestSite, startTestServiceForFile, type TestResponse, type TestSite } from '../../support/testService.ts';
 
-let service: TestService;
-let owner: Database;
-
-beforeAll(async () => {
-  service = await startTestService();
-  owner = createDatabase({ connectionString: inject('databaseUrl'), poolSize: 2, asApplicationRole: false });
-});
-afterAll(async () => {
-  await owner.close();
-  await service.close();
-});
+const service = await startTestServiceForFile();
+const owner = openOwnerDatabaseForFile();
 
 function login(site: TestSite, password = site.adminPassword, email = site.adminEmail) {
   return service.request('POST', '/auth/login', { site: site.siteId, body: { email, password } });

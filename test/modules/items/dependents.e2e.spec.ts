@@ -1,20 +1,10 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startTestService, type TestService } from '../../support/testService.ts';
+import { describe, expect, it } from 'vitest';
+import { connectOwnerClientForFile } from '../../support/databases.ts';
+import { startTestServiceForFile } from '../../support/testService.ts';
 import { createContentSite, createItem, type ContentSite } from './support.ts';
 
-let service: TestService;
-let owner: pg.Client;
-
-beforeAll(async () => {
-  service = await startTestService();
-  owner = new pg.Client({ connectionString: inject('databaseUrl') });
-  await owner.connect();
-});
-afterAll(async () => {
-  await owner.end();
-  await service.close();
-});
+const service = await startTestServiceForFile();
+const owner = await connectOwnerClientForFile();
 
 /** An author with three articles (restrict) and an article with two comments (set null). */
 async function withDependents(site: ContentSite) {

@@ -1,24 +1,14 @@
 // List totals (`meta.total`) of live items with no filter or a `status` equality come from the count
 // rows that triggers on `items` keep (migration 0104); every other list counts its rows. Both must
 // give the number of rows the list's condition matches, through every kind of write.
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startTestService, type TestService } from '../../support/testService.ts';
+import { describe, expect, it } from 'vitest';
+import { connectOwnerClientForFile } from '../../support/databases.ts';
+import { startTestServiceForFile } from '../../support/testService.ts';
 import { createMember, createRole, grant, withHelpers } from '../access/support.ts';
 import { createContentSite, createItem, type ContentSite } from './support.ts';
 
-let service: TestService;
-let owner: pg.Client;
-
-beforeAll(async () => {
-  service = await startTestService();
-  owner = new pg.Client({ connectionString: inject('databaseUrl') });
-  await owner.connect();
-});
-afterAll(async () => {
-  await owner.end();
-  await service.close();
-});
+const service = await startTestServiceForFile();
+const owner = await connectOwnerClientForFile();
 
 async function total(site: ContentSite, query: string): Promise<number> {
   const response = await site.call('GET', `/items/articles?limit=1${query}`);

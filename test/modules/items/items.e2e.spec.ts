@@ -1,20 +1,10 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startTestService, type TestService } from '../../support/testService.ts';
+import { describe, expect, it } from 'vitest';
+import { connectOwnerClientForFile } from '../../support/databases.ts';
+import { startTestServiceForFile } from '../../support/testService.ts';
 import { createContentSite, createItem, type ContentSite, type Json } from './support.ts';
 
-let service: TestService;
-let owner: pg.Client;
-
-beforeAll(async () => {
-  service = await startTestService();
-  owner = new pg.Client({ connectionString: inject('databaseUrl') });
-  await owner.connect();
-});
-afterAll(async () => {
-  await owner.end();
-  await service.close();
-});
+const service = await startTestServiceForFile();
+const owner = await connectOwnerClientForFile();
 
 async function itemEvents(site: ContentSite, collection: string, id: string) {
   const { rows } = await owner.query<{ type: string; data: Json; metadata: Json; stream_position: number }>(

@@ -1,24 +1,14 @@
 // m2a (many-to-any) relations read through `fields`: junction rows (`blocks.*`), their item expanded
 // in every allowed collection (`blocks.item.title`) or per collection (`blocks.item:headings.title`),
 // with deleted targets, permissions, sensitive-read logging, batching and tenancy as for m2o reads.
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startTestService, type TestService } from '../../support/testService.ts';
+import { describe, expect, it } from 'vitest';
+import { connectOwnerClientForFile } from '../../support/databases.ts';
+import { startTestServiceForFile } from '../../support/testService.ts';
 import { createMember, createRole, grant, withHelpers } from '../access/support.ts';
 import { createContentSite, createItem, type ContentSite, type Json } from './support.ts';
 
-let service: TestService;
-let owner: pg.Client;
-
-beforeAll(async () => {
-  service = await startTestService();
-  owner = new pg.Client({ connectionString: inject('databaseUrl') });
-  await owner.connect();
-});
-afterAll(async () => {
-  await owner.end();
-  await service.close();
-});
+const service = await startTestServiceForFile();
+const owner = await connectOwnerClientForFile();
 
 /**
  * The content site of the item tests plus page blocks: `articles.blocks` (m2a through

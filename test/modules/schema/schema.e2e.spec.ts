@@ -1,22 +1,12 @@
 import fc from 'fast-check';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { settledIndexes } from '../../support/fieldIndexes.ts';
-import { createTestSite, startTestService, type TestService, type TestSite } from '../../support/testService.ts';
+import { connectOwnerClientForFile } from '../../support/databases.ts';
+import { createTestSite, startTestService, startTestServiceForFile, type TestSite } from '../../support/testService.ts';
 import { createMember } from '../identity/support/identity.ts';
 
-let service: TestService;
-let owner: pg.Client;
-
-beforeAll(async () => {
-  service = await startTestService();
-  owner = new pg.Client({ connectionString: inject('databaseUrl') });
-  await owner.connect();
-});
-afterAll(async () => {
-  await owner.end();
-  await service.close();
-});
+const service = await startTestServiceForFile();
+const owner = await connectOwnerClientForFile();
 
 function as(site: TestSite) {
   return (method: string, path: string, body?: unknown) =>

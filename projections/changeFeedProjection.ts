@@ -3,10 +3,11 @@
 // daemon applies it after commit. Each batch tells waiting readers (long-poll, webhook reactor)
 // which sites moved, with a notification that is delivered when the batch commits.
 import { FEED_EVENT_TYPES, feedEntryOf } from '../domain/changeFeed/feedEntry.ts';
+import { EVENT_TYPES } from '../domain/shared/eventCatalogue.ts';
 import type { StoredEvent } from '../domain/shared/events.ts';
 import type { Queryable } from '../infra/postgres/database.ts';
 import { prepared, sql } from '../infra/postgres/sql.ts';
-import { defineProjection } from './projection.ts';
+import { defineProjection, sameHandler } from './projection.ts';
 
 export const CHANGE_FEED_PROJECTION = 'change-feed';
 
@@ -75,13 +76,27 @@ async function appendEntries(tx: Queryable, events: readonly StoredEvent[]): Pro
   tx.notifyAfterCommit('svc_checkpoints', feedNotificationPayload(siteId));
 }
 
+/** The log's event types that become feed entries (domain/changeFeed/feedEntry.ts maps them). */
+const FEED_SOURCE_TYPES = EVENT_TYPES.filter((type) => FEED_EVENT_TYPES.includes(type));
+
 export const changeFeedProjection = defineProjection({
   name: CHANGE_FEED_PROJECTION,
   mode: 'async',
   // The envelope is rendered per entry: about twice the audit log's cost per batch (see search's cost).
   cost: 2,
-  eventTypes: FEED_EVENT_TYPES,
   tables: ['cdc_feed', 'cdc_feed_sites'],
-  apply: (tx, event) => appendEntries(tx, [event]),
+  maintainers: [
+    {
+      table: 'cdc_feed',
+      writer: 'src/modules/cdc/retention.ts (pruneSiteChangeFeed)',
+      why: 'retention (SVC_CDC_RETENTION): removes entries older than the horizon, at most 50,000 per site and run.',
+    },
+    {
+      table: 'cdc_feed_sites',
+      writer: 'src/modules/cdc/retention.ts (pruneSiteChangeFeed)',
+      why: 'moves the site\'s pruned_through with each prune, so that older cursors answer 410 CURSOR_EXPIRED.',
+    },
+  ],
+  handlers: sameHandler(FEED_SOURCE_TYPES, (tx, event) => appendEntries(tx, [event])),
   applyBatch: appendEntries,
 });

@@ -1,15 +1,15 @@
 // The field access log: one row per (item, pii/phi field) a read request returned, from the
 // `item.sensitive_read` events item reads append. Never the values.
-import type { SensitiveReadEventData } from '../domain/content/sensitiveReads.ts';
 import type { StoredEvent } from '../domain/shared/events.ts';
 import type { Queryable } from '../infra/postgres/database.ts';
 import { prepared, sql } from '../infra/postgres/sql.ts';
 import { defineProjection } from './projection.ts';
 
-function rowsOf(event: StoredEvent) {
-  const data = event.data as unknown as SensitiveReadEventData;
+type SensitiveReadEvent = StoredEvent<'item.sensitive_read'>;
+
+function rowsOf(event: SensitiveReadEvent) {
   const { actor, requestId } = event.metadata;
-  return data.reads
+  return event.data.reads
     .flatMap((read) => read.fields.map((field) => ({ collection: read.collection, item_id: read.itemId, field: field.field, sensitivity: field.sensitivity })))
     .map((row, index) => ({
       ...row,
@@ -23,7 +23,7 @@ function rowsOf(event: StoredEvent) {
 }
 
 /** The rows of any number of reads (of one site) in one statement. */
-async function insertRows(tx: Queryable, events: readonly StoredEvent[]): Promise<void> {
+async function insertRows(tx: Queryable, events: readonly SensitiveReadEvent[]): Promise<void> {
   const rows = events.flatMap(rowsOf);
   if (rows.length === 0) return;
   tx.defer(prepared(sql`
@@ -38,8 +38,7 @@ async function insertRows(tx: Queryable, events: readonly StoredEvent[]): Promis
 export const fieldAccessLogProjection = defineProjection({
   name: 'field_access_log',
   mode: 'async',
-  eventTypes: ['item.sensitive_read'],
   tables: ['field_access_log'],
-  apply: (tx, event) => insertRows(tx, [event]),
+  handlers: { 'item.sensitive_read': (tx, event) => insertRows(tx, [event]) },
   applyBatch: insertRows,
 });

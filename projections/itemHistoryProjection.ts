@@ -1,14 +1,17 @@
 // The temporal read model behind `?asOf=`: each item event closes the item's open row at the event's
 // time and opens a row with the new state, so "the item at t" is the row whose
 // [valid_from, valid_to) holds t. A hard delete closes the row and opens none.
-import { contentFieldsOf, ITEM_EVENT_TYPES, type ItemEventData } from '../domain/content/versions/itemSnapshot.ts';
+import type { ItemEventType } from '../domain/content/events.ts';
+import { contentFieldsOf, ITEM_EVENT_TYPES } from '../domain/content/versions/itemSnapshot.ts';
 import type { StoredEvent } from '../domain/shared/events.ts';
 import type { Queryable } from '../infra/postgres/database.ts';
 import { prepared, sql } from '../infra/postgres/sql.ts';
-import { defineProjection } from './projection.ts';
+import { defineProjection, sameHandler } from './projection.ts';
 
-function rowOf(event: StoredEvent) {
-  const { collection, itemId, snapshot } = event.data as unknown as ItemEventData;
+type ItemStoredEvent = StoredEvent<ItemEventType>;
+
+function rowOf(event: ItemStoredEvent) {
+  const { collection, itemId, snapshot } = event.data;
   return {
     site_id: event.siteId,
     collection,
@@ -26,7 +29,7 @@ function rowOf(event: StoredEvent) {
   };
 }
 
-async function openRows(tx: Queryable, events: readonly StoredEvent[]): Promise<void> {
+async function openRows(tx: Queryable, events: readonly ItemStoredEvent[]): Promise<void> {
   tx.defer(prepared(sql`
     INSERT INTO item_history (site_id, collection, id, status, sort, created_at, updated_at, user_created, user_updated,
                               deleted_at, version, data, valid_from, valid_to)
@@ -38,8 +41,7 @@ async function openRows(tx: Queryable, events: readonly StoredEvent[]): Promise<
     ON CONFLICT (site_id, collection, id, version) DO NOTHING`));
 }
 
-async function applyOne(tx: Queryable, event: StoredEvent): Promise<void> {
-  const data = event.data as unknown as ItemEventData;
+async function applyOne(tx: Queryable, event: ItemStoredEvent): Promise<void> {
   if (event.type === 'item.created') {
     // A create starts a new stream (the item decider refuses to create over any history): no open row to close.
     await openRows(tx, [event]);
@@ -48,20 +50,19 @@ async function applyOne(tx: Queryable, event: StoredEvent): Promise<void> {
   // GREATEST: a row never ends before it starts, even if two appends' clocks disagree.
   tx.defer(prepared(sql`
     UPDATE item_history SET valid_to = GREATEST(valid_from, ${event.recordedAt}::timestamptz)
-     WHERE site_id = ${event.siteId} AND collection = ${data.collection} AND id = ${data.itemId} AND valid_to IS NULL`));
+     WHERE site_id = ${event.siteId} AND collection = ${event.data.collection} AND id = ${event.data.itemId} AND valid_to IS NULL`));
   if (event.type !== 'item.hard_deleted') await openRows(tx, [event]);
 }
 
 export const itemHistoryProjection = defineProjection({
   name: 'item_history',
   mode: 'inline',
-  eventTypes: ITEM_EVENT_TYPES,
   tables: ['item_history'],
-  apply: applyOne,
+  handlers: sameHandler(ITEM_EVENT_TYPES, applyOne),
   // A bulk create starts new streams only (the item decider refuses to create over any history), so
   // there is no open row to close: one statement. Anything else goes event by event.
   async applyBatch(tx, events) {
-    const keys = new Set(events.map((event) => `${(event.data as unknown as ItemEventData).collection}/${(event.data as unknown as ItemEventData).itemId}`));
+    const keys = new Set(events.map((event) => `${event.data.collection}/${event.data.itemId}`));
     if (keys.size === events.length && events.every((event) => event.type === 'item.created')) {
       await openRows(tx, events);
       return;

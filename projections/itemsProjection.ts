@@ -1,12 +1,13 @@
 // The item read model: one row per item with its structural columns and its content fields in
 // `data`, and the item's draft (X-Svc-Draft writes) beside it. Inline, so a write reads back at once.
 // Bulk creates arrive together (applyBatch) and are written with one statement.
-import { ITEM_EVENT_TYPES, type ItemBody, type ItemEventData, type ItemSnapshot } from '../domain/content/itemDecider.ts';
+import type { ItemEventType } from '../domain/content/events.ts';
+import type { ItemBody } from '../domain/content/itemDecider.ts';
 import { STRUCTURAL_KEY_SET } from '../domain/content/schemaModel.ts';
 import type { StoredEvent } from '../domain/shared/events.ts';
 import type { Queryable } from '../infra/postgres/database.ts';
 import { prepared, sql } from '../infra/postgres/sql.ts';
-import { defineProjection } from './projection.ts';
+import { defineProjection, sameHandler } from './projection.ts';
 
 /** The columns of an `items` row, from an event. */
 export interface ItemRowValues {
@@ -31,9 +32,10 @@ export function contentOf(body: Record<string, unknown>): Record<string, unknown
   return content;
 }
 
-function rowOf(event: StoredEvent): ItemRowValues {
-  const { collection, itemId, snapshot } = event.data as unknown as ItemEventData;
-  const s: ItemSnapshot = snapshot;
+type ItemStoredEvent = StoredEvent<ItemEventType>;
+
+function rowOf(event: ItemStoredEvent): ItemRowValues {
+  const { collection, itemId, snapshot: s } = event.data;
   return {
     site_id: event.siteId,
     collection,
@@ -63,8 +65,8 @@ async function upsertRows(tx: Queryable, rows: ItemRowValues[]): Promise<void> {
       version = excluded.version, data = excluded.data`));
 }
 
-async function upsertDraft(tx: Queryable, event: StoredEvent, draft: ItemBody): Promise<void> {
-  const { collection, itemId, snapshot } = event.data as unknown as ItemEventData;
+async function upsertDraft(tx: Queryable, event: ItemStoredEvent, draft: ItemBody): Promise<void> {
+  const { collection, itemId, snapshot } = event.data;
   tx.defer(sql`
     INSERT INTO item_drafts (site_id, collection, id, data, status, sort, updated_at, user_updated)
     VALUES (${event.siteId}, ${collection}, ${itemId}, ${JSON.stringify(contentOf(draft))}::jsonb, ${(draft.status as string | null) ?? null},
@@ -73,36 +75,37 @@ async function upsertDraft(tx: Queryable, event: StoredEvent, draft: ItemBody): 
       data = excluded.data, status = excluded.status, sort = excluded.sort, updated_at = excluded.updated_at, user_updated = excluded.user_updated`);
 }
 
-/** Item events written by the item commands carry these; anything else appended under an item type is skipped. */
-function isItemEvent(event: StoredEvent): boolean {
-  const data = event.data as Partial<ItemEventData> | undefined;
-  return typeof data?.collection === 'string' && typeof data.itemId === 'string' && typeof data.snapshot === 'object' && data.snapshot !== null;
+/** Item events after which the item still exists (live or soft-deleted). */
+const ITEM_WRITES = ['item.created', 'item.updated', 'item.deleted', 'item.restored', 'item.reverted', 'item.promoted'] as const;
+
+/** The item after the event: its row, and its draft when a draft write changed it (cause.draft); other events only carry the draft along. */
+async function writeItem(tx: Queryable, event: ItemStoredEvent): Promise<void> {
+  await upsertRows(tx, [rowOf(event)]);
+  const { draft, cause } = event.data;
+  if (draft && cause?.draft === true) await upsertDraft(tx, event, draft);
 }
 
-async function applyOne(tx: Queryable, event: StoredEvent): Promise<void> {
-  if (!isItemEvent(event)) return;
-  const data = event.data as unknown as ItemEventData;
-  if (event.type === 'item.hard_deleted') {
-    tx.defer(sql`DELETE FROM items WHERE site_id = ${event.siteId} AND collection = ${data.collection} AND id = ${data.itemId}`);
-    tx.defer(sql`DELETE FROM item_drafts WHERE site_id = ${event.siteId} AND collection = ${data.collection} AND id = ${data.itemId}`);
-    return;
-  }
-  await upsertRows(tx, [rowOf(event)]);
-  // A draft is written when a draft write changed it (cause.draft); other events only carry it along.
-  if (data.draft && data.cause?.draft === true) await upsertDraft(tx, event, data.draft);
+async function removeItem(tx: Queryable, event: StoredEvent<'item.hard_deleted'>): Promise<void> {
+  const { collection, itemId } = event.data;
+  tx.defer(sql`DELETE FROM items WHERE site_id = ${event.siteId} AND collection = ${collection} AND id = ${itemId}`);
+  tx.defer(sql`DELETE FROM item_drafts WHERE site_id = ${event.siteId} AND collection = ${collection} AND id = ${itemId}`);
 }
 
 export const itemsProjection = defineProjection({
   name: 'items',
   mode: 'inline',
-  eventTypes: ITEM_EVENT_TYPES,
   tables: ['item_drafts', 'items'],
-  apply: applyOne,
+  // The live-item counts (item_count_deltas) follow `items` through its triggers: projections/readModelOwners.ts.
+  handlers: {
+    ...sameHandler(ITEM_WRITES, writeItem),
+    'item.hard_deleted': removeItem,
+  },
+  // Bulk creates of new items without drafts: one statement. Anything else goes event by event.
   async applyBatch(tx, events) {
-    const simple = events.every((event) => event.type === 'item.created' && isItemEvent(event) && !(event.data as unknown as ItemEventData).draft);
-    const ids = new Set(events.map((event) => `${(event.data as unknown as ItemEventData).collection}/${(event.data as unknown as ItemEventData).itemId}`));
+    const simple = events.every((event) => event.type === 'item.created' && !event.data.draft);
+    const ids = new Set(events.map((event) => `${event.data.collection}/${event.data.itemId}`));
     if (!simple || ids.size !== events.length) {
-      for (const event of events) await applyOne(tx, event);
+      for (const event of events) await (event.type === 'item.hard_deleted' ? removeItem(tx, event) : writeItem(tx, event));
       return;
     }
     await upsertRows(tx, events.map(rowOf));

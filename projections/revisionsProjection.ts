@@ -1,13 +1,16 @@
 // Item revisions: one row per item event, with the whole item after the change (snapshot), what
 // changed (delta), who and when. `revision_id` is the event id. Inline: a write's revision is visible at once.
-import { ITEM_EVENT_TYPES, isStagedCause, type ItemEventData } from '../domain/content/versions/itemSnapshot.ts';
+import type { ItemEventType } from '../domain/content/events.ts';
+import { ITEM_EVENT_TYPES, isStagedCause } from '../domain/content/versions/itemSnapshot.ts';
 import type { StoredEvent } from '../domain/shared/events.ts';
 import type { Queryable } from '../infra/postgres/database.ts';
 import { prepared, sql } from '../infra/postgres/sql.ts';
-import { defineProjection } from './projection.ts';
+import { defineProjection, sameHandler } from './projection.ts';
 
-function rowOf(event: StoredEvent) {
-  const data = event.data as unknown as ItemEventData;
+type ItemStoredEvent = StoredEvent<ItemEventType>;
+
+function rowOf(event: ItemStoredEvent) {
+  const data = event.data;
   const cause = data.cause ?? null;
   return {
     site_id: event.siteId,
@@ -16,8 +19,8 @@ function rowOf(event: StoredEvent) {
     item_id: data.itemId,
     version: event.streamPosition,
     event_type: event.type,
-    snapshot: data.snapshot ?? {},
-    delta: data.delta ?? {},
+    snapshot: data.snapshot,
+    delta: data.delta,
     cause,
     draft: data.draft ?? null,
     staged: isStagedCause(cause),
@@ -29,7 +32,7 @@ function rowOf(event: StoredEvent) {
   };
 }
 
-async function insertRows(tx: Queryable, events: readonly StoredEvent[]): Promise<void> {
+async function insertRows(tx: Queryable, events: readonly ItemStoredEvent[]): Promise<void> {
   tx.defer(prepared(sql`
     INSERT INTO item_revisions (site_id, revision_id, collection, item_id, version, event_type, snapshot, delta, cause, draft, staged,
                                 actor_kind, actor_id, request_id, position, recorded_at)
@@ -45,9 +48,8 @@ async function insertRows(tx: Queryable, events: readonly StoredEvent[]): Promis
 export const revisionsProjection = defineProjection({
   name: 'item_revisions',
   mode: 'inline',
-  eventTypes: ITEM_EVENT_TYPES,
   tables: ['item_revisions'],
-  apply: (tx, event) => insertRows(tx, [event]),
+  handlers: sameHandler(ITEM_EVENT_TYPES, (tx, event) => insertRows(tx, [event])),
   // Rows do not depend on each other: a bulk create is one statement.
   applyBatch: insertRows,
 });

@@ -1,15 +1,14 @@
 // The content schema of each site (collections, collection_fields, collection_relations) and the
 // expression indexes it asks for (item_field_indexes), kept in the append's transaction so a schema
 // change is live at once. Indexes are only recorded here: the field index builder
-// (src/modules/schema/fieldIndexBuilder.ts) builds and drops them concurrently, outside any
+// (src/runtime/fieldIndexBuilder.ts) builds and drops them concurrently, outside any
 // transaction, so a schema change never blocks writes to `items`. Every schema event also moves the
 // site's schema version and wakes schema caches on every instance (NOTIFY svc_schema, delivered at commit).
-import { COLLECTION_EVENT_TYPES, FIELD_EVENT_TYPES } from '../domain/content/collectionDecider.ts';
-import { RELATION_EVENT_TYPES } from '../domain/content/relationDecider.ts';
-import { storedFieldsOf, type CollectionMeta, type ContentField, type FieldType, type RelationDefinition } from '../domain/content/schemaModel.ts';
+import { storedFieldsOf, type ContentField, type FieldType, type RelationDefinition } from '../domain/content/schemaModel.ts';
+import type { EventType } from '../domain/shared/events.ts';
 import type { Queryable } from '../infra/postgres/database.ts';
 import { sql, type SqlFragment } from '../infra/postgres/sql.ts';
-import { defineProjection } from './projection.ts';
+import { defineProjection, type EventHandler } from './projection.ts';
 
 type IndexKind = 'text' | 'numeric' | 'boolean' | 'json';
 
@@ -106,80 +105,83 @@ async function upsertRelation(tx: Queryable, siteId: string, relation: RelationD
     ON CONFLICT (site_id, id) DO UPDATE SET definition = excluded.definition, updated_at = excluded.updated_at`);
 }
 
+/** Every schema event moves the site's schema version and wakes schema caches, after its rows. */
+function changesSchema<Type extends EventType>(apply: EventHandler<Type>): EventHandler<Type> {
+  return async (tx, event) => {
+    await apply(tx, event);
+    await tx.query(sql`
+      INSERT INTO schema_versions (site_id, version) VALUES (${event.siteId}, ${event.position})
+      ON CONFLICT (site_id) DO UPDATE SET version = GREATEST(schema_versions.version, excluded.version)`);
+    await tx.query(sql`SELECT pg_notify('svc_schema', ${event.siteId})`);
+  };
+}
+
+const upsertCollection = changesSchema<'collection.created'>(async (tx, { siteId, data, recordedAt: at }) => {
+  await tx.query(sql`
+    INSERT INTO collections (site_id, name, meta, created_at, updated_at, deleted_at)
+    VALUES (${siteId}, ${data.collection}, ${JSON.stringify(data.meta)}::jsonb, ${at}, ${at}, NULL)
+    ON CONFLICT (site_id, name) DO UPDATE SET meta = excluded.meta, updated_at = excluded.updated_at, deleted_at = NULL`);
+});
+
+const upsertField = changesSchema<'field.added' | 'field.updated'>(async (tx, event) => {
+  const { siteId, data, recordedAt: at } = event;
+  await tx.query(sql`
+    INSERT INTO collection_fields (site_id, collection, field, definition, position, created_at, updated_at)
+    VALUES (${siteId}, ${data.collection}, ${data.field.field}, ${JSON.stringify(data.field)}::jsonb, ${event.position}, ${at}, ${at})
+    ON CONFLICT (site_id, collection, field) DO UPDATE SET definition = excluded.definition, updated_at = excluded.updated_at`);
+  await syncFieldIndex(tx, siteId, data.collection, data.field.field);
+});
+
+const upsertRelationEvent = changesSchema<'relation.created' | 'relation.updated'>(async (tx, { siteId, data, recordedAt: at }) => {
+  const [previous] = await tx.query<{ definition: RelationDefinition }>(
+    sql`SELECT definition FROM collection_relations WHERE site_id = ${siteId} AND id = ${data.relationId}`,
+  );
+  await upsertRelation(tx, siteId, data.relation, at);
+  const touched = [...(previous ? storedFieldsOf(previous.definition) : []), ...storedFieldsOf(data.relation)];
+  for (const key of new Set(touched.map((stored) => `${stored.collection}\u0000${stored.field}`))) {
+    const [collection = '', field = ''] = key.split('\u0000');
+    await syncFieldIndex(tx, siteId, collection, field);
+  }
+});
+
 export const schemaProjection = defineProjection({
   name: 'schema',
   mode: 'inline',
-  eventTypes: [...COLLECTION_EVENT_TYPES, ...FIELD_EVENT_TYPES, ...RELATION_EVENT_TYPES],
   tables: ['item_field_indexes', 'collection_relations', 'collection_fields', 'collections', 'schema_versions'],
-  async apply(tx, event) {
-    const { siteId } = event;
-    const at = event.recordedAt;
-    switch (event.type) {
-      case 'collection.created': {
-        const data = event.data as { collection: string; meta: CollectionMeta };
-        await tx.query(sql`
-          INSERT INTO collections (site_id, name, meta, created_at, updated_at, deleted_at)
-          VALUES (${siteId}, ${data.collection}, ${JSON.stringify(data.meta)}::jsonb, ${at}, ${at}, NULL)
-          ON CONFLICT (site_id, name) DO UPDATE SET meta = excluded.meta, updated_at = excluded.updated_at, deleted_at = NULL`);
-        break;
-      }
-      case 'collection.updated': {
-        const data = event.data as { collection: string; meta: CollectionMeta };
-        await tx.query(sql`
-          UPDATE collections SET meta = ${JSON.stringify(data.meta)}::jsonb, updated_at = ${at}
-           WHERE site_id = ${siteId} AND name = ${data.collection}`);
-        break;
-      }
-      case 'collection.deleted': {
-        const data = event.data as { collection: string };
-        await tx.query(sql`UPDATE collections SET deleted_at = ${at}, updated_at = ${at} WHERE site_id = ${siteId} AND name = ${data.collection}`);
-        const fields = await tx.query<{ field: string }>(sql`
-          SELECT field FROM collection_fields WHERE site_id = ${siteId} AND collection = ${data.collection} ORDER BY field`);
-        for (const { field } of fields) await syncFieldIndex(tx, siteId, data.collection, field);
-        break;
-      }
-      case 'field.added':
-      case 'field.updated': {
-        const data = event.data as { collection: string; field: ContentField };
-        await tx.query(sql`
-          INSERT INTO collection_fields (site_id, collection, field, definition, position, created_at, updated_at)
-          VALUES (${siteId}, ${data.collection}, ${data.field.field}, ${JSON.stringify(data.field)}::jsonb, ${event.position}, ${at}, ${at})
-          ON CONFLICT (site_id, collection, field) DO UPDATE SET definition = excluded.definition, updated_at = excluded.updated_at`);
-        await syncFieldIndex(tx, siteId, data.collection, data.field.field);
-        break;
-      }
-      case 'field.removed': {
-        const data = event.data as { collection: string; field: string };
-        await tx.query(sql`DELETE FROM collection_fields WHERE site_id = ${siteId} AND collection = ${data.collection} AND field = ${data.field}`);
-        await syncFieldIndex(tx, siteId, data.collection, data.field);
-        break;
-      }
-      case 'relation.created':
-      case 'relation.updated': {
-        const data = event.data as { relationId: string; relation: RelationDefinition };
-        const [previous] = await tx.query<{ definition: RelationDefinition }>(
-          sql`SELECT definition FROM collection_relations WHERE site_id = ${siteId} AND id = ${data.relationId}`,
-        );
-        await upsertRelation(tx, siteId, data.relation, at);
-        const touched = [...(previous ? storedFieldsOf(previous.definition) : []), ...storedFieldsOf(data.relation)];
-        for (const key of new Set(touched.map((stored) => `${stored.collection}\u0000${stored.field}`))) {
-          const [collection = '', field = ''] = key.split('\u0000');
-          await syncFieldIndex(tx, siteId, collection, field);
-        }
-        break;
-      }
-      case 'relation.deleted': {
-        const data = event.data as { relationId: string; relation: RelationDefinition };
-        await tx.query(sql`DELETE FROM collection_relations WHERE site_id = ${siteId} AND id = ${data.relationId}`);
-        for (const stored of storedFieldsOf(data.relation)) await syncFieldIndex(tx, siteId, stored.collection, stored.field);
-        break;
-      }
-      default:
-        return;
-    }
-    await tx.query(sql`
-      INSERT INTO schema_versions (site_id, version) VALUES (${siteId}, ${event.position})
-      ON CONFLICT (site_id) DO UPDATE SET version = GREATEST(schema_versions.version, excluded.version)`);
-    await tx.query(sql`SELECT pg_notify('svc_schema', ${siteId})`);
+  maintainers: [
+    {
+      table: 'item_field_indexes',
+      writer: 'src/runtime/fieldIndexBuilder.ts',
+      why:
+        'builds and drops the indexes this projection records, outside any transaction (CREATE/DROP INDEX CONCURRENTLY), and ' +
+        'records how that went: state building → ready or failed, dropping rows removed once their index is gone. The rows ' +
+        'this projection writes say which index is wanted; the builder only settles their state against the catalog.',
+    },
+  ],
+  handlers: {
+    'collection.created': upsertCollection,
+    'collection.updated': changesSchema(async (tx, { siteId, data, recordedAt: at }) => {
+      await tx.query(sql`
+        UPDATE collections SET meta = ${JSON.stringify(data.meta)}::jsonb, updated_at = ${at}
+         WHERE site_id = ${siteId} AND name = ${data.collection}`);
+    }),
+    'collection.deleted': changesSchema(async (tx, { siteId, data, recordedAt: at }) => {
+      await tx.query(sql`UPDATE collections SET deleted_at = ${at}, updated_at = ${at} WHERE site_id = ${siteId} AND name = ${data.collection}`);
+      const fields = await tx.query<{ field: string }>(sql`
+        SELECT field FROM collection_fields WHERE site_id = ${siteId} AND collection = ${data.collection} ORDER BY field`);
+      for (const { field } of fields) await syncFieldIndex(tx, siteId, data.collection, field);
+    }),
+    'field.added': upsertField,
+    'field.updated': upsertField,
+    'field.removed': changesSchema(async (tx, { siteId, data }) => {
+      await tx.query(sql`DELETE FROM collection_fields WHERE site_id = ${siteId} AND collection = ${data.collection} AND field = ${data.field}`);
+      await syncFieldIndex(tx, siteId, data.collection, data.field);
+    }),
+    'relation.created': upsertRelationEvent,
+    'relation.updated': upsertRelationEvent,
+    'relation.deleted': changesSchema(async (tx, { siteId, data }) => {
+      await tx.query(sql`DELETE FROM collection_relations WHERE site_id = ${siteId} AND id = ${data.relationId}`);
+      for (const stored of storedFieldsOf(data.relation)) await syncFieldIndex(tx, siteId, stored.collection, stored.field);
+    }),
   },
 });

@@ -3,11 +3,15 @@
 // projection daemon keeps it up to date. Schema events tell it field types (hashes, ids, dates and
 // numbers are not indexed). Soft-deleted items leave the index; soft-deleted collections and items
 // are also filtered at query time against the live read models (src/modules/search/queries.ts).
-import { ITEM_EVENT_TYPES, STRUCTURAL_KEYS, type ItemEventData } from '../domain/content/versions/itemSnapshot.ts';
+import type { ItemEventType } from '../domain/content/events.ts';
+import { ITEM_EVENT_TYPES, STRUCTURAL_KEYS } from '../domain/content/versions/itemSnapshot.ts';
 import type { StoredEvent } from '../domain/shared/events.ts';
 import type { Queryable } from '../infra/postgres/database.ts';
 import { prepared, sql } from '../infra/postgres/sql.ts';
-import { defineProjection } from './projection.ts';
+import { defineProjection, sameHandler } from './projection.ts';
+
+type ItemStoredEvent = StoredEvent<ItemEventType>;
+type FieldStoredEvent = StoredEvent<'field.added' | 'field.updated' | 'field.removed'>;
 
 /** Field types whose values are text a reader would search for; unknown fields count as text. */
 const NOT_SEARCHABLE_TYPES: ReadonlySet<string> = new Set([
@@ -127,11 +131,10 @@ function removeDocuments(tx: Queryable, siteId: string, keys: readonly { collect
  * snapshot replaces it, a deletion removes it), so only each item's last event is written, all
  * upserts in one statement and all removals in another.
  */
-async function indexItemEvents(tx: Queryable, events: readonly StoredEvent[]): Promise<void> {
-  const last = new Map<string, StoredEvent>();
+async function indexItemEvents(tx: Queryable, events: readonly ItemStoredEvent[]): Promise<void> {
+  const last = new Map<string, ItemStoredEvent>();
   for (const event of events) {
-    const { collection, itemId } = event.data as unknown as ItemEventData;
-    const key = `${collection}\u0000${itemId}`;
+    const key = `${event.data.collection}\u0000${event.data.itemId}`;
     last.delete(key);
     last.set(key, event);
   }
@@ -139,8 +142,8 @@ async function indexItemEvents(tx: Queryable, events: readonly StoredEvent[]): P
   const documents: SearchDocument[] = [];
   const removed: { collection: string; id: string }[] = [];
   for (const event of last.values()) {
-    const data = event.data as unknown as ItemEventData;
-    const live = event.type !== 'item.deleted' && event.type !== 'item.hard_deleted' && !data.snapshot?.deletedAt;
+    const data = event.data;
+    const live = event.type !== 'item.deleted' && event.type !== 'item.hard_deleted' && !data.snapshot.deletedAt;
     if (!live) {
       removed.push({ collection: data.collection, id: data.itemId });
       continue;
@@ -152,11 +155,11 @@ async function indexItemEvents(tx: Queryable, events: readonly StoredEvent[]): P
   removeDocuments(tx, siteId, removed);
 }
 
-async function applySchemaEvent(tx: Queryable, event: StoredEvent): Promise<void> {
+async function applySchemaEvent(tx: Queryable, event: FieldStoredEvent): Promise<void> {
   const siteId = event.siteId;
   fieldTypesByTransaction.delete(tx);
   if (event.type === 'field.removed') {
-    const { collection, field } = event.data as { collection: string; field: string };
+    const { collection, field } = event.data;
     tx.defer(sql`DELETE FROM search_fields WHERE site_id = ${siteId} AND collection = ${collection} AND field = ${field}`);
     const documents = await tx.query<{ id: string; texts: IndexedTexts; version: number; indexed_at: Date }>(sql`
       SELECT id, texts, version, indexed_at FROM search_documents
@@ -171,18 +174,19 @@ async function applySchemaEvent(tx: Queryable, event: StoredEvent): Promise<void
     );
     return;
   }
-  const { collection, field } = event.data as { collection: string; field: { field: string; type?: string } };
-  if (!field?.field || typeof field.type !== 'string') return;
+  const { collection, field } = event.data;
   tx.defer(sql`
     INSERT INTO search_fields (site_id, collection, field, type) VALUES (${siteId}, ${collection}, ${field.field}, ${field.type})
     ON CONFLICT (site_id, collection, field) DO UPDATE SET type = excluded.type`);
 }
 
+const SCHEMA_EVENT_TYPES = ['field.added', 'field.updated', 'field.removed'] as const;
+
 /** Events of one site in log order: runs of item events are indexed together, schema events one by one. */
-async function applyEvents(tx: Queryable, events: readonly StoredEvent[]): Promise<void> {
-  let items: StoredEvent[] = [];
+async function applyEvents(tx: Queryable, events: readonly (ItemStoredEvent | FieldStoredEvent)[]): Promise<void> {
+  let items: ItemStoredEvent[] = [];
   for (const event of events) {
-    if (!event.type.startsWith('field.')) {
+    if (!isFieldEvent(event)) {
       items.push(event);
       continue;
     }
@@ -193,7 +197,9 @@ async function applyEvents(tx: Queryable, events: readonly StoredEvent[]): Promi
   if (items.length > 0) await indexItemEvents(tx, items);
 }
 
-const SCHEMA_EVENT_TYPES = ['field.added', 'field.updated', 'field.removed'] as const;
+function isFieldEvent(event: ItemStoredEvent | FieldStoredEvent): event is FieldStoredEvent {
+  return event.type === 'field.added' || event.type === 'field.updated' || event.type === 'field.removed';
+}
 
 export const searchProjection = defineProjection({
   name: 'search',
@@ -201,8 +207,10 @@ export const searchProjection = defineProjection({
   // Tokenizing and the GIN index make it the costliest async read model by far: about four times
   // the change feed per batch of created items, which costs about twice the audit log.
   cost: 4,
-  eventTypes: [...ITEM_EVENT_TYPES, ...SCHEMA_EVENT_TYPES],
   tables: ['search_documents', 'search_fields'],
-  apply: (tx, event) => applyEvents(tx, [event]),
+  handlers: {
+    ...sameHandler(ITEM_EVENT_TYPES, (tx, event) => indexItemEvents(tx, [event])),
+    ...sameHandler(SCHEMA_EVENT_TYPES, applySchemaEvent),
+  },
   applyBatch: applyEvents,
 });

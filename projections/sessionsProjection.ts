@@ -1,4 +1,3 @@
-import type { SessionEvent } from '../domain/identity/session.ts';
 import { sql } from '../infra/postgres/sql.ts';
 import { defineProjection } from './projection.ts';
 import { IDENTITY_CHANNEL } from './usersProjection.ts';
@@ -6,34 +5,29 @@ import { IDENTITY_CHANNEL } from './usersProjection.ts';
 export const sessionsProjection = defineProjection({
   name: 'sessions',
   mode: 'inline',
-  eventTypes: ['session.started', 'session.refreshed', 'session.revoked'],
   tables: ['sessions'],
-  async apply(tx, event) {
-    tx.notifyAfterCommit(IDENTITY_CHANNEL, event.siteId);
-    const typed = { type: event.type, data: event.data } as SessionEvent;
-    switch (typed.type) {
-      case 'session.started': {
-        const d = typed.data;
-        await tx.query(sql`
-          INSERT INTO sessions (site_id, id, user_id, refresh_token_hash, user_agent, ip, impersonator_id, created_at, last_used_at, expires_at)
-          VALUES (${event.siteId}, ${d.sessionId}, ${d.userId}, ${d.refreshTokenHash}, ${d.userAgent}, ${d.ip},
-                  ${d.impersonatorId ?? null}, ${event.recordedAt}, ${event.recordedAt}, ${d.expiresAt})`);
-        return;
-      }
-      case 'session.refreshed': {
-        const d = typed.data;
-        await tx.query(sql`
-          UPDATE sessions SET refresh_token_hash = ${d.refreshTokenHash}, last_used_at = ${event.recordedAt}, expires_at = ${d.expiresAt}
-           WHERE site_id = ${event.siteId} AND id = ${d.sessionId}`);
-        return;
-      }
-      case 'session.revoked': {
-        const d = typed.data;
-        await tx.query(sql`
-          UPDATE sessions SET revoked_at = ${event.recordedAt}, revoked_reason = ${d.reason}
-           WHERE site_id = ${event.siteId} AND id = ${d.sessionId}`);
-        return;
-      }
-    }
+  handlers: {
+    'session.started': async (tx, event) => {
+      tx.notifyAfterCommit(IDENTITY_CHANNEL, event.siteId);
+      const d = event.data;
+      await tx.query(sql`
+        INSERT INTO sessions (site_id, id, user_id, refresh_token_hash, user_agent, ip, impersonator_id, created_at, last_used_at, expires_at)
+        VALUES (${event.siteId}, ${d.sessionId}, ${d.userId}, ${d.refreshTokenHash}, ${d.userAgent}, ${d.ip},
+                ${d.impersonatorId ?? null}, ${event.recordedAt}, ${event.recordedAt}, ${d.expiresAt})`);
+    },
+    'session.refreshed': async (tx, event) => {
+      tx.notifyAfterCommit(IDENTITY_CHANNEL, event.siteId);
+      const d = event.data;
+      await tx.query(sql`
+        UPDATE sessions SET refresh_token_hash = ${d.refreshTokenHash}, last_used_at = ${event.recordedAt}, expires_at = ${d.expiresAt}
+         WHERE site_id = ${event.siteId} AND id = ${d.sessionId}`);
+    },
+    'session.revoked': async (tx, event) => {
+      tx.notifyAfterCommit(IDENTITY_CHANNEL, event.siteId);
+      const d = event.data;
+      await tx.query(sql`
+        UPDATE sessions SET revoked_at = ${event.recordedAt}, revoked_reason = ${d.reason}
+         WHERE site_id = ${event.siteId} AND id = ${d.sessionId}`);
+    },
   },
 });

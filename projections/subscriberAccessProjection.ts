@@ -5,16 +5,15 @@ import { defineProjection } from './projection.ts';
 export const subscriberAccessProjection = defineProjection({
   name: 'subscriber_access',
   mode: 'inline',
-  eventTypes: ['subscriber_access.granted', 'subscriber_access.revoked'],
   tables: ['subscriber_access'],
-  async apply(tx, event) {
-    const { collection } = event.data as { collection: string };
-    if (event.type === 'subscriber_access.granted') {
+  handlers: {
+    'subscriber_access.granted': async (tx, event) => {
       await tx.query(sql`
         INSERT INTO subscriber_access (site_id, collection, granted_by, granted_at)
-        VALUES (${event.siteId}, ${collection}, ${event.metadata.actor?.id ?? null}, ${event.recordedAt})`);
-    } else {
-      await tx.query(sql`DELETE FROM subscriber_access WHERE site_id = ${event.siteId} AND collection = ${collection}`);
-    }
+        VALUES (${event.siteId}, ${event.data.collection}, ${event.metadata.actor?.id ?? null}, ${event.recordedAt})`);
+    },
+    'subscriber_access.revoked': async (tx, event) => {
+      await tx.query(sql`DELETE FROM subscriber_access WHERE site_id = ${event.siteId} AND collection = ${event.data.collection}`);
+    },
   },
 });

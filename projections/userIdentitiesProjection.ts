@@ -5,16 +5,16 @@ import { defineProjection } from './projection.ts';
 export const userIdentitiesProjection = defineProjection({
   name: 'user_identities',
   mode: 'inline',
-  eventTypes: ['user.external_identity_linked', 'user.deleted'],
   tables: ['user_identities'],
-  async apply(tx, event) {
-    if (event.type === 'user.deleted') {
-      await tx.query(sql`DELETE FROM user_identities WHERE site_id = ${event.siteId} AND user_id = ${(event.data as { userId: string }).userId}`);
-      return;
-    }
-    const d = event.data as { userId: string; issuerId: string; externalId: string };
-    await tx.query(sql`
-      INSERT INTO user_identities (site_id, issuer_id, external_id, user_id, linked_at)
-      VALUES (${event.siteId}, ${d.issuerId}, ${d.externalId}, ${d.userId}, ${event.recordedAt})`);
+  handlers: {
+    'user.external_identity_linked': async (tx, event) => {
+      const d = event.data;
+      await tx.query(sql`
+        INSERT INTO user_identities (site_id, issuer_id, external_id, user_id, linked_at)
+        VALUES (${event.siteId}, ${d.issuerId}, ${d.externalId}, ${d.userId}, ${event.recordedAt})`);
+    },
+    'user.deleted': async (tx, event) => {
+      await tx.query(sql`DELETE FROM user_identities WHERE site_id = ${event.siteId} AND user_id = ${event.data.userId}`);
+    },
   },
 });

@@ -2,39 +2,12 @@
 // principal may do is the union of the rules of every policy that reaches it (src/access).
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
+import { POLICY_EVENT_TYPES, type AttachmentKind, type AttachmentTarget, type PolicyChanges, type PolicyEvent } from './events.ts';
 import type { PermissionRule } from './permissionRule.ts';
 
-export type AttachmentKind = 'role' | 'user' | 'team';
-export interface AttachmentTarget {
-  kind: AttachmentKind;
-  id: string;
-}
-
-export interface PolicyChanges {
-  name?: string;
-  description?: string | null;
-}
+export { POLICY_EVENT_TYPES, type AttachmentKind, type AttachmentTarget, type PolicyChanges, type PolicyEvent };
 
 export const MAX_RULES_PER_POLICY = 500;
-
-export type PolicyEvent =
-  | { type: 'policy.created'; data: { policyId: string; name: string; description: string | null } }
-  | { type: 'policy.updated'; data: { policyId: string; changes: PolicyChanges } }
-  | { type: 'policy.deleted'; data: { policyId: string } }
-  | { type: 'policy.permission_added'; data: { policyId: string; permissionId: string } & PermissionRule }
-  | { type: 'policy.permission_removed'; data: { policyId: string; permissionId: string } }
-  | { type: 'policy.attached'; data: { policyId: string; target: AttachmentTarget } }
-  | { type: 'policy.detached'; data: { policyId: string; target: AttachmentTarget } };
-
-export const POLICY_EVENT_TYPES = [
-  'policy.created',
-  'policy.updated',
-  'policy.deleted',
-  'policy.permission_added',
-  'policy.permission_removed',
-  'policy.attached',
-  'policy.detached',
-] as const;
 
 export type PolicyCommand =
   | { type: 'createPolicy'; policyId: string; name: string; description?: string | null }

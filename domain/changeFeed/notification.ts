@@ -3,20 +3,9 @@
 // committed-event path as item signals.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
+import { NOTIFICATION_SEVERITIES, type NotificationContent, type NotificationEvent, type NotificationSeverity } from './events.ts';
 
-export const NOTIFICATION_SEVERITIES = ['info', 'success', 'warning', 'error'] as const;
-export type NotificationSeverity = (typeof NOTIFICATION_SEVERITIES)[number];
-
-export interface NotificationContent {
-  kind: string;
-  severity: NotificationSeverity;
-  title: string;
-  body: string | null;
-  deepLink: string | null;
-  entityId: string | null;
-}
-
-export type NotificationEvent = { type: 'notification.published'; data: NotificationContent & { notificationId: string } };
+export { NOTIFICATION_SEVERITIES, type NotificationContent, type NotificationEvent, type NotificationSeverity };
 
 export type NotificationCommand = { type: 'publish'; notificationId: string } & NotificationContent;
 
@@ -33,11 +22,11 @@ export const notificationDecider: Decider<{ published: boolean }, NotificationCo
 };
 
 /** The `notification` object of the realtime frame: the content, its id, and when it was published. */
-export function notificationFrameOf(event: { data: Record<string, unknown>; recordedAt: Date }): {
+export function notificationFrameOf(event: { data: NotificationEvent['data']; recordedAt: Date }): {
   type: 'notification';
   notification: NotificationContent & { id: string; ts: string };
 } {
-  const data = event.data as unknown as NotificationEvent['data'];
+  const { data } = event;
   return {
     type: 'notification',
     notification: {

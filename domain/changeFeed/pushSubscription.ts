@@ -3,17 +3,9 @@
 // owner or when the push service says the endpoint is gone.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
+import { PUSH_SUBSCRIPTION_EVENT_TYPES, type PushKeys, type PushSubscriptionEvent } from './events.ts';
 
-export interface PushKeys {
-  p256dh: string;
-  auth: string;
-}
-
-export type PushSubscriptionEvent =
-  | { type: 'push_subscription.registered'; data: { subscriptionId: string; userId: string; endpoint: string; keys: PushKeys } }
-  | { type: 'push_subscription.removed'; data: { subscriptionId: string; reason: 'user' | 'gone' } };
-
-export const PUSH_SUBSCRIPTION_EVENT_TYPES: readonly PushSubscriptionEvent['type'][] = ['push_subscription.registered', 'push_subscription.removed'];
+export { PUSH_SUBSCRIPTION_EVENT_TYPES, type PushKeys, type PushSubscriptionEvent };
 
 export type PushSubscriptionCommand =
   | { type: 'register'; subscriptionId: string; userId: string; endpoint: string; keys: PushKeys }

@@ -4,52 +4,27 @@
 // service; replay brings dead and stale back to active.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
+import {
+  SUBSCRIPTION_EVENT_TYPES,
+  SUBSCRIPTION_KINDS,
+  SUBSCRIPTION_STATES,
+  type SubscriptionChanges,
+  type SubscriptionDefinition,
+  type SubscriptionEvent,
+  type SubscriptionKind,
+  type SubscriptionStateName,
+} from './events.ts';
 
-export const SUBSCRIPTION_KINDS = ['pull', 'webhook'] as const;
-export type SubscriptionKind = (typeof SUBSCRIPTION_KINDS)[number];
-export const SUBSCRIPTION_STATES = ['active', 'paused', 'dead', 'stale'] as const;
-export type SubscriptionStateName = (typeof SUBSCRIPTION_STATES)[number];
-
-export interface SubscriptionDefinition {
-  name: string;
-  kind: SubscriptionKind;
-  url: string | null;
-  /** The webhook signing secret, encrypted; never the secret itself. */
-  secretCiphertext: string | null;
-  /** null = every collection / every operation. */
-  collections: string[] | null;
-  operations: string[] | null;
-}
-
-export type SubscriptionChanges = Partial<Omit<SubscriptionDefinition, 'kind'>>;
-
-export type SubscriptionEvent =
-  | { type: 'cdc_subscription.created'; data: SubscriptionDefinition & { subscriptionId: string; cursorSeq: number } }
-  | { type: 'cdc_subscription.updated'; data: { subscriptionId: string; changes: SubscriptionChanges } }
-  | { type: 'cdc_subscription.paused'; data: { subscriptionId: string } }
-  | { type: 'cdc_subscription.resumed'; data: { subscriptionId: string } }
-  | { type: 'cdc_subscription.acknowledged'; data: { subscriptionId: string; cursorSeq: number } }
-  | {
-      type: 'cdc_subscription.replayed';
-      data: { subscriptionId: string; cursorSeq: number; generation: number; previousState: SubscriptionStateName; state: SubscriptionStateName };
-    }
-  | { type: 'cdc_subscription.dispatch_requested'; data: { subscriptionId: string } }
-  | { type: 'cdc_subscription.died'; data: { subscriptionId: string; reason: string } }
-  | { type: 'cdc_subscription.went_stale'; data: { subscriptionId: string; reason: string } }
-  | { type: 'cdc_subscription.deleted'; data: { subscriptionId: string } };
-
-export const SUBSCRIPTION_EVENT_TYPES: readonly SubscriptionEvent['type'][] = [
-  'cdc_subscription.created',
-  'cdc_subscription.updated',
-  'cdc_subscription.paused',
-  'cdc_subscription.resumed',
-  'cdc_subscription.acknowledged',
-  'cdc_subscription.replayed',
-  'cdc_subscription.dispatch_requested',
-  'cdc_subscription.died',
-  'cdc_subscription.went_stale',
-  'cdc_subscription.deleted',
-];
+export {
+  SUBSCRIPTION_EVENT_TYPES,
+  SUBSCRIPTION_KINDS,
+  SUBSCRIPTION_STATES,
+  type SubscriptionChanges,
+  type SubscriptionDefinition,
+  type SubscriptionEvent,
+  type SubscriptionKind,
+  type SubscriptionStateName,
+};
 
 export type SubscriptionCommand =
   | ({ type: 'create'; subscriptionId: string; cursorSeq: number } & SubscriptionDefinition)

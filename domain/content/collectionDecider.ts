@@ -3,19 +3,11 @@
 // Applying a whole schema emits only the differences, so applying the same schema twice emits nothing.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
+import { COLLECTION_EVENT_TYPES, FIELD_EVENT_TYPES, type CollectionEvent } from './events.ts';
 import { checkFieldDefinition, toCollectionMeta, patchContentField, type CollectionMetaInput, type FieldPatchInput } from './schemaInput.ts';
 import { DEFAULT_COLLECTION_META, type CollectionMeta, type ContentField } from './schemaModel.ts';
 
-export type CollectionEvent =
-  | { type: 'collection.created'; data: { collection: string; meta: CollectionMeta } }
-  | { type: 'collection.updated'; data: { collection: string; meta: CollectionMeta } }
-  | { type: 'collection.deleted'; data: { collection: string } }
-  | { type: 'field.added'; data: { collection: string; field: ContentField } }
-  | { type: 'field.updated'; data: { collection: string; field: ContentField } }
-  | { type: 'field.removed'; data: { collection: string; field: string } };
-
-export const COLLECTION_EVENT_TYPES = ['collection.created', 'collection.updated', 'collection.deleted'] as const;
-export const FIELD_EVENT_TYPES = ['field.added', 'field.updated', 'field.removed'] as const;
+export { COLLECTION_EVENT_TYPES, FIELD_EVENT_TYPES, type CollectionEvent };
 
 export type CollectionCommand =
   | { type: 'createCollection'; collection: string; meta: CollectionMeta; fields: readonly ContentField[] }

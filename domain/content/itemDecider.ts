@@ -4,49 +4,14 @@
 // last event is the state of its whole stream: the write path reads only that event.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
+import { ITEM_EVENT_TYPES, type ItemEvent, type ItemEventData, type ItemEventType, type ItemSnapshot } from './events.ts';
 import { invalidValue } from './fieldValues.ts';
 import { STRUCTURAL_KEY_SET } from './schemaModel.ts';
 
-export interface ItemSnapshot {
-  id: string;
-  status: string | null;
-  sort: number | null;
-  createdAt: string;
-  updatedAt: string;
-  userCreated: string | null;
-  userUpdated: string | null;
-  deletedAt: string | null;
-  [field: string]: unknown;
-}
+export { ITEM_EVENT_TYPES, type ItemEvent, type ItemEventData, type ItemEventType, type ItemSnapshot };
 
 /** What a write may set: `status`, `sort` and content fields. */
 export type ItemBody = Record<string, unknown>;
-
-export const ITEM_EVENT_TYPES = [
-  'item.created',
-  'item.updated',
-  'item.deleted',
-  'item.restored',
-  'item.reverted',
-  'item.promoted',
-  'item.hard_deleted',
-] as const;
-export type ItemEventType = (typeof ITEM_EVENT_TYPES)[number];
-
-export interface ItemEventData {
-  collection: string;
-  itemId: string;
-  snapshot: ItemSnapshot;
-  delta: Record<string, unknown>;
-  cause?: Record<string, unknown>;
-  /** The item's draft (X-Svc-Draft writes) after the event, when it has one: `status`, `sort` and content. */
-  draft?: ItemBody;
-}
-
-export interface ItemEvent {
-  type: ItemEventType;
-  data: ItemEventData;
-}
 
 export interface ItemState {
   lifecycle: 'absent' | 'live' | 'deleted' | 'purged';

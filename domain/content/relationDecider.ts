@@ -2,6 +2,7 @@
 // checked against the whole site schema by checkRelationAgainstSchema, before the decider runs.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
+import { RELATION_EVENT_TYPES, type RelationEvent } from './events.ts';
 import type { RelationPatchInput } from './schemaInput.ts';
 import {
   aliasFieldsOf,
@@ -13,12 +14,7 @@ import {
   type RelationDefinition,
 } from './schemaModel.ts';
 
-export type RelationEvent =
-  | { type: 'relation.created'; data: { relationId: string; relation: RelationDefinition } }
-  | { type: 'relation.updated'; data: { relationId: string; relation: RelationDefinition } }
-  | { type: 'relation.deleted'; data: { relationId: string; relation: RelationDefinition } };
-
-export const RELATION_EVENT_TYPES = ['relation.created', 'relation.updated', 'relation.deleted'] as const;
+export { RELATION_EVENT_TYPES, type RelationEvent };
 
 export type RelationCommand =
   | { type: 'createRelation'; relation: RelationDefinition }

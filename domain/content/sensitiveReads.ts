@@ -1,17 +1,8 @@
 // Reads of pii/phi fields are logged: one `item.sensitive_read` event per read request that returned
 // such fields, on a per-site daily stream, so they are in the audit log and the field access log.
 import { streamId } from '../shared/events.ts';
-import type { Sensitivity } from './schemaModel.ts';
 
-export interface SensitiveRead {
-  collection: string;
-  itemId: string;
-  fields: { field: string; sensitivity: Sensitivity }[];
-}
-
-export interface SensitiveReadEventData {
-  reads: SensitiveRead[];
-}
+export type { SensitiveRead, SensitiveReadEventData } from './events.ts';
 
 export const SENSITIVE_READ_EVENT = 'item.sensitive_read';
 

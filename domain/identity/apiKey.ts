@@ -2,13 +2,9 @@
 // itself is shown once, when it is created.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
+import type { ApiKeyEvent } from './events.ts';
 
-export type ApiKeyEvent =
-  | {
-      type: 'api_key.created';
-      data: { apiKeyId: string; name: string; keyHash: string; prefix: string; userId: string | null; roleId: string | null };
-    }
-  | { type: 'api_key.revoked'; data: { apiKeyId: string } };
+export type { ApiKeyEvent };
 
 export type ApiKeyCommand =
   | { type: 'createApiKey'; apiKeyId: string; name: string; keyHash: string; prefix: string; userId: string | null; roleId: string | null }

@@ -2,12 +2,9 @@
 // expiring, kept only as a hash. Issuing and consuming it are events of its own stream.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
+import type { EmailTokenEvent, EmailTokenPurpose } from './events.ts';
 
-export type EmailTokenPurpose = 'verify_email' | 'reset_password' | 'invite';
-
-export type EmailTokenEvent =
-  | { type: 'email_token.issued'; data: { tokenId: string; userId: string; purpose: EmailTokenPurpose; tokenHash: string; expiresAt: string } }
-  | { type: 'email_token.consumed'; data: { tokenId: string; userId: string; purpose: EmailTokenPurpose } };
+export type { EmailTokenEvent, EmailTokenPurpose };
 
 export type EmailTokenCommand =
   | { type: 'issueEmailToken'; tokenId: string; userId: string; purpose: EmailTokenPurpose; tokenHash: string; expiresAt: Date }

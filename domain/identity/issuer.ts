@@ -2,34 +2,11 @@
 // its public keys, fail-closed, and their role claims mapped to the site's roles (default deny).
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
+import { ISSUER_ALGORITHMS, type IssuerAlgorithm, type IssuerConfig, type IssuerEvent, type RoleTarget } from './events.ts';
 
-/** Asymmetric signature algorithms only: a shared-secret (HS*) or unsigned (none) token is never trusted. */
-export const ISSUER_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'] as const;
-export type IssuerAlgorithm = (typeof ISSUER_ALGORITHMS)[number];
+export { ISSUER_ALGORITHMS, type IssuerAlgorithm, type IssuerConfig, type IssuerEvent, type RoleTarget };
+
 export const MAX_CLOCK_SKEW_SECONDS = 300;
-
-export type RoleTarget = { roleId: string } | { systemKey: string };
-
-export interface IssuerConfig {
-  issuer: string;
-  jwksUri: string | null;
-  discoveryUrl: string | null;
-  audience: string;
-  algorithms: IssuerAlgorithm[];
-  /** Claim names (dotted paths allowed) holding the email, the roles, the site and the external id. */
-  claimMapping: { email: string; roles: string; siteId?: string; externalId?: string };
-  /** Role claim value → role of the site. */
-  roleMapping: Record<string, RoleTarget>;
-  defaultRoleId: string | null;
-  jitProvisioning: boolean;
-  clockSkewSeconds: number;
-  enabled: boolean;
-}
-
-export type IssuerEvent =
-  | { type: 'issuer.created'; data: { issuerId: string; config: IssuerConfig } }
-  | { type: 'issuer.updated'; data: { issuerId: string; config: IssuerConfig } }
-  | { type: 'issuer.deleted'; data: { issuerId: string } };
 
 export type IssuerCommand =
   | { type: 'createIssuer'; issuerId: string; config: IssuerConfig }

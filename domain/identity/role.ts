@@ -4,26 +4,14 @@
 // the command: the decider stays pure and refuses cycles and deletions of roles still in use.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
+import type { RoleChanges, RoleEvent } from './events.ts';
+
+export type { RoleChanges, RoleEvent };
 
 /** systemKeys the service relies on: the site's administrators, its subscribers, anonymous requests. */
 export const ADMIN_ROLE_KEY = 'admin';
 export const SUBSCRIBER_ROLE_KEY = 'subscriber';
 export const PUBLIC_ROLE_KEY = 'public';
-
-export interface RoleChanges {
-  name?: string;
-  description?: string | null;
-  admin?: boolean;
-  parentId?: string | null;
-}
-
-export type RoleEvent =
-  | {
-      type: 'role.created';
-      data: { roleId: string; name: string; admin: boolean; parentId: string | null; systemKey: string | null; description?: string | null };
-    }
-  | { type: 'role.updated'; data: { roleId: string; changes: RoleChanges } }
-  | { type: 'role.deleted'; data: { roleId: string } };
 
 export type RoleCommand =
   | {

@@ -2,17 +2,9 @@
 // that was already rotated means it leaked, so the whole family is revoked.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
+import type { SessionEvent, SessionRevokeReason } from './events.ts';
 
-/** Why a session ended: the user's own logout or revocation, an administrator, a credential change. */
-export type SessionRevokeReason = 'logout' | 'token_reuse' | 'password_changed' | 'password_reset' | 'revoked' | 'expired' | 'user_deleted' | 'user_suspended';
-
-export type SessionEvent =
-  | {
-      type: 'session.started';
-      data: { sessionId: string; userId: string; refreshTokenHash: string; expiresAt: string; userAgent: string | null; ip: string | null; impersonatorId?: string | null };
-    }
-  | { type: 'session.refreshed'; data: { sessionId: string; previousTokenHash: string; refreshTokenHash: string; expiresAt: string } }
-  | { type: 'session.revoked'; data: { sessionId: string; reason: SessionRevokeReason } };
+export type { SessionEvent, SessionRevokeReason };
 
 export type SessionCommand =
   | { type: 'startSession'; sessionId: string; userId: string; refreshTokenHash: string; expiresAt: Date; userAgent?: string | null; ip?: string | null; impersonatorId?: string | null }

@@ -2,10 +2,9 @@
 // The permissions layer reads the resulting read model; this only records the decision.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
+import type { SubscriberAccessEvent } from './events.ts';
 
-export type SubscriberAccessEvent =
-  | { type: 'subscriber_access.granted'; data: { collection: string } }
-  | { type: 'subscriber_access.revoked'; data: { collection: string } };
+export type { SubscriberAccessEvent };
 
 export type SubscriberAccessCommand = { type: 'grantSubscriberAccess'; collection: string } | { type: 'revokeSubscriberAccess'; collection: string };
 

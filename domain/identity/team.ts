@@ -1,17 +1,9 @@
 // A team of one site: a named group of users (policies can be attached to it).
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
+import type { TeamChanges, TeamEvent } from './events.ts';
 
-export interface TeamChanges {
-  name?: string;
-  description?: string | null;
-  members?: string[];
-}
-
-export type TeamEvent =
-  | { type: 'team.created'; data: { teamId: string; name: string; description: string | null; members: string[] } }
-  | { type: 'team.updated'; data: { teamId: string; changes: TeamChanges } }
-  | { type: 'team.deleted'; data: { teamId: string } };
+export type { TeamChanges, TeamEvent };
 
 export type TeamCommand =
   | { type: 'createTeam'; teamId: string; name: string; description?: string | null; members?: string[] }

@@ -3,44 +3,11 @@
 // its profile updated, its preferences merged, linked to external identities, impersonated, deleted.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
+import type { PasswordChangeReason, Preferences, UserChanges, UserEvent } from './events.ts';
+
+export type { PasswordChangeReason, Preferences, UserChanges, UserEvent };
 
 export type UserStatus = 'active' | 'invited' | 'unverified' | 'suspended' | 'deleted';
-export type PasswordChangeReason = 'change' | 'reset' | 'invite' | 'admin';
-
-/** What an administrator may change on a user (`user.updated` carries only the changed keys). */
-export interface UserChanges {
-  email?: string;
-  firstName?: string | null;
-  lastName?: string | null;
-  avatar?: string | null;
-  roleId?: string | null;
-  status?: 'active' | 'suspended';
-}
-
-/** Preferences are a flat object; `saveAction` is the one key the service knows. */
-export type Preferences = Record<string, unknown>;
-
-export type UserEvent =
-  | {
-      type: 'user.created';
-      data: {
-        userId: string;
-        email: string;
-        passwordHash: string | null;
-        firstName: string | null;
-        lastName: string | null;
-        roleId: string | null;
-        status: 'active' | 'invited' | 'unverified' | 'suspended';
-      };
-    }
-  | { type: 'user.password_changed'; data: { userId: string; passwordHash: string; tokenVersion: number; reason: PasswordChangeReason } }
-  | { type: 'user.sign_in_failed'; data: { userId: string; reason: 'wrong_password' | 'inactive' } }
-  | { type: 'user.email_verified'; data: { userId: string; email: string } }
-  | { type: 'user.updated'; data: { userId: string; changes: UserChanges } }
-  | { type: 'user.deleted'; data: { userId: string } }
-  | { type: 'user.preferences_updated'; data: { userId: string; changes: Preferences } }
-  | { type: 'user.external_identity_linked'; data: { userId: string; issuerId: string; externalId: string } }
-  | { type: 'user.impersonated'; data: { userId: string; impersonatorId: string; sessionId: string } };
 
 export type UserCommand =
   | {

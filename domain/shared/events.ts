@@ -1,4 +1,9 @@
 // What every domain event and command result looks like before and after it is stored.
+import type { EventDataOf, EventType } from './eventCatalogue.ts';
+
+export type { EventDataOf, EventType } from './eventCatalogue.ts';
+export type { EventOf } from './eventOf.ts';
+
 export interface NewEvent<Type extends string = string, Data = unknown> {
   type: Type;
   data: Data;
@@ -14,14 +19,15 @@ export interface EventMetadata {
   causationId?: string;
 }
 
-export interface StoredEvent<Data = Record<string, unknown>> {
+/** An event as the log holds it: where it is, what it is, who caused it. */
+export interface RecordedEvent<Type extends string = string, Data = unknown> {
   position: number;
   txId: string;
   siteId: string;
   streamId: string;
   streamPosition: number;
   eventId: string;
-  type: string;
+  type: Type;
   schemaVersion: number;
   data: Data;
   metadata: EventMetadata;
@@ -29,6 +35,13 @@ export interface StoredEvent<Data = Record<string, unknown>> {
   hash: string;
   prevHash: string | null;
 }
+
+/**
+ * A stored event of one of the given types (default: any), its `data` checked against the type's
+ * schema and upcast to its latest version when it was read. A union over the types: testing
+ * `event.type` narrows `event.data`.
+ */
+export type StoredEvent<Type extends EventType = EventType> = { [T in Type]: RecordedEvent<T, EventDataOf<T>> }[Type];
 
 /** A decider: the business rules of one aggregate as pure functions (Emmett's shape). */
 export interface Decider<State, Command, Event extends NewEvent> {

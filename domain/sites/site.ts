@@ -1,12 +1,11 @@
 // A site (tenant): created with its first administrator, soft-deleted (its data stays in the log).
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
+import type { SiteEvent } from './events.ts';
+
+export type { SiteEvent };
 
 export const SITE_ID_PATTERN = /^[a-z0-9][a-z0-9_-]{1,62}$/;
-
-export type SiteEvent =
-  | { type: 'site.created'; data: { siteId: string; name: string; createdAt: string } }
-  | { type: 'site.deleted'; data: { siteId: string; deletedAt: string } };
 
 export type SiteCommand =
   | { type: 'createSite'; siteId: string; name: string; now: Date }

@@ -3,6 +3,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { AppError } from '../../domain/shared/appError.ts';
 import type { EventMetadata, NewEvent, StoredEvent } from '../../domain/shared/events.ts';
+import { checkEvent } from '../../domain/shared/eventCatalogue.ts';
 import { upcast } from '../../domain/shared/upcasting.ts';
 import type { Queryable } from '../postgres/database.ts';
 import { sql } from '../postgres/sql.ts';
@@ -48,8 +49,30 @@ export interface EventRow {
   prev_hash: string | null;
 }
 
+/**
+ * An event of the log that does not match its type's schema (after upcasting), or whose type the
+ * catalogue does not know: a fault in what wrote it, never passed on to a reader.
+ */
+export class MalformedEventError extends Error {
+  constructor(
+    readonly position: number,
+    readonly streamId: string,
+    readonly type: string,
+    readonly problem: string,
+  ) {
+    super(`The event at position ${position} (stream ${streamId}, type ${type}) does not match its schema: ${problem}`);
+    this.name = 'MalformedEventError';
+  }
+}
+
+/**
+ * A row of the log as readers get it: upcast to its type's latest version, then checked against its
+ * schema. Every read of the store (and what an append returns) goes through here, once per event.
+ */
 export function toStoredEvent(row: EventRow): StoredEvent {
   const lifted = upcast(row.type, row.schema_version, row.data);
+  const checked = checkEvent(row.type, lifted.data);
+  if ('problem' in checked) throw new MalformedEventError(row.position, row.stream_id, row.type, checked.problem);
   return {
     position: row.position,
     txId: String(row.tx_id),
@@ -57,9 +80,8 @@ export function toStoredEvent(row: EventRow): StoredEvent {
     streamId: row.stream_id,
     streamPosition: row.stream_position,
     eventId: row.event_id,
-    type: row.type,
     schemaVersion: lifted.version,
-    data: lifted.data,
+    ...checked.event,
     metadata: row.metadata,
     recordedAt: row.recorded_at,
     hash: row.hash,
@@ -168,24 +190,23 @@ export async function appendFirstEvents(tx: Queryable, request: FirstEventsReque
   tx.notifyAfterCommit('svc_events', request.siteId);
   const byEventId = new Map(rows.map((row) => [row.new_event_id, row]));
   return payload
-    .map((event): StoredEvent => {
+    .map((event) => {
       const row = byEventId.get(event.eventId)!;
-      const lifted = upcast(event.type, event.schemaVersion, event.data as Record<string, unknown>);
-      return {
+      return toStoredEvent({
         position: row.global_position,
-        txId: String(row.event_tx_id),
-        siteId: request.siteId,
-        streamId: event.streamId,
-        streamPosition: 1,
-        eventId: event.eventId,
+        tx_id: row.event_tx_id,
+        site_id: request.siteId,
+        stream_id: event.streamId,
+        stream_position: 1,
+        event_id: event.eventId,
         type: event.type,
-        schemaVersion: lifted.version,
-        data: lifted.data,
+        schema_version: event.schemaVersion,
+        data: event.data as Record<string, unknown>,
         metadata: event.metadata ?? request.metadata,
-        recordedAt: row.event_recorded_at,
+        recorded_at: row.event_recorded_at,
         hash: row.event_hash,
-        prevHash: null,
-      };
+        prev_hash: null,
+      });
     })
     .sort((a, b) => a.position - b.position);
 }

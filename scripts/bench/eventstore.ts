@@ -121,6 +121,13 @@ export async function run(args: string[]): Promise<void> {
   }
 }
 
+/** An `item.updated` event as the item decider writes it (the store refuses events its catalogue does not take). */
+function itemUpdated(itemId: string, fields: Record<string, unknown>) {
+  const at = new Date().toISOString();
+  const snapshot = { id: itemId, status: null, sort: null, createdAt: at, updatedAt: at, userCreated: null, userUpdated: null, deletedAt: null, ...fields };
+  return { type: 'item.updated', data: { collection: 'bench', itemId, snapshot, delta: fields } };
+}
+
 async function appendPhase(
   database: Database,
   phase: { name: string; writers: number; eventsPerAppend: number; seconds: number },
@@ -136,10 +143,7 @@ async function appendPhase(
       for (let append = 0; performance.now() < deadline; append += 1) {
         const stream = `${siteId}/item/${writer}-${append % 16}`;
         const expected = versions.get(stream) ?? 0;
-        const events = Array.from({ length: phase.eventsPerAppend }, (_, index) => ({
-          type: 'item.updated',
-          data: { itemId: stream, field: `title-${index}`, value: `value ${append}-${index}`, tags: ['bench', 'eventstore'] },
-        }));
+        const events = Array.from({ length: phase.eventsPerAppend }, (_, index) => itemUpdated(stream, { [`title-${index}`]: `value ${append}-${index}`, tags: ['bench', 'eventstore'] }));
         const before = performance.now();
         const result = await database.withSite(siteId, (tx) =>
           appendToStream(tx, {
@@ -194,7 +198,10 @@ async function prefillLog(url: string, count: number): Promise<void> {
     await owner.query(
       `INSERT INTO events (site_id, stream_id, stream_position, event_id, type, data, metadata, hash)
        SELECT 'bench-prefill', 'bench-prefill/item/' || (g / 10), g % 10 + 1, gen_random_uuid(), 'item.updated',
-              jsonb_build_object('value', g), '{"actor":{"kind":"system","id":"bench"}}', md5(g::text)
+              jsonb_build_object('collection', 'bench', 'itemId', (g / 10)::text, 'delta', jsonb_build_object('value', g),
+                'snapshot', jsonb_build_object('id', (g / 10)::text, 'status', null, 'sort', null, 'createdAt', now(), 'updatedAt', now(),
+                  'userCreated', null, 'userUpdated', null, 'deletedAt', null, 'value', g)),
+              '{"actor":{"kind":"system","id":"bench"}}', md5(g::text)
          FROM generate_series(0, $1::int - 1) g`,
       [count],
     );

@@ -5,7 +5,7 @@ import { userDecider } from '../../domain/identity/user.ts';
 import { streamId } from '../../domain/shared/events.ts';
 import { hashPassword } from '../../infra/crypto/passwords.ts';
 import { findProjection, projections } from '../../projections/index.ts';
-import { handleCommand } from '../../src/runtime/commandBus.ts';
+import { handleCommand } from '../../src/runtime/commandHandler.ts';
 import { rebuildProjection } from '../../src/runtime/projectionRunner.ts';
 import { createTestSite, INSTANCE_TOKEN, startTestService, type TestService, type TestSite } from '../support/testService.ts';
 import { createFreshDatabase, snapshotReadModels, type FreshDatabase } from './freshDatabase.ts';

@@ -1,38 +1,47 @@
-// Events of the named-version (draft) aggregate and of item pins. A version is one stream per
-// (item, key): <site>/item-version/<collection>/<itemId>/<key>; an item's pins are one stream:
+// Events of the named-version (draft) aggregate and of item pins: the zod schema of each event's
+// data and the event types inferred from them. A version is one stream per (item, key):
+// <site>/item-version/<collection>/<itemId>/<key>; an item's pins are one stream:
 // <site>/item-pins/<collection>/<itemId>.
+import { z } from 'zod';
+import type { EventOf } from '../../shared/eventOf.ts';
 
-export type ItemData = Record<string, unknown>;
+/** An item's content fields (never walked: any key, any value). */
+const itemDataSchema = z.record(z.string(), z.unknown());
+export type ItemData = z.infer<typeof itemDataSchema>;
 
-export type VersionEvent =
-  | {
-      type: 'version.created';
-      /** `data`: the item's content fields when the version was made; `baseVersion`: main's version then. */
-      data: { collection: string; itemId: string; key: string; name: string; data: ItemData; baseVersion: number };
-    }
-  | {
-      type: 'version.updated';
-      /** `data`: the version's whole data after the change (absent when only the name changed). */
-      data: { collection: string; itemId: string; key: string; name?: string; data?: ItemData; changes?: ItemData };
-    }
-  | { type: 'version.deleted'; data: { collection: string; itemId: string; key: string } }
-  | {
-      type: 'version.promoted';
-      /**
-       * `mainVersion`: main's version after the promotion, `data`: main's content fields then; both
-       * become the version's new base. `revisionId`: the revision the promotion wrote (null if none).
-       */
-      data: { collection: string; itemId: string; key: string; mainVersion: number; data: ItemData; revisionId: string | null; mainDiverged: boolean };
-    };
+const versionKey = { collection: z.string(), itemId: z.string(), key: z.string() };
+
+export const versionEventSchemas = {
+  /** `data`: the item's content fields when the version was made; `baseVersion`: main's version then. */
+  'version.created': z.object({ ...versionKey, name: z.string(), data: itemDataSchema, baseVersion: z.number() }),
+  /** `data`: the version's whole data after the change (absent when only the name changed). */
+  'version.updated': z.object({ ...versionKey, name: z.string().optional(), data: itemDataSchema.optional(), changes: itemDataSchema.optional() }),
+  'version.deleted': z.object(versionKey),
+  /**
+   * `mainVersion`: main's version after the promotion, `data`: main's content fields then; both
+   * become the version's new base. `revisionId`: the revision the promotion wrote (null if none).
+   */
+  'version.promoted': z.object({
+    ...versionKey,
+    mainVersion: z.number(),
+    data: itemDataSchema,
+    revisionId: z.string().nullable(),
+    mainDiverged: z.boolean(),
+  }),
+};
+
+export type VersionEvent = EventOf<typeof versionEventSchemas>;
 
 export const VERSION_EVENT_TYPES = ['version.created', 'version.updated', 'version.deleted', 'version.promoted'] as const;
 
-export type PinEvent =
-  | {
-      type: 'pin.created';
-      data: { collection: string; itemId: string; field: string; revisionId: string; targetCollection: string; targetItemId: string };
-    }
-  | { type: 'pin.released'; data: { collection: string; itemId: string; field: string } };
+const pinKey = { collection: z.string(), itemId: z.string(), field: z.string() };
+
+export const pinEventSchemas = {
+  'pin.created': z.object({ ...pinKey, revisionId: z.string(), targetCollection: z.string(), targetItemId: z.string() }),
+  'pin.released': z.object(pinKey),
+};
+
+export type PinEvent = EventOf<typeof pinEventSchemas>;
 
 export const PIN_EVENT_TYPES = ['pin.created', 'pin.released'] as const;
 

@@ -1,0 +1,44 @@
+// Every event type of the log with the zod schema of its data, declared once in its context's
+// events.ts and gathered here (as errorCatalogue.ts gathers the error codes). The event store checks
+// each event it reads against its type's schema, after upcasting it to the latest version.
+import type { z } from 'zod';
+import { accessEventSchemas } from '../access/events.ts';
+import { changeFeedEventSchemas } from '../changeFeed/events.ts';
+import { contentEventSchemas } from '../content/events.ts';
+import { identityEventSchemas } from '../identity/events.ts';
+import { siteEventSchemas } from '../sites/events.ts';
+
+export const eventCatalogue = {
+  ...siteEventSchemas,
+  ...identityEventSchemas,
+  ...accessEventSchemas,
+  ...contentEventSchemas,
+  ...changeFeedEventSchemas,
+};
+
+export type EventType = keyof typeof eventCatalogue;
+export type EventDataOf<Type extends EventType> = z.infer<(typeof eventCatalogue)[Type]>;
+
+/** `{ type, data }` of any event type: testing `type` narrows `data`. */
+export type DomainEvent<Type extends EventType = EventType> = { [T in Type]: { type: T; data: EventDataOf<T> } }[Type];
+
+export const EVENT_TYPES = Object.keys(eventCatalogue) as readonly EventType[];
+
+const schemas: ReadonlyMap<string, z.ZodType> = new Map(Object.entries(eventCatalogue));
+
+export function isEventType(type: string): type is EventType {
+  return schemas.has(type);
+}
+
+/**
+ * The event if `data` is what its type's schema describes, else what is wrong with it. The schemas
+ * only check: `data` is kept as it is (its keys, their order, keys a schema does not name), so a
+ * reader sees what the log holds.
+ */
+export function checkEvent(type: string, data: unknown): { event: DomainEvent } | { problem: string } {
+  const schema = schemas.get(type);
+  if (!schema) return { problem: `"${type}" is not an event type of the catalogue` };
+  const result = schema.safeParse(data);
+  if (!result.success) return { problem: result.error.issues.map((issue) => `${issue.path.join('.') || '(data)'}: ${issue.message}`).join('; ') };
+  return { event: { type, data } as DomainEvent };
+}

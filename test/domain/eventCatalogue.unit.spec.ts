@@ -1,0 +1,223 @@
+// Every event type of the catalogue has a schema that takes what its decider writes and refuses what
+// it never writes. The samples are typed by the catalogue: a new event type without a sample here
+// does not compile.
+import { describe, expect, it } from 'vitest';
+import { FEED_EVENT_TYPES } from '../../domain/changeFeed/feedEntry.ts';
+import { initialItemState, itemDecider } from '../../domain/content/itemDecider.ts';
+import { checkEvent, EVENT_TYPES, eventCatalogue, type EventDataOf, type EventType } from '../../domain/shared/eventCatalogue.ts';
+import { upcast, registerUpcaster } from '../../domain/shared/upcasting.ts';
+
+const at = '2024-06-01T10:00:00.000Z';
+const uuid = '0190f5a2-7c1e-7000-8000-000000000001';
+const snapshot = {
+  id: 'a1',
+  status: 'published',
+  sort: null,
+  createdAt: at,
+  updatedAt: at,
+  userCreated: uuid,
+  userUpdated: null,
+  deletedAt: null,
+  title: 'Hello',
+  body: { en: 'Text', nested: [1, { deep: true }] },
+};
+const item = { collection: 'articles', itemId: 'a1', snapshot, delta: { title: 'Hello' } };
+const field = {
+  field: 'title',
+  type: 'string',
+  interface: null,
+  display: null,
+  options: { maxLength: 200 },
+  required: true,
+  sort: 1,
+  sensitivity: null,
+  indexed: false,
+  note: null,
+} as const;
+const meta = {
+  displayName: 'Articles',
+  icon: null,
+  note: null,
+  singleton: false,
+  status_field: 'status',
+  sort_field: null,
+  editorialWorkflow: false,
+  requireSeparateReviewer: false,
+  versioning: true,
+};
+const relation = {
+  id: 'article-author',
+  kind: 'm2o',
+  collection: 'articles',
+  field: 'author',
+  relatedCollection: 'authors',
+  relatedField: null,
+  junctionCollection: null,
+  junctionField: null,
+  junctionRelatedField: null,
+  junctionItemField: null,
+  junctionCollectionField: null,
+  allowedCollections: null,
+  onDelete: 'restrict',
+} as const;
+const issuerConfig: EventDataOf<'issuer.created'>['config'] = {
+  issuer: 'https://id.example.test',
+  jwksUri: 'https://id.example.test/jwks',
+  discoveryUrl: null,
+  audience: 'svc',
+  algorithms: ['RS256'],
+  claimMapping: { email: 'email', roles: 'groups' },
+  roleMapping: { editors: { roleId: uuid }, admins: { systemKey: 'admin' } },
+  defaultRoleId: null,
+  jitProvisioning: true,
+  clockSkewSeconds: 30,
+  enabled: true,
+};
+const subscription = { subscriptionId: uuid };
+const version = { collection: 'articles', itemId: 'a1', key: 'draft-1' };
+const pin = { collection: 'articles', itemId: 'a1', field: 'author' };
+
+/** One event of each type, as its decider (or, for the few appended directly, its handler) writes it. */
+const samples: { [Type in EventType]: EventDataOf<Type> } = {
+  'site.created': { siteId: 'acme', name: 'Acme', createdAt: at },
+  'site.deleted': { siteId: 'acme', deletedAt: at },
+  'api_key.created': { apiKeyId: uuid, name: 'CI', keyHash: 'h', prefix: 'svc_ab', userId: null, roleId: uuid },
+  'api_key.revoked': { apiKeyId: uuid },
+  'email_token.issued': { tokenId: uuid, userId: uuid, purpose: 'verify_email', tokenHash: 'h', expiresAt: at },
+  'email_token.consumed': { tokenId: uuid, userId: uuid, purpose: 'reset_password' },
+  'issuer.created': { issuerId: uuid, config: issuerConfig },
+  'issuer.updated': { issuerId: uuid, config: { ...issuerConfig, enabled: false } },
+  'issuer.deleted': { issuerId: uuid },
+  'role.created': { roleId: uuid, name: 'Editors', admin: false, parentId: null, systemKey: null, description: 'Edit content' },
+  'role.updated': { roleId: uuid, changes: { name: 'Writers', parentId: null } },
+  'role.deleted': { roleId: uuid },
+  'session.started': { sessionId: uuid, userId: uuid, refreshTokenHash: 'h', expiresAt: at, userAgent: 'curl', ip: '127.0.0.1', impersonatorId: null },
+  'session.refreshed': { sessionId: uuid, previousTokenHash: 'h1', refreshTokenHash: 'h2', expiresAt: at },
+  'session.revoked': { sessionId: uuid, reason: 'token_reuse' },
+  'subscriber_access.granted': { collection: 'articles' },
+  'subscriber_access.revoked': { collection: 'articles' },
+  'team.created': { teamId: uuid, name: 'Desk', description: null, members: [uuid] },
+  'team.updated': { teamId: uuid, changes: { members: [] } },
+  'team.deleted': { teamId: uuid },
+  'user.created': { userId: uuid, email: 'ada@example.test', passwordHash: null, firstName: 'Ada', lastName: null, roleId: uuid, status: 'invited' },
+  'user.password_changed': { userId: uuid, passwordHash: 'h', tokenVersion: 2, reason: 'reset' },
+  'user.sign_in_failed': { userId: uuid, reason: 'wrong_password' },
+  'user.email_verified': { userId: uuid, email: 'ada@example.test' },
+  'user.updated': { userId: uuid, changes: { status: 'suspended', avatar: null } },
+  'user.deleted': { userId: uuid },
+  'user.preferences_updated': { userId: uuid, changes: { saveAction: 'stay' } },
+  'user.external_identity_linked': { userId: uuid, issuerId: uuid, externalId: 'sub-1' },
+  'user.impersonated': { userId: uuid, impersonatorId: uuid, sessionId: uuid },
+  'auth.sign_in_failed': { emailHash: 'h', reason: 'unknown_email' },
+  'policy.created': { policyId: uuid, name: 'Readers', description: null },
+  'policy.updated': { policyId: uuid, changes: { description: 'Read all' } },
+  'policy.deleted': { policyId: uuid },
+  'policy.permission_added': { policyId: uuid, permissionId: uuid, collection: 'articles', action: 'read', fields: ['*'], conditions: { status: { _eq: 'published' } } },
+  'policy.permission_removed': { policyId: uuid, permissionId: uuid },
+  'policy.attached': { policyId: uuid, target: { kind: 'role', id: uuid } },
+  'policy.detached': { policyId: uuid, target: { kind: 'team', id: uuid } },
+  'item.created': item,
+  'item.updated': { ...item, cause: { draft: true }, draft: { status: 'draft', sort: null, title: 'Draft' } },
+  'item.deleted': { ...item, snapshot: { ...snapshot, deletedAt: at }, delta: { deletedAt: at } },
+  'item.restored': { ...item, delta: { deletedAt: null } },
+  'item.reverted': { ...item, cause: { revisionId: uuid } },
+  'item.promoted': { ...item, cause: { version: 'draft-1' } },
+  'item.hard_deleted': { ...item, delta: {} },
+  'item.sensitive_read': { reads: [{ collection: 'patients', itemId: 'p1', fields: [{ field: 'diagnosis', sensitivity: 'phi' }] }] },
+  'collection.created': { collection: 'articles', meta },
+  'collection.updated': { collection: 'articles', meta: { ...meta, icon: 'article' } },
+  'collection.deleted': { collection: 'articles' },
+  'field.added': { collection: 'articles', field },
+  'field.updated': { collection: 'articles', field: { ...field, indexed: true } },
+  'field.removed': { collection: 'articles', field: 'title' },
+  'relation.created': { relationId: relation.id, relation },
+  'relation.updated': { relationId: relation.id, relation: { ...relation, onDelete: 'set null' } },
+  'relation.deleted': { relationId: relation.id, relation },
+  'version.created': { ...version, name: 'Draft 1', data: { title: 'Hello' }, baseVersion: 3 },
+  'version.updated': { ...version, data: { title: 'Hello again' }, changes: { title: 'Hello again' } },
+  'version.deleted': version,
+  'version.promoted': { ...version, mainVersion: 4, data: { title: 'Hello again' }, revisionId: uuid, mainDiverged: false },
+  'pin.created': { ...pin, revisionId: uuid, targetCollection: 'authors', targetItemId: 'au1' },
+  'pin.released': pin,
+  'cdc_subscription.created': {
+    ...subscription,
+    name: 'hooks',
+    kind: 'webhook',
+    url: 'https://hooks.example.test',
+    secretCiphertext: 'c',
+    collections: ['articles'],
+    operations: null,
+    cursorSeq: 0,
+  },
+  'cdc_subscription.updated': { ...subscription, changes: { url: 'https://other.example.test', collections: null } },
+  'cdc_subscription.paused': subscription,
+  'cdc_subscription.resumed': subscription,
+  'cdc_subscription.acknowledged': { ...subscription, cursorSeq: 42 },
+  'cdc_subscription.replayed': { ...subscription, cursorSeq: 0, generation: 2, previousState: 'dead', state: 'active' },
+  'cdc_subscription.dispatch_requested': subscription,
+  'cdc_subscription.died': { ...subscription, reason: 'Kept failing' },
+  'cdc_subscription.went_stale': { ...subscription, reason: 'Fell behind retention' },
+  'cdc_subscription.deleted': subscription,
+  'push_subscription.registered': { subscriptionId: 'e1', userId: uuid, endpoint: 'https://push.example.test/1', keys: { p256dh: 'k', auth: 'a' } },
+  'push_subscription.removed': { subscriptionId: 'e1', reason: 'gone' },
+  'notification.published': { notificationId: uuid, kind: 'system', severity: 'info', title: 'Hi', body: null, deepLink: null, entityId: null },
+};
+
+describe('the event catalogue', () => {
+  it.each(EVENT_TYPES)('takes a sample of %s as it is written, and keeps its data as it is', (type) => {
+    const data = samples[type];
+    const checked = checkEvent(type, data);
+    expect(checked).toEqual({ event: { type, data } });
+    // Not a parsed copy: the very object, so readers see the log's keys, their order and any extra key.
+    expect('event' in checked && checked.event.data).toBe(data);
+  });
+
+  it.each(EVENT_TYPES)('refuses %s data that lacks what its schema asks for', (type) => {
+    expect(checkEvent(type, {})).toHaveProperty('problem');
+    expect(checkEvent(type, null)).toHaveProperty('problem');
+  });
+
+  it('says where the data is wrong', () => {
+    const checked = checkEvent('item.updated', { ...item, snapshot: { ...snapshot, id: 7 } });
+    expect(checked).toEqual({ problem: expect.stringContaining('snapshot.id') });
+    expect(checkEvent('field.added', { collection: 'articles', field: { field: 'title', type: 'string' } })).toEqual({
+      problem: expect.stringContaining('field.interface'),
+    });
+  });
+
+  it('refuses a type it does not know', () => {
+    expect(checkEvent('probe.happened', {})).toEqual({ problem: '"probe.happened" is not an event type of the catalogue' });
+    expect(checkEvent('constructor', {})).toHaveProperty('problem');
+  });
+
+  it('leaves the content of an item snapshot unchecked, however deep, and keeps keys no schema names', () => {
+    const deep = { ...snapshot, tree: JSON.parse('{"a":'.repeat(50) + '1' + '}'.repeat(50)) as unknown, '': 'empty key' };
+    const data = { ...item, snapshot: deep, addedLater: true };
+    expect(checkEvent('item.created', data)).toEqual({ event: { type: 'item.created', data } });
+  });
+
+  it('takes every event the item decider writes', () => {
+    const acting = { collection: 'articles', itemId: 'a1', actorId: uuid, now: at };
+    const changes = { values: { title: 'Hello', body: { en: 'Text' } }, keepHashes: [], translations: {} };
+    const created = itemDecider.decide({ type: 'createItem', ...acting, changes, required: ['title'] }, initialItemState());
+    const live = itemDecider.evolve(initialItemState(), created[0]!);
+    const deleted = itemDecider.decide({ type: 'deleteItem', ...acting }, live);
+    const events = [...created, ...deleted, ...itemDecider.decide({ type: 'hardDeleteItem', ...acting }, live)];
+    for (const event of events) expect(checkEvent(event.type, event.data), event.type).toHaveProperty('event');
+  });
+
+  it('knows every event type the change feed maps', () => {
+    expect(FEED_EVENT_TYPES.filter((type) => !(type in eventCatalogue))).toEqual([]);
+  });
+});
+
+describe('upcasting', () => {
+  it('lifts data through every registered step, from the version it was stored at', () => {
+    const type = 'probe.renamed_for_upcasting_test';
+    registerUpcaster(type, 1, (data) => ({ fullName: data.name }));
+    registerUpcaster(type, 2, (data) => ({ ...data, displayName: String(data.fullName).toUpperCase() }));
+    expect(upcast(type, 1, { name: 'Ada' })).toEqual({ version: 3, data: { fullName: 'Ada', displayName: 'ADA' } });
+    expect(upcast(type, 2, { fullName: 'Grace' })).toEqual({ version: 3, data: { fullName: 'Grace', displayName: 'GRACE' } });
+    expect(upcast(type, 3, { fullName: 'G', displayName: 'g' })).toEqual({ version: 3, data: { fullName: 'G', displayName: 'g' } });
+  });
+});

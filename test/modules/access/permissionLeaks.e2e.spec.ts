@@ -8,13 +8,14 @@
 // which other test files' delivery workers must not try with their own settings.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
-import { createIsolatedDatabase, feedCaughtUp } from '../cdc/support.ts';
+import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
+import { createFreshDatabaseForFile } from '../../support/databases.ts';
+import { feedCaughtUp } from '../cdc/support.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../cdc/webhookReceiver.ts';
 import { createContentModel, createItem, createMember, createRole, grant, withHelpers, type AccessSite, type Member, type RuleInput } from './support.ts';
 
-let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;
-let service: TestService;
+const database = await createFreshDatabaseForFile();
+const service = await startTestServiceForFile({ DATABASE_URL: database.url, SVC_WEBHOOK_ALLOW_PRIVATE: 'true', SVC_WEBHOOK_SWEEP_MS: '500' });
 let site: AccessSite;
 let reader: Member;
 let hooks: WebhookReceiver;
@@ -27,8 +28,6 @@ const readerRules: RuleInput[] = [
 ];
 
 beforeAll(async () => {
-  database = await createIsolatedDatabase();
-  service = await startTestService({ DATABASE_URL: database.url, SVC_WEBHOOK_ALLOW_PRIVATE: 'true', SVC_WEBHOOK_SWEEP_MS: '500' });
   site = withHelpers(service, await createTestSite(service, 'leaks'));
   hooks = await startWebhookReceiver(HOOK_SECRET);
   // A webhook whose creator is an administrator when it creates it, then holds the member's rules
@@ -62,9 +61,7 @@ beforeAll(async () => {
   await createItem(site, 'authors', { name: 'Marker' });
 });
 afterAll(async () => {
-  await service.close();
-  await hooks.close();
-  await database.drop();
+  await hooks?.close();
 });
 
 const fieldNames = ['id', 'title', 'body', 'category', 'rating', 'author', 'author.name', 'author.email', 'author.*', 'author.articles', 'tagline', 'tagline.fr', '*', 'nope'];

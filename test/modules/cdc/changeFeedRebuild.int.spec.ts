@@ -1,24 +1,17 @@
 // The change feed is a read model like any other: a rebuild from the log gives the same rows,
 // sequences included (on a database of its own: a rebuild empties the feed of every site).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { streamId } from '../../../domain/shared/events.ts';
 import { createDatabase } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { changeFeedProjection } from '../../../projections/changeFeedProjection.ts';
 import { rebuildProjection } from '../../../src/runtime/projectionRunner.ts';
-import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
-import { appendEvents, appendItemEvent, createIsolatedDatabase } from './support.ts';
+import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
+import { createFreshDatabaseForFile } from '../../support/databases.ts';
+import { appendEvents, appendItemEvent } from './support.ts';
 
-let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;
-let service: TestService;
-beforeAll(async () => {
-  database = await createIsolatedDatabase();
-  service = await startTestService({ DATABASE_URL: database.url });
-});
-afterAll(async () => {
-  await service.close();
-  await database.drop();
-});
+const database = await createFreshDatabaseForFile();
+const service = await startTestServiceForFile({ DATABASE_URL: database.url });
 
 async function feedRows(siteIds: string[]) {
   const rows: unknown[] = [];

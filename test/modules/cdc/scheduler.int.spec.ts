@@ -1,20 +1,13 @@
 // The scheduler tick: each task runs on one instance at a time; the CDC retention task prunes every
 // site with entries past the horizon (on a database of its own: it looks at every site).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { scheduledTasks, startScheduler, type ScheduledTask } from '../../../src/boot/scheduler.ts';
-import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
-import { appendItemEvent, createIsolatedDatabase } from './support.ts';
+import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
+import { createFreshDatabaseForFile } from '../../support/databases.ts';
+import { appendItemEvent } from './support.ts';
 
-let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;
-let service: TestService;
-beforeAll(async () => {
-  database = await createIsolatedDatabase();
-  service = await startTestService({ DATABASE_URL: database.url });
-});
-afterAll(async () => {
-  await service.close();
-  await database.drop();
-});
+const database = await createFreshDatabaseForFile();
+const service = await startTestServiceForFile({ DATABASE_URL: database.url });
 
 describe('scheduler', () => {
   it('runs a task on one instance at a time', async () => {

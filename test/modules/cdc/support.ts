@@ -1,12 +1,10 @@
 // Helpers for change-feed, realtime and push tests: contract-shaped content events appended
-// straight to the log (as the items routes would), a frontend-realm token, and an isolated
-// database for tests that run background workers with their own settings.
+// straight to the log (as the items routes would), a frontend-realm token, and waiting for the feed.
+// Tests that run background workers with their own settings use a database of their own
+// (createFreshDatabaseForFile in test/support/databases.ts).
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
-import { inject } from 'vitest';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import { appendToStream, readLogHead } from '../../../infra/eventstore/eventStore.ts';
-import { migrate } from '../../../infra/postgres/migrate.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { changeFeedProjection } from '../../../projections/changeFeedProjection.ts';
 import { createAccessTokenIssuer } from '../../../src/auth/accessTokens.ts';
@@ -75,31 +73,6 @@ export async function frontendToken(service: TestService, site: TestSite): Promi
   const issuer = createAccessTokenIssuer(service.context.config.SVC_SECRET, 600);
   const { token } = await issuer.issue({ siteId: site.siteId, userId: site.adminUserId, sessionId: claims.sid, tokenVersion: claims.tv, realm: 'frontend' });
   return token;
-}
-
-/**
- * A fresh, migrated database of its own, for tests whose background workers (webhook reactor,
- * realtime leader) must not share work with other test files' services.
- */
-export async function createIsolatedDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const serverUrl = inject('adminDatabaseUrl');
-  const name = `svc_cdc_${Date.now().toString(36)}_${randomUUID().slice(0, 8)}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  await migrate(url.toString());
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: serverUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await client.end();
-    },
-  };
 }
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

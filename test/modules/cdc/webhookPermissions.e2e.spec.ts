@@ -1,26 +1,20 @@
 // A webhook subscription delivers what its creator may read, as the creator's access stands when
 // each batch is sent: against a real local receiver, on a database of its own (other test files'
 // delivery workers must not pick these jobs up with their own settings).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
 import { createContentModel, createItem, createMember, createRole, grant, withHelpers, type AccessSite, type Member } from '../access/support.ts';
-import { appendItemEvent, createIsolatedDatabase, until } from './support.ts';
+import { createFreshDatabaseForFile } from '../../support/databases.ts';
+import { appendItemEvent, until } from './support.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhookReceiver.ts';
 
 const SECRET = 'whsec-permissions-0123456789';
-let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;
-let service: TestService;
 const receivers: WebhookReceiver[] = [];
-
-beforeAll(async () => {
-  database = await createIsolatedDatabase();
-  service = await startTestService({ DATABASE_URL: database.url, SVC_WEBHOOK_ALLOW_PRIVATE: 'true', SVC_WEBHOOK_SWEEP_MS: '500' });
-});
 afterAll(async () => {
-  await service.close();
   await Promise.all(receivers.map((receiver) => receiver.close()));
-  await database.drop();
 });
+const database = await createFreshDatabaseForFile();
+const service = await startTestServiceForFile({ DATABASE_URL: database.url, SVC_WEBHOOK_ALLOW_PRIVATE: 'true', SVC_WEBHOOK_SWEEP_MS: '500' });
 
 interface Owned {
   site: AccessSite;

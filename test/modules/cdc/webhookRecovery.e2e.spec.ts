@@ -2,7 +2,8 @@
 // past a long backoff, each on a database of its own.
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
-import { appendItemEvent, createIsolatedDatabase, REDIS_URL, until } from './support.ts';
+import { createFreshDatabase } from '../../projections/freshDatabase.ts';
+import { appendItemEvent, REDIS_URL, until } from './support.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhookReceiver.ts';
 
 const SECRET = 'whsec-recovery-secret-0123456789';
@@ -12,7 +13,7 @@ afterAll(async () => {
 });
 
 async function setup(settings: Record<string, string>) {
-  const database = await createIsolatedDatabase();
+  const database = await createFreshDatabase();
   cleanups.push(database.drop);
   const hooks = await startWebhookReceiver(SECRET);
   cleanups.push(() => hooks.close());

@@ -1,31 +1,25 @@
 // Webhook delivery against a real local receiver, on a database of its own (the delivery workers
 // of other test files' services must not pick these jobs up with their own settings).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSite, startTestService, type TestService, type TestSite } from '../../support/testService.ts';
-import { appendItemEvent, createIsolatedDatabase, until, feedCaughtUp } from './support.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createTestSite, startTestService, startTestServiceForFile, type TestSite } from '../../support/testService.ts';
+import { createFreshDatabaseForFile } from '../../support/databases.ts';
+import { appendItemEvent, until, feedCaughtUp } from './support.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhookReceiver.ts';
 
 const SECRET = 'whsec-test-secret-0123456789';
-let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;
-let service: TestService;
 const receivers: WebhookReceiver[] = [];
-
-beforeAll(async () => {
-  database = await createIsolatedDatabase();
-  service = await startTestService({
-    DATABASE_URL: database.url,
-    SVC_WEBHOOK_ALLOW_PRIVATE: 'true',
-    SVC_WEBHOOK_TIMEOUT_MS: '300',
-    SVC_WEBHOOK_BACKOFF_BASE_MS: '40',
-    SVC_WEBHOOK_BACKOFF_MAX_MS: '150',
-    SVC_WEBHOOK_MAX_ATTEMPTS: '4',
-    SVC_WEBHOOK_SWEEP_MS: '500',
-  });
-});
 afterAll(async () => {
-  await service.close();
   await Promise.all(receivers.map((receiver) => receiver.close()));
-  await database.drop();
+});
+const database = await createFreshDatabaseForFile();
+const service = await startTestServiceForFile({
+  DATABASE_URL: database.url,
+  SVC_WEBHOOK_ALLOW_PRIVATE: 'true',
+  SVC_WEBHOOK_TIMEOUT_MS: '300',
+  SVC_WEBHOOK_BACKOFF_BASE_MS: '40',
+  SVC_WEBHOOK_BACKOFF_MAX_MS: '150',
+  SVC_WEBHOOK_MAX_ATTEMPTS: '4',
+  SVC_WEBHOOK_SWEEP_MS: '500',
 });
 
 async function receiver(): Promise<WebhookReceiver> {

@@ -1,29 +1,21 @@
 // The history and search read models rebuilt from the log give the same rows as the incremental run,
 // after a workload that exercises every event they handle.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { itemHistoryProjection } from '../../../projections/itemHistoryProjection.ts';
 import { itemPinsProjection } from '../../../projections/itemPinsProjection.ts';
 import { itemVersionsProjection } from '../../../projections/itemVersionsProjection.ts';
 import { revisionsProjection } from '../../../projections/revisionsProjection.ts';
 import { searchProjection } from '../../../projections/searchProjection.ts';
 import { rebuildProjection } from '../../../src/runtime/projectionRunner.ts';
-import { createFreshDatabase, snapshotReadModels, type FreshDatabase } from '../../projections/freshDatabase.ts';
-import { startTestService, type TestService } from '../../support/testService.ts';
+import { snapshotReadModels } from '../../projections/freshDatabase.ts';
+import { createFreshDatabaseForFile } from '../../support/databases.ts';
+import { startTestServiceForFile } from '../../support/testService.ts';
 import { createHistorySite, createItem, patchItem, revisionsOf, type HistorySite } from './support.ts';
 
 const historyProjections = [revisionsProjection, itemHistoryProjection, itemVersionsProjection, itemPinsProjection, searchProjection];
 
-let fresh: FreshDatabase;
-let service: TestService;
-
-beforeAll(async () => {
-  fresh = await createFreshDatabase();
-  service = await startTestService({ DATABASE_URL: fresh.url });
-});
-afterAll(async () => {
-  await service?.close();
-  await fresh?.drop();
-});
+const fresh = await createFreshDatabaseForFile();
+const service = await startTestServiceForFile({ DATABASE_URL: fresh.url });
 
 async function ok(response: Promise<{ status: number; body: unknown }>, status: number): Promise<void> {
   const result = await response;

@@ -1,18 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
+import { describe, expect, it } from 'vitest';
+import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
 import { auditActions, flushMail, signIn } from './support/identity.ts';
-import { linkIn, startMailCapture, type MailCapture } from './support/mailCapture.ts';
+import { linkIn, startMailCaptureForFile } from './support/mailCapture.ts';
 
-let mail: MailCapture;
-let service: TestService;
-beforeAll(async () => {
-  mail = await startMailCapture();
-  service = await startTestService({ SMTP_URL: mail.url, SVC_PUBLIC_URL: 'https://studio.example.test/app' });
-});
-afterAll(async () => {
-  await service?.close();
-  await mail?.close();
-});
+const mail = await startMailCaptureForFile();
+const service = await startTestServiceForFile({ SMTP_URL: mail.url, SVC_PUBLIC_URL: 'https://studio.example.test/app' });
 
 const password = 'a fine password 42';
 

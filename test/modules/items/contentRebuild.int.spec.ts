@@ -1,30 +1,22 @@
 // The schema, items and field-access read models rebuilt from the log give the same rows (and the
 // same field indexes, with no build left to do) as the incremental run, after a workload that
 // exercises every event they handle.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { fieldAccessLogProjection } from '../../../projections/fieldAccessLogProjection.ts';
 import { itemsProjection } from '../../../projections/itemsProjection.ts';
 import { schemaProjection } from '../../../projections/schemaProjection.ts';
 import { rebuildProjection } from '../../../src/runtime/projectionRunner.ts';
-import { createFreshDatabase, snapshotReadModels, type FreshDatabase } from '../../projections/freshDatabase.ts';
+import { snapshotReadModels } from '../../projections/freshDatabase.ts';
+import { createFreshDatabaseForFile } from '../../support/databases.ts';
 import { settledIndexes } from '../../support/fieldIndexes.ts';
-import { startTestService, type TestService } from '../../support/testService.ts';
+import { startTestServiceForFile } from '../../support/testService.ts';
 import { createContentSite, createItem, type ContentSite } from './support.ts';
 
 const contentProjections = [schemaProjection, itemsProjection, fieldAccessLogProjection];
 
-let fresh: FreshDatabase;
-let service: TestService;
-
-beforeAll(async () => {
-  fresh = await createFreshDatabase();
-  service = await startTestService({ DATABASE_URL: fresh.url });
-});
-afterAll(async () => {
-  await service?.close();
-  await fresh?.drop();
-});
+const fresh = await createFreshDatabaseForFile();
+const service = await startTestServiceForFile({ DATABASE_URL: fresh.url });
 
 async function ok(site: ContentSite, method: string, path: string, body?: unknown, headers?: Record<string, string>) {
   const response = await site.call(method, path, body, headers);

@@ -1,27 +1,19 @@
 // Two running services sharing PostgreSQL and Redis: frames fan out across instances through Redis
 // pub/sub, and the per-site connection limit counts both instances' connections.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { publishNotification } from '../../../src/modules/realtime/notifications.ts';
-import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
-import { appendItemEvent, createIsolatedDatabase, REDIS_URL } from '../cdc/support.ts';
+import { createTestSite, startTestServiceForFile, type TestService } from '../../support/testService.ts';
+import { createFreshDatabaseForFile } from '../../support/databases.ts';
+import { appendItemEvent, REDIS_URL } from '../cdc/support.ts';
 import { connect, createCollections, subscribe, ticketFor, type RealtimeClient } from './support.ts';
 
-let database: Awaited<ReturnType<typeof createIsolatedDatabase>>;
-let first: TestService;
-let second: TestService;
+const database = await createFreshDatabaseForFile();
+const env = { DATABASE_URL: database.url, REDIS_URL, SVC_REALTIME_MAX_CONNECTIONS_PER_SITE: '3' };
+const first = await startTestServiceForFile(env);
+const second = await startTestServiceForFile(env);
 const clients: RealtimeClient[] = [];
-
-beforeAll(async () => {
-  database = await createIsolatedDatabase();
-  const env = { DATABASE_URL: database.url, REDIS_URL, SVC_REALTIME_MAX_CONNECTIONS_PER_SITE: '3' };
-  first = await startTestService(env);
-  second = await startTestService(env);
-});
-afterAll(async () => {
+afterAll(() => {
   for (const client of clients) client.close();
-  await first.close();
-  await second.close();
-  await database.drop();
 });
 
 async function open(service: TestService, ticket: string) {

@@ -2,6 +2,7 @@
 // receives, decoded enough to read the subject, the text and the links in it.
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { afterAll } from 'vitest';
 
 export interface CapturedMail {
   to: string[];
@@ -84,6 +85,13 @@ export async function startMailCapture(): Promise<MailCapture> {
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A mail capture for the test file that calls it (at its top level), closed after its last test. */
+export async function startMailCaptureForFile(): Promise<MailCapture> {
+  const mail = await startMailCapture();
+  afterAll(() => mail.close());
+  return mail;
 }
 
 /** The link of a mail (the first http(s) URL) and the token in its query. */

@@ -2,16 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../../domain/shared/appError.ts';
 import { compileAggregate, shapeAggregateRow } from '../../src/query/compileAggregate.ts';
 import type { AggregateSpec } from '../../src/query/types.ts';
+import { appErrorThrownBy } from '../support/appErrors.ts';
 import { articleFields } from './fixtures.ts';
 
 function failure(aggregate: AggregateSpec, groupBy: string[] = []): AppError {
-  try {
-    compileAggregate(aggregate, groupBy, articleFields, 'i');
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
+  return appErrorThrownBy(() => compileAggregate(aggregate, groupBy, articleFields, 'i'));
 }
 
 describe('compileAggregate', () => {

@@ -5,6 +5,7 @@ import { compileFilter } from '../../src/query/compileFilter.ts';
 import { fieldExpression } from '../../src/query/fieldExpressions.ts';
 import { operatorsFor } from '../../src/query/operators.ts';
 import { COMPARISON_OPERATORS, FIELD_TYPES, type FieldType, type FilterTree } from '../../src/query/types.ts';
+import { appErrorThrownBy } from '../support/appErrors.ts';
 import { compileContext, resolveFields } from './fixtures.ts';
 
 function compile(filter: FilterTree, overrides = {}) {
@@ -12,13 +13,7 @@ function compile(filter: FilterTree, overrides = {}) {
 }
 
 function failure(filter: unknown, overrides = {}): AppError {
-  try {
-    compileFilter(filter as FilterTree, compileContext(overrides));
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
+  return appErrorThrownBy(() => compileFilter(filter as FilterTree, compileContext(overrides)));
 }
 
 describe('fieldExpression', () => {

@@ -1,17 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../domain/shared/appError.ts';
 import { coerceBracketScalar, parseBracketKey } from '../../src/query/bracketParams.ts';
 import { parseFilterParam } from '../../src/query/parseFilter.ts';
-
-function thrown(run: () => unknown): AppError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
-}
+import { appErrorThrownBy } from '../support/appErrors.ts';
 
 describe('bracket coercion', () => {
   it.each([
@@ -143,7 +133,7 @@ describe('parseFilterParam', () => {
   });
 
   it.each(['{"title":', 'not json', '[1,2]', '"text"', '5', 'null'])('refuses the malformed JSON filter %s with VALIDATION', (text) => {
-    const error = thrown(() => parseFilterParam({ filter: text }));
+    const error = appErrorThrownBy(() => parseFilterParam({ filter: text }));
     expect(error.code).toBe('VALIDATION');
     expect(error.status).toBe(400);
     expect(error.path).toEqual(['filter']);

@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../domain/shared/appError.ts';
 import { parseListQuery } from '../../src/query/parseListQuery.ts';
+import { appErrorThrownBy } from '../support/appErrors.ts';
 
 function failure(query: Record<string, unknown>): AppError {
-  try {
-    parseListQuery(query);
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
+  return appErrorThrownBy(() => parseListQuery(query));
 }
 
 describe('parseListQuery', () => {

@@ -3,6 +3,7 @@ import { AppError } from '../../domain/shared/appError.ts';
 import { compileFilter, prefixUpperBound } from '../../src/query/compileFilter.ts';
 import { readModelFields } from '../../src/query/readModelFields.ts';
 import type { FilterTree } from '../../src/query/types.ts';
+import { appErrorThrownBy } from '../support/appErrors.ts';
 
 const fields = readModelFields({
   action: { column: 'action', kind: 'text', operators: ['_eq', '_in', '_starts_with'] },
@@ -14,13 +15,7 @@ function compile(filter: FilterTree) {
 }
 
 function failure(filter: FilterTree): AppError {
-  try {
-    compile(filter);
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
+  return appErrorThrownBy(() => compile(filter));
 }
 
 describe('read model field maps', () => {

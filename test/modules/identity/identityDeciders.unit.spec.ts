@@ -6,25 +6,15 @@ import { issuerDecider, type IssuerConfig } from '../../../domain/identity/issue
 import { subscriberAccessDecider } from '../../../domain/identity/subscriberAccess.ts';
 import { teamDecider } from '../../../domain/identity/team.ts';
 import { userDecider, type UserEvent } from '../../../domain/identity/user.ts';
-import { AppError } from '../../../domain/shared/appError.ts';
 import type { Decider, NewEvent } from '../../../domain/shared/events.ts';
 import { deterministicUuid } from '../../../src/auth/deterministicId.ts';
+import { appErrorThrownBy } from '../../support/appErrors.ts';
 
 function given<State, Command, Event extends NewEvent>(decider: Decider<State, Command, Event>, events: { type: string; data: unknown }[]) {
   const state = events.reduce((current, event) => decider.evolve(current, event), decider.initialState());
   return {
     when: (command: Command) => decider.decide(command, state),
   };
-}
-
-function errorOf(run: () => unknown): AppError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
 }
 
 const issued: EmailTokenEvent = {
@@ -43,7 +33,7 @@ describe('email token', () => {
   it('refuses a second use, an expired token, another purpose and another hash', () => {
     const consumed = [issued, { type: 'email_token.consumed', data: { tokenId: 't1', userId: 'u1', purpose: 'reset_password' } }];
     const reason = (events: { type: string; data: unknown }[], command: Parameters<typeof emailTokenDecider.decide>[0]) =>
-      errorOf(() => given(emailTokenDecider, events).when(command)).extensions.reason;
+      appErrorThrownBy(() => given(emailTokenDecider, events).when(command)).extensions.reason;
     expect(reason(consumed, { type: 'consumeEmailToken', presentedTokenHash: 'h1', purpose: 'reset_password', now: before })).toBe('used');
     expect(reason([issued], { type: 'consumeEmailToken', presentedTokenHash: 'h1', purpose: 'reset_password', now: new Date('2030-01-01T01:00:00Z') })).toBe('expired');
     expect(reason([issued], { type: 'consumeEmailToken', presentedTokenHash: 'h1', purpose: 'verify_email', now: before })).toBe('invalid');
@@ -73,14 +63,14 @@ describe('user', () => {
 
   it('refuses every command on a deleted user with 404', () => {
     const deleted = { type: 'user.deleted', data: { userId: 'u1' } };
-    expect(errorOf(() => given(userDecider, [created, deleted]).when({ type: 'updatePreferences', changes: { saveAction: 'stay' } })).status).toBe(404);
-    expect(errorOf(() => given(userDecider, [created, deleted]).when({ type: 'deleteUser' })).status).toBe(404);
+    expect(appErrorThrownBy(() => given(userDecider, [created, deleted]).when({ type: 'updatePreferences', changes: { saveAction: 'stay' } })).status).toBe(404);
+    expect(appErrorThrownBy(() => given(userDecider, [created, deleted]).when({ type: 'deleteUser' })).status).toBe(404);
   });
 
   it('impersonation needs an active user and another administrator', () => {
-    expect(errorOf(() => given(userDecider, [created]).when({ type: 'impersonate', impersonatorId: 'admin', sessionId: 's' })).status).toBe(409);
+    expect(appErrorThrownBy(() => given(userDecider, [created]).when({ type: 'impersonate', impersonatorId: 'admin', sessionId: 's' })).status).toBe(409);
     const active = { ...created, data: { ...created.data, status: 'active' } };
-    expect(errorOf(() => given(userDecider, [active]).when({ type: 'impersonate', impersonatorId: 'u1', sessionId: 's' })).status).toBe(400);
+    expect(appErrorThrownBy(() => given(userDecider, [active]).when({ type: 'impersonate', impersonatorId: 'u1', sessionId: 's' })).status).toBe(400);
     expect(given(userDecider, [active]).when({ type: 'impersonate', impersonatorId: 'admin', sessionId: 's' })).toEqual([
       { type: 'user.impersonated', data: { userId: 'u1', impersonatorId: 'admin', sessionId: 's' } },
     ]);
@@ -115,10 +105,10 @@ describe('trusted issuer', () => {
   it('keeps its invariants on create and update (422)', () => {
     const create = (config: Partial<IssuerConfig>) => () =>
       given(issuerDecider, []).when({ type: 'createIssuer', issuerId: 'i1', config: { ...issuerConfig, ...config } as IssuerConfig });
-    expect(errorOf(create({ algorithms: ['HS256' as never] }))).toMatchObject({ status: 422, path: ['body', 'algorithms', 0] });
-    expect(errorOf(create({ clockSkewSeconds: 301 }))).toMatchObject({ status: 422, path: ['body', 'clockSkewSeconds'] });
-    expect(errorOf(create({ discoveryUrl: 'https://idp.test/.well-known/openid-configuration' }))).toMatchObject({ status: 422 });
-    expect(errorOf(create({ jwksUri: null }))).toMatchObject({ status: 422, path: ['body', 'jwksUri'] });
+    expect(appErrorThrownBy(create({ algorithms: ['HS256' as never] }))).toMatchObject({ status: 422, path: ['body', 'algorithms', 0] });
+    expect(appErrorThrownBy(create({ clockSkewSeconds: 301 }))).toMatchObject({ status: 422, path: ['body', 'clockSkewSeconds'] });
+    expect(appErrorThrownBy(create({ discoveryUrl: 'https://idp.test/.well-known/openid-configuration' }))).toMatchObject({ status: 422 });
+    expect(appErrorThrownBy(create({ jwksUri: null }))).toMatchObject({ status: 422, path: ['body', 'jwksUri'] });
     expect(create({ clockSkewSeconds: 300 })()).toHaveLength(1);
   });
 
@@ -126,19 +116,19 @@ describe('trusted issuer', () => {
     const createdIssuer = { type: 'issuer.created', data: { issuerId: 'i1', config: issuerConfig } };
     expect(given(issuerDecider, [createdIssuer]).when({ type: 'updateIssuer', config: { ...issuerConfig } })).toEqual([]);
     const deleted = { type: 'issuer.deleted', data: { issuerId: 'i1' } };
-    expect(errorOf(() => given(issuerDecider, [createdIssuer, deleted]).when({ type: 'updateIssuer', config: issuerConfig })).status).toBe(404);
+    expect(appErrorThrownBy(() => given(issuerDecider, [createdIssuer, deleted]).when({ type: 'updateIssuer', config: issuerConfig })).status).toBe(404);
   });
 });
 
 describe('api key, team and subscriber access', () => {
   it('binds an API key to exactly one of a user or a role, and revokes it once', () => {
     const base = { type: 'createApiKey' as const, apiKeyId: 'k1', name: 'n', keyHash: 'h', prefix: 'svk_abc' };
-    expect(errorOf(() => given(apiKeyDecider, []).when({ ...base, userId: 'u', roleId: 'r' })).status).toBe(400);
-    expect(errorOf(() => given(apiKeyDecider, []).when({ ...base, userId: null, roleId: null })).status).toBe(400);
+    expect(appErrorThrownBy(() => given(apiKeyDecider, []).when({ ...base, userId: 'u', roleId: 'r' })).status).toBe(400);
+    expect(appErrorThrownBy(() => given(apiKeyDecider, []).when({ ...base, userId: null, roleId: null })).status).toBe(400);
     const [createdKey] = given(apiKeyDecider, []).when({ ...base, userId: 'u', roleId: null });
     const [revoked] = given(apiKeyDecider, [createdKey!]).when({ type: 'revokeApiKey' });
     expect(revoked).toEqual({ type: 'api_key.revoked', data: { apiKeyId: 'k1' } });
-    expect(errorOf(() => given(apiKeyDecider, [createdKey!, revoked!]).when({ type: 'revokeApiKey' })).status).toBe(404);
+    expect(appErrorThrownBy(() => given(apiKeyDecider, [createdKey!, revoked!]).when({ type: 'revokeApiKey' })).status).toBe(404);
   });
 
   it('deduplicates team members', () => {
@@ -149,7 +139,7 @@ describe('api key, team and subscriber access', () => {
     const grant = { type: 'grantSubscriberAccess' as const, collection: 'articles' };
     const [granted] = given(subscriberAccessDecider, []).when(grant);
     expect(given(subscriberAccessDecider, [granted!]).when(grant)).toEqual([]);
-    expect(errorOf(() => given(subscriberAccessDecider, []).when({ type: 'revokeSubscriberAccess', collection: 'articles' })).status).toBe(404);
+    expect(appErrorThrownBy(() => given(subscriberAccessDecider, []).when({ type: 'revokeSubscriberAccess', collection: 'articles' })).status).toBe(404);
   });
 });
 

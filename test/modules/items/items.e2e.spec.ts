@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { connectOwnerClientForFile } from '../../support/databases.ts';
 import { startTestServiceForFile } from '../../support/testService.ts';
-import { createContentSite, createItem, type ContentSite, type Json } from './support.ts';
+import { createArticleBlocks, createContentSite, createItem, type ContentSite, type Json } from './support.ts';
 
 const service = await startTestServiceForFile();
 const owner = await connectOwnerClientForFile();
@@ -615,10 +615,6 @@ describe('many-to-many and many-to-any', () => {
     await site.call('POST', '/collections', { name: 'tags', fields: [{ field: 'label', type: 'string' }] });
     await site.call('POST', '/collections', { name: 'articles_tags', fields: [{ field: 'article', type: 'uuid' }, { field: 'tag', type: 'uuid' }] });
     await site.call('POST', '/collections', { name: 'headings', fields: [{ field: 'text', type: 'string' }] });
-    await site.call('POST', '/collections', {
-      name: 'articles_blocks',
-      fields: [{ field: 'article', type: 'uuid' }, { field: 'item', type: 'string' }, { field: 'collection', type: 'string' }],
-    });
     await site.call('POST', '/relations', {
       kind: 'm2m',
       collection: 'articles',
@@ -629,16 +625,7 @@ describe('many-to-many and many-to-any', () => {
       junctionField: 'article',
       junctionRelatedField: 'tag',
     });
-    await site.call('POST', '/relations', {
-      kind: 'm2a',
-      collection: 'articles',
-      field: 'blocks',
-      junctionCollection: 'articles_blocks',
-      junctionField: 'article',
-      junctionItemField: 'item',
-      junctionCollectionField: 'collection',
-      allowedCollections: ['headings'],
-    });
+    await createArticleBlocks(service, site, ['headings']);
     const article = await createItem(site, 'articles', { title: 'Tagged' });
     const [news, tech] = (await site.call('POST', '/items/tags', [{ label: 'news' }, { label: 'tech' }])).body.data;
     await site.call('POST', '/items/articles_tags', [

@@ -2,10 +2,11 @@
 // in every allowed collection (`blocks.item.title`) or per collection (`blocks.item:headings.title`),
 // with deleted targets, permissions, sensitive-read logging, batching and tenancy as for m2o reads.
 import { describe, expect, it } from 'vitest';
+import { createCollection, createRelation } from '../../support/contentModel.ts';
 import { connectOwnerClientForFile } from '../../support/databases.ts';
 import { startTestServiceForFile } from '../../support/testService.ts';
 import { createMember, createRole, grant, withHelpers } from '../access/support.ts';
-import { createContentSite, createItem, type ContentSite, type Json } from './support.ts';
+import { createArticleBlocks, createContentSite, createItem, type ContentSite, type Json } from './support.ts';
 
 const service = await startTestServiceForFile();
 const owner = await connectOwnerClientForFile();
@@ -17,59 +18,21 @@ const owner = await connectOwnerClientForFile();
  */
 async function createBlocksSite(prefix = 'blocks'): Promise<ContentSite> {
   const site = await createContentSite(service, prefix);
-  const expectCreated = (response: Json) => expect(response.status, JSON.stringify(response.body)).toBe(201);
-  expectCreated(
-    await site.call('POST', '/collections', {
-      name: 'headings',
-      fields: [
-        { field: 'title', type: 'string' },
-        { field: 'level', type: 'integer' },
-      ],
-    }),
-  );
-  expectCreated(
-    await site.call('POST', '/collections', {
-      name: 'texts',
-      fields: [
-        { field: 'title', type: 'string' },
-        { field: 'body', type: 'text' },
-        { field: 'editor', type: 'string', sensitivity: 'pii' },
-      ],
-    }),
-  );
-  expectCreated(
-    await site.call('POST', '/collections', {
-      name: 'quotes',
-      fields: [
-        { field: 'quote', type: 'string' },
-        { field: 'author', type: 'uuid' },
-      ],
-    }),
-  );
-  expectCreated(
-    await site.call('POST', '/collections', {
-      name: 'articles_blocks',
-      fields: [
-        { field: 'article', type: 'uuid' },
-        { field: 'item', type: 'string' },
-        { field: 'collection', type: 'string' },
-      ],
-    }),
-  );
-  expectCreated(await site.call('POST', '/relations', { id: 'quote-author', kind: 'm2o', collection: 'quotes', field: 'author', relatedCollection: 'authors' }));
-  expectCreated(
-    await site.call('POST', '/relations', {
-      id: 'article-blocks',
-      kind: 'm2a',
-      collection: 'articles',
-      field: 'blocks',
-      junctionCollection: 'articles_blocks',
-      junctionField: 'article',
-      junctionItemField: 'item',
-      junctionCollectionField: 'collection',
-      allowedCollections: ['headings', 'texts', 'quotes'],
-    }),
-  );
+  await createCollection(service, site, 'headings', [
+    { field: 'title', type: 'string' },
+    { field: 'level', type: 'integer' },
+  ]);
+  await createCollection(service, site, 'texts', [
+    { field: 'title', type: 'string' },
+    { field: 'body', type: 'text' },
+    { field: 'editor', type: 'string', sensitivity: 'pii' },
+  ]);
+  await createCollection(service, site, 'quotes', [
+    { field: 'quote', type: 'string' },
+    { field: 'author', type: 'uuid' },
+  ]);
+  await createRelation(service, site, { id: 'quote-author', kind: 'm2o', collection: 'quotes', field: 'author', relatedCollection: 'authors' });
+  await createArticleBlocks(service, site, ['headings', 'texts', 'quotes']);
   return site;
 }
 

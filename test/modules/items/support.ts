@@ -1,6 +1,7 @@
 // A site with a content model for the item tests: authors (name, pii email), articles with a field
 // of every type (m2o author → authors, restrict), comments (o2m from articles, set null).
 import { expect } from 'vitest';
+import { createCollection, createRelation, type FieldInput } from '../../support/contentModel.ts';
 import { createTestSite, type TestResponse, type TestService, type TestSite } from '../../support/testService.ts';
 
 /** JSON as the tests read it (the body type of TestResponse). */
@@ -18,7 +19,7 @@ export function withCall(service: TestService, site: TestSite): ContentSite {
   };
 }
 
-export const ARTICLE_FIELDS = [
+export const ARTICLE_FIELDS: FieldInput[] = [
   { field: 'title', type: 'string', required: true },
   { field: 'body', type: 'text' },
   { field: 'views', type: 'integer', indexed: true },
@@ -45,49 +46,41 @@ export const ARTICLE_FIELDS = [
 
 export async function createContentSite(service: TestService, prefix = 'content'): Promise<ContentSite> {
   const site = withCall(service, await createTestSite(service, prefix));
-  const expectCreated = (response: TestResponse) => expect(response.status, JSON.stringify(response.body)).toBe(201);
-  expectCreated(
-    await site.call('POST', '/collections', {
-      name: 'authors',
-      fields: [
-        { field: 'name', type: 'string', required: true },
-        { field: 'email', type: 'string', sensitivity: 'pii' },
-      ],
-    }),
-  );
-  expectCreated(await site.call('POST', '/collections', { name: 'articles', fields: ARTICLE_FIELDS }));
-  expectCreated(
-    await site.call('POST', '/collections', {
-      name: 'comments',
-      fields: [
-        { field: 'article', type: 'uuid' },
-        { field: 'text', type: 'string' },
-      ],
-    }),
-  );
-  expectCreated(
-    await site.call('POST', '/relations', {
-      id: 'article-author',
-      kind: 'm2o',
-      collection: 'articles',
-      field: 'author',
-      relatedCollection: 'authors',
-      relatedField: 'articles',
-      onDelete: 'restrict',
-    }),
-  );
-  expectCreated(
-    await site.call('POST', '/relations', {
-      id: 'article-comments',
-      kind: 'o2m',
-      collection: 'articles',
-      field: 'comments',
-      relatedCollection: 'comments',
-      relatedField: 'article',
-      onDelete: 'set null',
-    }),
-  );
+  await createCollection(service, site, 'authors', [
+    { field: 'name', type: 'string', required: true },
+    { field: 'email', type: 'string', sensitivity: 'pii' },
+  ]);
+  await createCollection(service, site, 'articles', ARTICLE_FIELDS);
+  await createCollection(service, site, 'comments', [
+    { field: 'article', type: 'uuid' },
+    { field: 'text', type: 'string' },
+  ]);
+  await createRelation(service, site, { id: 'article-author', kind: 'm2o', collection: 'articles', field: 'author', relatedCollection: 'authors', relatedField: 'articles', onDelete: 'restrict' });
+  await createRelation(service, site, { id: 'article-comments', kind: 'o2m', collection: 'articles', field: 'comments', relatedCollection: 'comments', relatedField: 'article', onDelete: 'set null' });
   return site;
+}
+
+/**
+ * Page blocks: an `articles_blocks` junction (article, item, collection) and the m2a relation
+ * `article-blocks` (`articles.blocks`) through it, to the allowed collections.
+ */
+export async function createArticleBlocks(service: TestService, site: ContentSite, allowedCollections: string[]): Promise<void> {
+  await createCollection(service, site, 'articles_blocks', [
+    { field: 'article', type: 'uuid' },
+    { field: 'item', type: 'string' },
+    { field: 'collection', type: 'string' },
+  ]);
+  await createRelation(service, site, {
+    id: 'article-blocks',
+    kind: 'm2a',
+    collection: 'articles',
+    field: 'blocks',
+    junctionCollection: 'articles_blocks',
+    junctionField: 'article',
+    junctionItemField: 'item',
+    junctionCollectionField: 'collection',
+    allowedCollections,
+  });
 }
 
 export async function createItem(site: ContentSite, collection: string, body: Record<string, unknown>): Promise<Json> {

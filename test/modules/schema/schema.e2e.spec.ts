@@ -29,6 +29,15 @@ const articles = {
   ],
 };
 
+/** A fresh site with `articles` and `authors` (name), and requests as its administrator. */
+async function siteWithArticlesAndAuthors() {
+  const site = await createTestSite(service);
+  const call = as(site);
+  await call('POST', '/collections', articles);
+  await call('POST', '/collections', { name: 'authors', fields: [{ field: 'name', type: 'string' }] });
+  return { site, call };
+}
+
 describe('collections', () => {
   it('creates, lists, reads, updates the meta of and soft-deletes a collection', async () => {
     const site = await createTestSite(service);
@@ -235,10 +244,7 @@ describe('fields', () => {
   });
 
   it('keeps an expression index on indexed fields and relation id fields, and drops it when no longer needed', async () => {
-    const site = await createTestSite(service);
-    const call = as(site);
-    await call('POST', '/collections', articles);
-    await call('POST', '/collections', { name: 'authors', fields: [{ field: 'name', type: 'string' }] });
+    const { site, call } = await siteWithArticlesAndAuthors();
     const indexes = async () =>
       (
         await owner.query<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE tablename = 'items' AND indexdef LIKE $1 ORDER BY indexdef`, [
@@ -269,10 +275,7 @@ describe('fields', () => {
 
 describe('relations', () => {
   it('creates, lists, updates and deletes relations of every kind, refusing bad ones with the path at fault', async () => {
-    const site = await createTestSite(service);
-    const call = as(site);
-    await call('POST', '/collections', articles);
-    await call('POST', '/collections', { name: 'authors', fields: [{ field: 'name', type: 'string' }] });
+    const { call } = await siteWithArticlesAndAuthors();
     await call('POST', '/collections', { name: 'tags', fields: [{ field: 'label', type: 'string' }] });
     await call('POST', '/collections', { name: 'articles_tags', fields: [{ field: 'article', type: 'uuid' }, { field: 'tag', type: 'uuid' }] });
     await call('POST', '/collections', { name: 'comments', fields: [{ field: 'article', type: 'uuid' }, { field: 'text', type: 'text' }] });
@@ -333,10 +336,7 @@ describe('relations', () => {
 
 describe('collection schema bundles', () => {
   it('exports a collection and applies it idempotently: the same schema twice appends no events', async () => {
-    const site = await createTestSite(service);
-    const call = as(site);
-    await call('POST', '/collections', articles);
-    await call('POST', '/collections', { name: 'authors', fields: [{ field: 'name', type: 'string' }] });
+    const { site, call } = await siteWithArticlesAndAuthors();
     await call('POST', '/relations', { kind: 'm2o', collection: 'articles', field: 'author', relatedCollection: 'authors', onDelete: 'restrict' });
     const exported = await call('GET', '/collections/articles/schema');
     expect(exported.status).toBe(200);

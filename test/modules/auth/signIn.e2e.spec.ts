@@ -1,20 +1,28 @@
 // Sign-in: login, refresh-token rotation (body and cookie), reuse detection, logout, site binding
 // and tokenVersion.
 import { describe, expect, it } from 'vitest';
-import { userDecider } from '../../../domain/identity/user.ts';
 import { streamId } from '../../../domain/shared/events.ts';
-import { hashPassword } from '../../../infra/crypto/passwords.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { createAccessTokenIssuer } from '../../../src/auth/accessTokens.ts';
-import { handleCommand } from '../../../src/runtime/commandHandler.ts';
 import { openOwnerDatabaseForFile } from '../../support/databases.ts';
 import { createTestSite, startTestServiceForFile, type TestResponse, type TestSite } from '../../support/testService.ts';
+import { changePasswordAsSystem } from '../identity/support/identity.ts';
 
 const service = await startTestServiceForFile();
 const owner = openOwnerDatabaseForFile();
 
 function login(site: TestSite, password = site.adminPassword, email = site.adminEmail) {
   return service.request('POST', '/auth/login', { site: site.siteId, body: { email, password } });
+}
+
+/** POST /auth/refresh with the refresh token of an earlier sign-in or refresh in the body. */
+function refreshWith(site: TestSite, earlier: TestResponse) {
+  return service.request('POST', '/auth/refresh', { site: site.siteId, body: { refreshToken: earlier.body.data.refreshToken } });
+}
+
+/** POST /auth/logout with the refresh token of an earlier sign-in or refresh in the body. */
+function logoutWith(site: TestSite, earlier: TestResponse) {
+  return service.request('POST', '/auth/logout', { site: site.siteId, body: { refreshToken: earlier.body.data.refreshToken } });
 }
 
 function refreshCookie(response: TestResponse): string | undefined {
@@ -76,7 +84,7 @@ describe('POST /auth/refresh', () => {
   it('rotates a refresh token sent in the body', async () => {
     const site = await createTestSite(service, 'auth');
     const first = await login(site);
-    const rotated = await service.request('POST', '/auth/refresh', { site: site.siteId, body: { refreshToken: first.body.data.refreshToken } });
+    const rotated = await refreshWith(site, first);
     expect(rotated.status).toBe(200);
     expect(rotated.body.data.refreshToken).not.toBe(first.body.data.refreshToken);
     expect(rotated.body.data.user.id).toBe(site.adminUserId);
@@ -104,7 +112,7 @@ describe('POST /auth/refresh', () => {
     expect(refused.status).toBe(403);
     expect(refused.body.errors[0]).toMatchObject({ code: 'PERMISSION_DENIED', path: ['headers', 'x-svc-refresh'] });
     expect(await sessionEvents(site.siteId, first.body.data.refreshToken)).toEqual(before);
-    const stillValid = await service.request('POST', '/auth/refresh', { site: site.siteId, body: { refreshToken: first.body.data.refreshToken } });
+    const stillValid = await refreshWith(site, first);
     expect(stillValid.status).toBe(200);
   });
 
@@ -120,13 +128,13 @@ describe('POST /auth/refresh', () => {
   it('revokes the whole family when an already rotated token is presented: the newest token fails too', async () => {
     const site = await createTestSite(service, 'auth');
     const first = await login(site);
-    const second = await service.request('POST', '/auth/refresh', { site: site.siteId, body: { refreshToken: first.body.data.refreshToken } });
+    const second = await refreshWith(site, first);
     expect(second.status).toBe(200);
 
-    const replayed = await service.request('POST', '/auth/refresh', { site: site.siteId, body: { refreshToken: first.body.data.refreshToken } });
+    const replayed = await refreshWith(site, first);
     expect(replayed.status).toBe(401);
     expect(replayed.body.errors[0].code).toBe('UNAUTHENTICATED');
-    const newest = await service.request('POST', '/auth/refresh', { site: site.siteId, body: { refreshToken: second.body.data.refreshToken } });
+    const newest = await refreshWith(site, second);
     expect(newest.status).toBe(401);
     expect((await sessionEvents(site.siteId, first.body.data.refreshToken)).map((event) => event.reason ?? event.type)).toEqual([
       'session.started',
@@ -140,10 +148,10 @@ describe('POST /auth/logout', () => {
   it('revokes the session and clears the cookie', async () => {
     const site = await createTestSite(service, 'auth');
     const signedIn = await login(site);
-    const loggedOut = await service.request('POST', '/auth/logout', { site: site.siteId, body: { refreshToken: signedIn.body.data.refreshToken } });
+    const loggedOut = await logoutWith(site, signedIn);
     expect(loggedOut.status).toBe(204);
     expect(refreshCookie(loggedOut)).toMatch(/^svc_refresh=;.*(Max-Age=0|Expires=Thu, 01 Jan 1970)/);
-    const refreshed = await service.request('POST', '/auth/refresh', { site: site.siteId, body: { refreshToken: signedIn.body.data.refreshToken } });
+    const refreshed = await refreshWith(site, signedIn);
     expect(refreshed.status).toBe(401);
     expect((await sessionEvents(site.siteId, signedIn.body.data.refreshToken)).at(-1)).toEqual({ type: 'session.revoked', reason: 'logout' });
   });
@@ -158,7 +166,7 @@ describe('POST /auth/logout', () => {
       headers: { cookie: cookieHeader(signedIn), 'x-svc-refresh': '1' },
     });
     expect(accepted.status).toBe(204);
-    expect((await service.request('POST', '/auth/refresh', { site: site.siteId, body: { refreshToken: signedIn.body.data.refreshToken } })).status).toBe(401);
+    expect((await refreshWith(site, signedIn)).status).toBe(401);
   });
 });
 
@@ -173,13 +181,7 @@ describe('access tokens', () => {
   it('stop working when the user tokenVersion changes (a password change)', async () => {
     const site = await createTestSite(service, 'auth');
     expect((await service.request('GET', '/auth/me', { site: site.siteId, token: site.adminToken })).status).toBe(200);
-    await handleCommand(service.context, {
-      siteId: site.siteId,
-      streamId: streamId(site.siteId, 'user', site.adminUserId),
-      decider: userDecider,
-      command: { type: 'changePassword', passwordHash: await hashPassword('the new password 42'), reason: 'change' },
-      metadata: { actor: { kind: 'system', id: 'sign-in-test' } },
-    });
+    await changePasswordAsSystem(service, site.siteId, site.adminUserId, 'the new password 42');
     const old = await service.request('GET', '/auth/me', { site: site.siteId, token: site.adminToken });
     expect(old.status).toBe(401);
     expect(old.body.errors[0].code).toBe('UNAUTHENTICATED');

@@ -2,7 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { roleDecider } from '../../../../domain/identity/role.ts';
+import { userDecider } from '../../../../domain/identity/user.ts';
 import { streamId } from '../../../../domain/shared/events.ts';
+import { hashPassword } from '../../../../infra/crypto/passwords.ts';
 import { handleCommand } from '../../../../src/runtime/commandHandler.ts';
 import type { TestService, TestSite } from '../../../support/testService.ts';
 
@@ -44,6 +46,17 @@ export async function createRole(service: TestService, siteId: string, options: 
     metadata: { actor: { kind: 'system', id: 'test' } },
   });
   return roleId;
+}
+
+/** Changes a user's password through its decider as the system (no route, no session of its own). */
+export async function changePasswordAsSystem(service: TestService, siteId: string, userId: string, newPassword: string): Promise<void> {
+  await handleCommand(service.context, {
+    siteId,
+    streamId: streamId(siteId, 'user', userId),
+    decider: userDecider,
+    command: { type: 'changePassword', passwordHash: await hashPassword(newPassword), reason: 'change' },
+    metadata: { actor: { kind: 'system', id: 'test' } },
+  });
 }
 
 /** Waits until every mail queued so far has been handed to the SMTP server. */

@@ -1,23 +1,16 @@
 // What every request meets before a handler: body parsing and limits, site resolution, API version,
 // request ids, the error envelope. A refused request writes nothing.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import { createDatabase, type Database } from '../../infra/postgres/database.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sql } from '../../infra/postgres/sql.ts';
-import { createTestSite, INSTANCE_TOKEN, startTestService, uniqueSiteId, type TestService, type TestSite } from '../support/testService.ts';
+import { openOwnerDatabaseForFile } from '../support/databases.ts';
+import { createTestSite, INSTANCE_TOKEN, startTestServiceForFile, type TestSite, uniqueSiteId } from '../support/testService.ts';
 
-let service: TestService;
-let owner: Database;
+const service = await startTestServiceForFile();
+const owner = openOwnerDatabaseForFile();
 let site: TestSite;
 
 beforeAll(async () => {
-  service = await startTestService();
-  owner = createDatabase({ connectionString: inject('databaseUrl'), poolSize: 2, asApplicationRole: false });
   site = await createTestSite(service, 'http');
-});
-afterAll(async () => {
-  await owner.close();
-  await service.close();
 });
 
 async function eventCount(siteId: string): Promise<number> {

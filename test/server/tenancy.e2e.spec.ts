@@ -1,15 +1,14 @@
 // One site's data is invisible from another: through every route built so far, and through raw SQL
 // under the other site's setting (row-level security, forced, for every site-scoped table).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { streamId } from '../../domain/shared/events.ts';
 import { appendToStream } from '../../infra/eventstore/eventStore.ts';
-import { createDatabase, type Database } from '../../infra/postgres/database.ts';
 import { identifier, sql } from '../../infra/postgres/sql.ts';
-import { createTestSite, startTestService, type TestService, type TestSite } from '../support/testService.ts';
+import { openOwnerDatabaseForFile } from '../support/databases.ts';
+import { createTestSite, startTestServiceForFile, type TestSite } from '../support/testService.ts';
 
-let service: TestService;
-let owner: Database;
+const service = await startTestServiceForFile();
+const owner = openOwnerDatabaseForFile();
 let siteA: TestSite;
 let siteB: TestSite;
 let refreshTokenA: string;
@@ -18,8 +17,6 @@ let refreshTokenA: string;
 let siteScopedTables: string[];
 
 beforeAll(async () => {
-  service = await startTestService();
-  owner = createDatabase({ connectionString: inject('databaseUrl'), poolSize: 2, asApplicationRole: false });
   [siteA, siteB] = await Promise.all([createTestSite(service, 'ten-a'), createTestSite(service, 'ten-b')]);
   const login = await service.request('POST', '/auth/login', { site: siteA.siteId, body: { email: siteA.adminEmail, password: siteA.adminPassword } });
   refreshTokenA = login.body.data.refreshToken;
@@ -30,10 +27,6 @@ beforeAll(async () => {
      WHERE c.table_schema = 'public' AND c.column_name = 'site_id' AND t.table_type = 'BASE TABLE'
      ORDER BY c.table_name`);
   siteScopedTables = tables.map((row) => row.table_name);
-});
-afterAll(async () => {
-  await owner.close();
-  await service.close();
 });
 
 describe('through the routes', () => {

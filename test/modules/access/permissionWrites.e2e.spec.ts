@@ -4,11 +4,11 @@
 // may not delete, and never answer 500. After every request the rows are compared with what the
 // rules allow.
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
 import { createContentModel, createItem, createMember, createRole, grant, withHelpers, type AccessSite, type ApiItem, type Member } from './support.ts';
 
-let service: TestService;
+const service = await startTestServiceForFile();
 let site: AccessSite;
 let writer: Member;
 let author: ApiItem;
@@ -17,7 +17,6 @@ let hidden: ApiItem;
 let revisionIds: string[];
 
 beforeAll(async () => {
-  service = await startTestService();
   site = withHelpers(service, await createTestSite(service, 'writes'));
   await createContentModel(site);
   const role = await createRole(site);
@@ -39,9 +38,6 @@ beforeAll(async () => {
     const revisions = await site.admin('GET', `/items/articles/${id}/revisions`);
     revisionIds.push(...revisions.body.data.map((revision: { revisionId: string }) => revision.revisionId));
   }
-});
-afterAll(async () => {
-  await service.close();
 });
 
 async function adminView(id: string): Promise<ApiItem> {

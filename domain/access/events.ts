@@ -2,7 +2,7 @@
 // of each event's data, and the event types inferred from them. The event store checks every event
 // it reads against these (domain/shared/eventCatalogue.ts).
 import { z } from 'zod';
-import type { EventOf } from '../shared/eventOf.ts';
+import type { EventOf } from '../shared/eventSchema.ts';
 
 export const ATTACHMENT_KINDS = ['role', 'user', 'team'] as const;
 export type AttachmentKind = (typeof ATTACHMENT_KINDS)[number];

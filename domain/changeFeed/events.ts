@@ -2,7 +2,7 @@
 // notifications): the zod schema of each event's data, and the event types inferred from them. The
 // event store checks every event it reads against these (domain/shared/eventCatalogue.ts).
 import { z } from 'zod';
-import type { EventOf } from '../shared/eventOf.ts';
+import type { EventOf } from '../shared/eventSchema.ts';
 
 const nullableText = z.string().nullable();
 

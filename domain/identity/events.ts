@@ -3,7 +3,7 @@
 // data, and the event types inferred from them. The event store checks every event it reads
 // against these (domain/shared/eventCatalogue.ts).
 import { z } from 'zod';
-import type { EventOf } from '../shared/eventOf.ts';
+import type { EventOf } from '../shared/eventSchema.ts';
 
 const nullableText = z.string().nullable();
 

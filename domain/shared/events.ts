@@ -2,7 +2,7 @@
 import type { EventDataOf, EventType } from './eventCatalogue.ts';
 
 export type { EventDataOf, EventType } from './eventCatalogue.ts';
-export type { EventOf } from './eventOf.ts';
+export type { EventOf } from './eventSchema.ts';
 
 export interface NewEvent<Type extends string = string, Data = unknown> {
   type: Type;

@@ -2,7 +2,7 @@
 // event types inferred from them. The event store checks every event it reads against these
 // (domain/shared/eventCatalogue.ts).
 import { z } from 'zod';
-import type { EventOf } from '../shared/eventOf.ts';
+import type { EventOf } from '../shared/eventSchema.ts';
 
 export const siteEventSchemas = {
   'site.created': z.object({ siteId: z.string(), name: z.string(), createdAt: z.string() }),

@@ -180,6 +180,7 @@ describe('the event catalogue', () => {
   it('says where the data is wrong', () => {
     const checked = checkEvent('item.updated', { ...item, snapshot: { ...snapshot, id: 7 } });
     expect(checked).toEqual({ problem: expect.stringContaining('snapshot.id') });
+    expect(checkEvent('item.created', { ...item, delta: ['title'] })).toEqual({ problem: 'delta: expected an object' });
     expect(checkEvent('field.added', { collection: 'articles', field: { field: 'title', type: 'string' } })).toEqual({
       problem: expect.stringContaining('field.interface'),
     });

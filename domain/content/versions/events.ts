@@ -3,10 +3,10 @@
 // <site>/item-version/<collection>/<itemId>/<key>; an item's pins are one stream:
 // <site>/item-pins/<collection>/<itemId>.
 import { z } from 'zod';
-import type { EventOf } from '../../shared/eventOf.ts';
+import { contentObjectSchema, type EventOf } from '../../shared/eventSchema.ts';
 
 /** An item's content fields (never walked: any key, any value). */
-const itemDataSchema = z.record(z.string(), z.unknown());
+const itemDataSchema = contentObjectSchema;
 export type ItemData = z.infer<typeof itemDataSchema>;
 
 const versionKey = { collection: z.string(), itemId: z.string(), key: z.string() };

@@ -1,28 +1,17 @@
 // The access read models rebuild to the same rows, and the per-instance cache of effective grants
 // follows changes made on this instance at once and on another instance when its NOTIFY arrives,
 // while a cached read costs no more queries than an administrator's.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import { createDatabase, type Database } from '../../../infra/postgres/database.ts';
+import { describe, expect, it } from 'vitest';
 import { identifier, sql } from '../../../infra/postgres/sql.ts';
 import { findProjection } from '../../../projections/index.ts';
 import { rebuildProjection } from '../../../src/runtime/projectionRunner.ts';
-import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
+import { openOwnerDatabaseForFile } from '../../support/databases.ts';
+import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
 import { createContentModel, createItem, createMember, createRole, grant, withHelpers } from './support.ts';
 
-let service: TestService;
-let other: TestService;
-let owner: Database;
-beforeAll(async () => {
-  service = await startTestService();
-  other = await startTestService();
-  owner = createDatabase({ connectionString: inject('databaseUrl'), asApplicationRole: false, poolSize: 2 });
-});
-afterAll(async () => {
-  await service?.close();
-  await other?.close();
-  await owner?.close();
-});
+const service = await startTestServiceForFile();
+const other = await startTestServiceForFile();
+const owner = openOwnerDatabaseForFile();
 
 const TABLES = ['roles', 'policies', 'policy_permissions', 'policy_attachments', 'access_versions'];
 

@@ -1,21 +1,12 @@
 // Token checks are cached per instance (src/auth/userAccessCache.ts): a logout refuses its access
 // token at once on the instance that served it, and on another instance as soon as the svc_identity
 // NOTIFY arrives there.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { IDENTITY_CHANNEL } from '../../../projections/usersProjection.ts';
-import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
+import { createTestSite, startTestServiceForFile, type TestService } from '../../support/testService.ts';
 
-let first: TestService;
-let second: TestService;
-
-beforeAll(async () => {
-  first = await startTestService();
-  second = await startTestService();
-});
-afterAll(async () => {
-  await first.close();
-  await second.close();
-});
+const first = await startTestServiceForFile();
+const second = await startTestServiceForFile();
 
 function heardOn(service: TestService, siteId: string): Promise<void> {
   return new Promise((resolve) => {

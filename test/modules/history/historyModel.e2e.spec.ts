@@ -6,32 +6,24 @@
 // `mainChanged` compares the item's version with the version's base, and every revision's `data` is
 // the main content as it stood at some step (the newest one: as it stands now).
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createCollection } from '../../support/contentModel.ts';
 import type { TestResponse } from '../../support/testService.ts';
-import { startTestService, type TestService } from '../../support/testService.ts';
+import { startTestServiceForFile } from '../../support/testService.ts';
 import { createHistorySite, createItem, type HistorySite, type RevisionView } from './support.ts';
 
-let service: TestService;
+// Hundreds of requests in a few seconds: the rate limits are not what this test is about.
+const service = await startTestServiceForFile({ SVC_RATE_LIMIT_ITEMS_WRITE: '0', SVC_RATE_LIMIT_ITEMS_READ: '0' });
 let site: HistorySite;
 beforeAll(async () => {
-  // Hundreds of requests in a few seconds: the rate limits are not what this test is about.
-  service = await startTestService({ SVC_RATE_LIMIT_ITEMS_WRITE: '0', SVC_RATE_LIMIT_ITEMS_READ: '0' });
   site = await createHistorySite(service);
-  const pages = await service.request('POST', '/collections', {
-    ...site.as,
-    body: {
-      name: 'pages',
-      fields: [
-        { field: 'title', type: 'string', required: true },
-        { field: 'body', type: 'text' },
-        { field: 'views', type: 'integer' },
-        { field: 'summary', type: 'text', options: { translatable: true } },
-      ],
-    },
-  });
-  expect(pages.status, JSON.stringify(pages.body)).toBe(201);
+  await createCollection(service, site, 'pages', [
+    { field: 'title', type: 'string', required: true },
+    { field: 'body', type: 'text' },
+    { field: 'views', type: 'integer' },
+    { field: 'summary', type: 'text', options: { translatable: true } },
+  ]);
 });
-afterAll(async () => service.close());
 
 type Languages = Record<string, string>;
 type Content = { title: string; body: string | null; views: number | null; summary: Languages | null };

@@ -1,6 +1,7 @@
 // A site with two related collections for the history tests: authors (name) and articles (title,
 // body, views, a hash field and an m2o author).
 import { expect } from 'vitest';
+import { createCollection, createRelation } from '../../support/contentModel.ts';
 import { createTestSite, type TestService, type TestSite } from '../../support/testService.ts';
 
 export interface HistorySite extends TestSite {
@@ -10,27 +11,15 @@ export interface HistorySite extends TestSite {
 export async function createHistorySite(service: TestService): Promise<HistorySite> {
   const site = await createTestSite(service, 'hist');
   const as = { site: site.siteId, token: site.adminToken };
-  const authors = await service.request('POST', '/collections', { ...as, body: { name: 'authors', fields: [{ field: 'name', type: 'string' }] } });
-  expect(authors.status).toBe(201);
-  const articles = await service.request('POST', '/collections', {
-    ...as,
-    body: {
-      name: 'articles',
-      fields: [
-        { field: 'title', type: 'string', required: true },
-        { field: 'body', type: 'text' },
-        { field: 'views', type: 'integer' },
-        { field: 'secret', type: 'hash' },
-        { field: 'author', type: 'uuid' },
-      ],
-    },
-  });
-  expect(articles.status).toBe(201);
-  const relation = await service.request('POST', '/relations', {
-    ...as,
-    body: { kind: 'm2o', collection: 'articles', field: 'author', relatedCollection: 'authors', onDelete: 'set null' },
-  });
-  expect(relation.status).toBe(201);
+  await createCollection(service, site, 'authors', [{ field: 'name', type: 'string' }]);
+  await createCollection(service, site, 'articles', [
+    { field: 'title', type: 'string', required: true },
+    { field: 'body', type: 'text' },
+    { field: 'views', type: 'integer' },
+    { field: 'secret', type: 'hash' },
+    { field: 'author', type: 'uuid' },
+  ]);
+  await createRelation(service, site, { kind: 'm2o', collection: 'articles', field: 'author', relatedCollection: 'authors', onDelete: 'set null' });
   return { ...site, as };
 }
 

@@ -4,26 +4,21 @@ import { exportSPKI, jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOutboundHttp } from '../../../infra/http/outboundHttp.ts';
 import { createIssuerKeySets } from '../../../src/auth/issuerKeySets.ts';
-import { createTestSite, startTestService, type TestService, type TestSite } from '../../support/testService.ts';
+import { createTestSite, startTestServiceForFile, type TestSite } from '../../support/testService.ts';
 import { auditActions, createMember, createRole } from './support/identity.ts';
 import { startIssuerServer, type IssuerServer, type SigningKey } from './support/issuerServer.ts';
 
 const AUDIENCE = 'svc-tests';
-let service: TestService;
-let idp: IssuerServer;
+const idp = await startIssuerServer(AUDIENCE);
+afterAll(() => idp.close());
+const service = await startTestServiceForFile({ SVC_JWKS_COOLDOWN_SECONDS: '0', SVC_ISSUER_ALLOW_PRIVATE: 'true' });
 let rsaKey: SigningKey;
 let ecKey: SigningKey;
 
 beforeAll(async () => {
-  service = await startTestService({ SVC_JWKS_COOLDOWN_SECONDS: '0', SVC_ISSUER_ALLOW_PRIVATE: 'true' });
-  idp = await startIssuerServer(AUDIENCE);
   rsaKey = await idp.createKey('RS256', 'rsa-1');
   ecKey = await idp.createKey('ES256', 'ec-1');
   idp.publish(rsaKey, ecKey);
-});
-afterAll(async () => {
-  await service?.close();
-  await idp?.close();
 });
 
 interface Trust {

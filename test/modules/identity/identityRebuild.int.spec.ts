@@ -1,27 +1,17 @@
 // Every identity read model gives the same rows when rebuilt from the log as it did incrementally.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import { createDatabase, type Database } from '../../../infra/postgres/database.ts';
+import { afterAll, describe, expect, it } from 'vitest';
 import { identifier, sql } from '../../../infra/postgres/sql.ts';
 import { findProjection } from '../../../projections/index.ts';
 import { rebuildProjection } from '../../../src/runtime/projectionRunner.ts';
-import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
+import { openOwnerDatabaseForFile } from '../../support/databases.ts';
+import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
 import { createMember, createRole } from './support/identity.ts';
-import { startIssuerServer, type IssuerServer } from './support/issuerServer.ts';
+import { startIssuerServer } from './support/issuerServer.ts';
 
-let service: TestService;
-let owner: Database;
-let idp: IssuerServer;
-beforeAll(async () => {
-  service = await startTestService({ SVC_ISSUER_ALLOW_PRIVATE: 'true' });
-  owner = createDatabase({ connectionString: inject('databaseUrl'), asApplicationRole: false, poolSize: 2 });
-  idp = await startIssuerServer('svc-rebuild');
-});
-afterAll(async () => {
-  await service?.close();
-  await owner?.close();
-  await idp?.close();
-});
+const idp = await startIssuerServer('svc-rebuild');
+afterAll(() => idp.close());
+const service = await startTestServiceForFile({ SVC_ISSUER_ALLOW_PRIVATE: 'true' });
+const owner = openOwnerDatabaseForFile();
 
 const READ_MODELS: Record<string, string[]> = {
   users: ['users'],

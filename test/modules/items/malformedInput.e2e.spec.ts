@@ -3,27 +3,20 @@
 // with a code, a message and, where given, an array path). A refused write leaves the site's log as
 // it was.
 import fc from 'fast-check';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { startTestService, type TestResponse, type TestService } from '../../support/testService.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { connectOwnerClientForFile } from '../../support/databases.ts';
+import { startTestServiceForFile, type TestResponse } from '../../support/testService.ts';
 import { ARTICLE_FIELDS, createContentSite, createItem, type ContentSite } from './support.ts';
 
-let service: TestService;
-let owner: pg.Client;
+const service = await startTestServiceForFile();
+const owner = await connectOwnerClientForFile();
 let site: ContentSite;
 let articleId: string;
 
 beforeAll(async () => {
-  service = await startTestService();
-  owner = new pg.Client({ connectionString: inject('databaseUrl') });
-  await owner.connect();
   site = await createContentSite(service, 'fuzz');
   const author = await createItem(site, 'authors', { name: 'Ada' });
   articleId = (await createItem(site, 'articles', { title: 'First', views: 3, author: author.id, tags: ['a'] })).id;
-});
-afterAll(async () => {
-  await owner.end();
-  await service.close();
 });
 
 function expectAnswered(response: TestResponse, what: string): void {

@@ -2,20 +2,19 @@
 // the value a read in that language shows (that language, else the site's default language); without
 // it they see the stored `{ lang: value }` map, as reads do. Dotted paths reach one stored language
 // either way, and a member's permission conditions mean the same in every language.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { evaluateFilter, type FieldMap } from '../../../src/query/index.ts';
-import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
+import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
 import { createMember, createRole, grant, withHelpers } from '../access/support.ts';
 import { withCall, type ContentSite } from './support.ts';
 
-let service: TestService;
+const service = await startTestServiceForFile();
 let site: ContentSite;
 const ids: Record<string, string> = {};
 
 const FR = { 'x-svc-locale': 'fr' };
 
 beforeAll(async () => {
-  service = await startTestService();
   site = withCall(service, await createTestSite(service, 'translations'));
   const expectCreated = (response: { status: number; body: unknown }) => expect(response.status, JSON.stringify(response.body)).toBe(201);
   expectCreated(await site.call('POST', '/collections', { name: 'shelves', fields: [{ field: 'label', type: 'string', options: { translatable: true } }] }));
@@ -44,9 +43,6 @@ beforeAll(async () => {
   await create('books', 'both', { title: { en: 'Apple', fr: 'Pomme' }, rank: { en: 1, fr: 30 }, kind: 'fruit', shelf: ids.poetry });
   await create('books', 'englishOnly', { title: 'Banana', rank: { en: 20 }, kind: 'fruit', shelf: ids.novels });
   await create('books', 'frenchOnly', { title: { fr: 'Cerise' }, rank: { fr: 10 }, kind: 'tree' });
-});
-afterAll(async () => {
-  await service.close();
 });
 
 /** A site of its own with `books` of one translatable `title`: the lists here count the shared site's books. */

@@ -1,20 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { streamId } from '../../../domain/shared/events.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { publishNotification } from '../../../src/modules/realtime/notifications.ts';
-import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
+import { createTestSite, startTestService, startTestServiceForFile } from '../../support/testService.ts';
 import { appendEvents, appendItemEvent, frontendToken } from '../cdc/support.ts';
 import { createMember, createRole, grant, withHelpers } from '../access/support.ts';
 import { connect, createCollections, subscribe, ticketFor, type RealtimeClient } from './support.ts';
 
-let service: TestService;
+const service = await startTestServiceForFile();
 const clients: RealtimeClient[] = [];
-beforeAll(async () => {
-  service = await startTestService();
-});
-afterAll(async () => {
+afterAll(() => {
   for (const client of clients) client.close();
-  await service.close();
 });
 
 async function open(ticket: string, target = service) {

@@ -2,6 +2,7 @@
 // with rules attached, and requests on behalf of someone.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
+import { createCollection, createRelation } from '../../support/contentModel.ts';
 import type { TestResponse, TestService, TestSite } from '../../support/testService.ts';
 import { createMember, type Member } from '../identity/support/identity.ts';
 
@@ -9,6 +10,8 @@ export type { Member };
 export { createMember };
 
 export interface AccessSite extends TestSite {
+  /** The service the site lives on. */
+  service: TestService;
   /** Sends a request as the site's administrator. */
   admin(method: string, path: string, body?: unknown): Promise<TestResponse>;
   /** Sends a request with `token` (null: no credentials). */
@@ -18,6 +21,7 @@ export interface AccessSite extends TestSite {
 export function withHelpers(service: TestService, site: TestSite): AccessSite {
   return {
     ...site,
+    service,
     admin: (method, path, body) => service.request(method, path, { site: site.siteId, token: site.adminToken, ...(body === undefined ? {} : { body }) }),
     as: (token, method, path, body, headers) =>
       service.request(method, path, { site: site.siteId, token, ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}) }),
@@ -26,34 +30,18 @@ export function withHelpers(service: TestService, site: TestSite): AccessSite {
 
 /** An `articles` collection (title, body, status, category, rating, author m2o → authors) and `authors` (name, email). */
 export async function createContentModel(site: AccessSite): Promise<void> {
-  const authors = await site.admin('POST', '/collections', {
-    name: 'authors',
-    fields: [
-      { field: 'name', type: 'string' },
-      { field: 'email', type: 'string' },
-    ],
-  });
-  expect(authors.status, JSON.stringify(authors.body)).toBe(201);
-  const articles = await site.admin('POST', '/collections', {
-    name: 'articles',
-    fields: [
-      { field: 'title', type: 'string' },
-      { field: 'body', type: 'text' },
-      { field: 'category', type: 'string' },
-      { field: 'rating', type: 'integer' },
-      { field: 'author', type: 'uuid' },
-    ],
-  });
-  expect(articles.status, JSON.stringify(articles.body)).toBe(201);
-  const relation = await site.admin('POST', '/relations', {
-    kind: 'm2o',
-    collection: 'articles',
-    field: 'author',
-    relatedCollection: 'authors',
-    relatedField: 'articles',
-    onDelete: 'restrict',
-  });
-  expect(relation.status, JSON.stringify(relation.body)).toBe(201);
+  await createCollection(site.service, site, 'authors', [
+    { field: 'name', type: 'string' },
+    { field: 'email', type: 'string' },
+  ]);
+  await createCollection(site.service, site, 'articles', [
+    { field: 'title', type: 'string' },
+    { field: 'body', type: 'text' },
+    { field: 'category', type: 'string' },
+    { field: 'rating', type: 'integer' },
+    { field: 'author', type: 'uuid' },
+  ]);
+  await createRelation(site.service, site, { kind: 'm2o', collection: 'articles', field: 'author', relatedCollection: 'authors', relatedField: 'articles', onDelete: 'restrict' });
 }
 
 /** The created item as the API answered it. */

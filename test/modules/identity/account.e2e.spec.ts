@@ -1,19 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
-import { auditActions, createMember, signIn } from './support/identity.ts';
+import { createTestSite, startTestServiceForFile, type TestSite } from '../../support/testService.ts';
+import { auditActions, createMember, signIn, type Member } from './support/identity.ts';
 
 const service = await startTestServiceForFile();
+
+/** POST /me/change-password as the member. */
+function changePassword(site: TestSite, member: Member, currentPassword: string, newPassword: string) {
+  return service.request('POST', '/me/change-password', { site: site.siteId, token: member.token, body: { currentPassword, newPassword } });
+}
 
 describe('POST /me/change-password', () => {
   it('verifies the current password, ends every access and refresh token at once', async () => {
     const site = await createTestSite(service);
     const member = await createMember(service, site);
     const other = await signIn(service, site.siteId, member.email, member.password);
-    const changed = await service.request('POST', '/me/change-password', {
-      site: site.siteId,
-      token: member.token,
-      body: { currentPassword: member.password, newPassword: 'the new password 7' },
-    });
+    const changed = await changePassword(site, member, member.password, 'the new password 7');
     expect(changed.status).toBe(204);
     expect((await service.request('GET', '/auth/me', { site: site.siteId, token: member.token })).status).toBe(401);
     expect((await service.request('GET', '/auth/me', { site: site.siteId, token: other.body.data.token })).status).toBe(401);
@@ -28,11 +29,7 @@ describe('POST /me/change-password', () => {
   it('refuses a wrong current password with 401 INVALID_CREDENTIALS and changes nothing', async () => {
     const site = await createTestSite(service);
     const member = await createMember(service, site);
-    const response = await service.request('POST', '/me/change-password', {
-      site: site.siteId,
-      token: member.token,
-      body: { currentPassword: 'not the password', newPassword: 'the new password 7' },
-    });
+    const response = await changePassword(site, member, 'not the password', 'the new password 7');
     expect(response.status).toBe(401);
     expect(response.body.errors[0]).toMatchObject({ code: 'INVALID_CREDENTIALS', path: ['body', 'currentPassword'] });
     expect((await service.request('GET', '/auth/me', { site: site.siteId, token: member.token })).status).toBe(200);
@@ -41,11 +38,7 @@ describe('POST /me/change-password', () => {
   it('refuses a short new password with 400, and an anonymous caller with 401', async () => {
     const site = await createTestSite(service);
     const member = await createMember(service, site);
-    const short = await service.request('POST', '/me/change-password', {
-      site: site.siteId,
-      token: member.token,
-      body: { currentPassword: member.password, newPassword: 'short' },
-    });
+    const short = await changePassword(site, member, member.password, 'short');
     expect(short.status).toBe(400);
     expect(short.body.errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', path: ['body', 'newPassword'] });
     const anonymous = await service.request('POST', '/me/change-password', { site: site.siteId, body: { currentPassword: 'x', newPassword: 'yyyyyyyyyy' } });

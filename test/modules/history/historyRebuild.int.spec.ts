@@ -6,9 +6,9 @@ import { itemPinsProjection } from '../../../projections/itemPinsProjection.ts';
 import { itemVersionsProjection } from '../../../projections/itemVersionsProjection.ts';
 import { revisionsProjection } from '../../../projections/revisionsProjection.ts';
 import { searchProjection } from '../../../projections/searchProjection.ts';
-import { rebuildProjection } from '../../../src/runtime/projectionRunner.ts';
 import { snapshotReadModels } from '../../projections/freshDatabase.ts';
 import { createFreshDatabaseForFile } from '../../support/databases.ts';
+import { expectRebuildToGiveSameRows } from '../../support/rebuild.ts';
 import { startTestServiceForFile } from '../../support/testService.ts';
 import { createHistorySite, createItem, patchItem, revisionsOf, type HistorySite } from './support.ts';
 
@@ -58,14 +58,12 @@ describe('rebuilding the history and search read models', () => {
   it('gives the same rows as the incremental run', { timeout: 60_000 }, async () => {
     const sites = await Promise.all([createHistorySite(service), createHistorySite(service)]);
     await Promise.all(sites.map(runWorkload));
-    await service.context.daemon.drain();
-    const incremental = await snapshot();
-    for (const table of ['item_revisions', 'item_history', 'item_versions', 'item_pins', 'search_documents', 'search_fields']) {
-      expect(incremental[table]!.length, `${table} has rows to compare`).toBeGreaterThan(0);
-    }
-    for (const projection of historyProjections) await rebuildProjection(fresh.owner, projection);
-    await service.context.daemon.drain();
-    const rebuilt = await snapshot();
-    for (const table of Object.keys(incremental)) expect(rebuilt[table], `rows of ${table}`).toEqual(incremental[table]);
+    await expectRebuildToGiveSameRows({
+      service,
+      owner: fresh.owner,
+      projections: historyProjections,
+      snapshot,
+      tablesWithRows: ['item_revisions', 'item_history', 'item_versions', 'item_pins', 'search_documents', 'search_fields'],
+    });
   });
 });

@@ -6,10 +6,10 @@ import { sql } from '../../../infra/postgres/sql.ts';
 import { fieldAccessLogProjection } from '../../../projections/fieldAccessLogProjection.ts';
 import { itemsProjection } from '../../../projections/itemsProjection.ts';
 import { schemaProjection } from '../../../projections/schemaProjection.ts';
-import { rebuildProjection } from '../../../src/runtime/projectionRunner.ts';
 import { snapshotReadModels } from '../../projections/freshDatabase.ts';
 import { createFreshDatabaseForFile } from '../../support/databases.ts';
 import { settledIndexes } from '../../support/fieldIndexes.ts';
+import { expectRebuildToGiveSameRows } from '../../support/rebuild.ts';
 import { startTestServiceForFile } from '../../support/testService.ts';
 import { createContentSite, createItem, type ContentSite } from './support.ts';
 
@@ -74,13 +74,12 @@ describe('rebuilding the content read models', () => {
     await service.context.daemon.drain();
     // Field indexes are built after the schema commands: compare once they stand as the schema asks.
     for (const site of sites) await settledIndexes(service, fresh.owner.pool, site.siteId);
-    const incremental = await snapshot();
-    for (const table of ['collections', 'collection_fields', 'collection_relations', 'schema_versions', 'item_field_indexes', 'items', 'item_drafts', 'field_access_log']) {
-      expect(incremental[table]!.length, `${table} has rows to compare`).toBeGreaterThan(0);
-    }
-    for (const projection of contentProjections) await rebuildProjection(fresh.owner, projection);
-    await service.context.daemon.drain();
-    const rebuilt = await snapshot();
-    for (const table of Object.keys(incremental)) expect(rebuilt[table], `rows of ${table}`).toEqual(incremental[table]);
+    await expectRebuildToGiveSameRows({
+      service,
+      owner: fresh.owner,
+      projections: contentProjections,
+      snapshot,
+      tablesWithRows: ['collections', 'collection_fields', 'collection_relations', 'schema_versions', 'item_field_indexes', 'items', 'item_drafts', 'field_access_log'],
+    });
   });
 });

@@ -24,7 +24,7 @@ import { BENCH_INSTANCE_TOKEN, startBenchService, stopBenchService, waitForHealt
 import { createInProcessContext } from './support/inProcessContext.ts';
 import { ITEMS_TABLE } from '../../src/query/index.ts';
 import { positiveInteger } from './support/options.ts';
-import { createScratchDatabase } from './support/scratchDatabase.ts';
+import { createScratchDatabase, scratchServerUrl } from './support/scratchDatabase.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -82,8 +82,7 @@ export async function run(args: string[]): Promise<void> {
   const rounds = positiveInteger(values.rounds, 'rounds', usage);
   const connections = positiveInteger(values.connections, 'connections', usage);
   const itemCount = positiveInteger(values.items, 'items', usage);
-  const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) throw new Error('set DATABASE_URL to a PostgreSQL server (a scratch database is created on it)');
+  const serverUrl = scratchServerUrl();
 
   const scratch = await createScratchDatabase(serverUrl, `svc_bench_auth_${Date.now().toString(36)}`);
   const databaseUrl = new URL(scratch.url);

@@ -18,7 +18,7 @@ import { createDatabase } from '../../infra/postgres/database.ts';
 import { migrate } from '../../infra/postgres/migrate.ts';
 import { BENCH_INSTANCE_TOKEN, startBenchService, stopBenchService, waitForHealth } from './support/benchService.ts';
 import { positiveInteger } from './support/options.ts';
-import { createScratchDatabase } from './support/scratchDatabase.ts';
+import { createScratchDatabase, scratchServerUrl } from './support/scratchDatabase.ts';
 
 const INSTANCE_TOKEN = BENCH_INSTANCE_TOKEN;
 const WEBHOOK_SECRET = 'bench-webhook-secret-0123456789';
@@ -410,8 +410,7 @@ export async function run(args: string[]): Promise<void> {
     console.log(usage);
     return;
   }
-  const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) throw new Error('set DATABASE_URL to a PostgreSQL server (a scratch database is created on it)');
+  const serverUrl = scratchServerUrl();
   const phases = new Set(values.phases!.split(','));
   const scratch = await createScratchDatabase(serverUrl, `svc_bench_feed_${Date.now().toString(36)}`);
   const databaseUrl = new URL(scratch.url);

@@ -21,7 +21,7 @@ import { explainList } from './support/explainList.ts';
 import { createInProcessContext, instanceAccess } from './support/inProcessContext.ts';
 import { BENCH_INSTANCE_TOKEN, startBenchService, stopBenchService, waitForHealth } from './support/benchService.ts';
 import { positiveInteger } from './support/options.ts';
-import { createScratchDatabase } from './support/scratchDatabase.ts';
+import { createScratchDatabase, scratchServerUrl } from './support/scratchDatabase.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -120,8 +120,7 @@ export async function run(args: string[]): Promise<void> {
     console.log(usage);
     return;
   }
-  const serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) throw new Error('set DATABASE_URL to a PostgreSQL server (a scratch database is created on it)');
+  const serverUrl = scratchServerUrl();
   const itemCount = positiveInteger(values.items, 'items', usage);
   const duration = positiveInteger(values.duration, 'duration', usage);
   const connections = positiveInteger(values.connections, 'connections', usage);

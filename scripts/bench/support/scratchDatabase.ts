@@ -18,6 +18,13 @@ async function run(serverUrl: string, statement: string): Promise<void> {
   }
 }
 
+/** DATABASE_URL: the PostgreSQL server a benchmark creates its scratch database on. */
+export function scratchServerUrl(): string {
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) throw new Error('set DATABASE_URL to a PostgreSQL server (a scratch database is created on it)');
+  return serverUrl;
+}
+
 export async function createScratchDatabase(serverUrl: string, name: string, options: { reuse?: boolean } = {}): Promise<ScratchDatabase> {
   if (!options.reuse) await run(serverUrl, `CREATE DATABASE ${name}`);
   const url = new URL(serverUrl);

@@ -1,7 +1,6 @@
 // Helpers for change-feed, realtime and push tests: contract-shaped content events appended
-// straight to the log (as the items routes would), a frontend-realm token, and waiting for the feed.
-// Tests that run background workers with their own settings use a database of their own
-// (createFreshDatabaseForFile in test/support/databases.ts).
+// straight to the log (as the items routes would), a frontend-realm token, and waiting for the
+// change feed to catch up.
 import { randomUUID } from 'node:crypto';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import { appendToStream, readLogHead } from '../../../infra/eventstore/eventStore.ts';

@@ -3,31 +3,21 @@
 // it builds. On a database of its own, so that this file's services are the only builders and a
 // transaction held open here delays no other file's builds.
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { schemaProjection } from '../../projections/schemaProjection.ts';
 import type { FieldIndexBuilderStats } from '../../src/runtime/fieldIndexBuilder.ts';
 import { rebuildProjection } from '../../src/runtime/projectionRunner.ts';
-import { createFreshDatabase, type FreshDatabase } from '../projections/freshDatabase.ts';
+import { createFreshDatabaseForFile } from '../support/databases.ts';
 import { catalogIndex, eventually, indexRowsOf, settledIndexes } from '../support/fieldIndexes.ts';
-import { createTestSite, startTestService, type TestService, type TestSite } from '../support/testService.ts';
+import { createTestSite, startTestService, startTestServiceForFile, type TestService, type TestSite } from '../support/testService.ts';
 
 const POLL = { SVC_FIELD_INDEX_POLL_MS: '100' };
 
-let fresh: FreshDatabase;
-let service: TestService;
-let owner: pg.Client;
-
-beforeAll(async () => {
-  fresh = await createFreshDatabase();
-  service = await startTestService({ DATABASE_URL: fresh.url, ...POLL });
-  owner = new pg.Client({ connectionString: fresh.url });
-  await owner.connect();
-});
-afterAll(async () => {
-  await owner?.end();
-  await service?.close();
-  await fresh?.drop();
-});
+const fresh = await createFreshDatabaseForFile();
+const service = await startTestServiceForFile({ DATABASE_URL: fresh.url, ...POLL });
+const owner = new pg.Client({ connectionString: fresh.url });
+await owner.connect();
+afterAll(() => owner.end());
 
 function as(site: TestSite, via: TestService = service) {
   return async (method: string, path: string, body?: unknown) => {

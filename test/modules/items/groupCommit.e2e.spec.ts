@@ -2,30 +2,18 @@
 // src/runtime/groupCommit.ts). Each request must still be its own: its actor and request id on its
 // events, its own answer, and a refusal that touches no other request.
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { itemStreamId } from '../../../src/modules/items/itemStreams.ts';
-import { createTestSite, startTestService, type TestResponse, type TestService } from '../../support/testService.ts';
+import { connectOwnerClientForFile } from '../../support/databases.ts';
+import { createTestSite, startTestServiceForFile, type TestResponse } from '../../support/testService.ts';
 import { createContentModel, createItem, createMember, createRole, grant, withHelpers, type AccessSite } from '../access/support.ts';
 
-let service: TestService;
-let owner: pg.Client;
-let ownerPid: number;
+const service = await startTestServiceForFile();
+const owner = await connectOwnerClientForFile();
+const ownerPid = (await owner.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
 // Watches the held appends from outside the owner's transaction: within a transaction,
 // pg_stat_activity is a snapshot taken at its first read and never changes.
-let observer: pg.Client;
-
-beforeAll(async () => {
-  service = await startTestService();
-  owner = new pg.Client({ connectionString: inject('databaseUrl') });
-  observer = new pg.Client({ connectionString: inject('databaseUrl') });
-  await Promise.all([owner.connect(), observer.connect()]);
-  ownerPid = (await owner.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
-});
-afterAll(async () => {
-  await Promise.all([owner.end(), observer.end()]);
-  await service.close();
-});
+const observer = await connectOwnerClientForFile();
 
 async function until(condition: () => Promise<boolean> | boolean, what: string): Promise<void> {
   const deadline = Date.now() + 10_000;

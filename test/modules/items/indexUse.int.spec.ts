@@ -9,16 +9,15 @@ import type { SqlQuery } from '../../../infra/postgres/sql.ts';
 import { listItems } from '../../../src/modules/items/queries.ts';
 import { parseListQuery } from '../../../src/query/index.ts';
 import { settledIndexes } from '../../support/fieldIndexes.ts';
-import { createTestSite, startTestService, type TestService } from '../../support/testService.ts';
+import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
 import { withCall, type ContentSite } from './support.ts';
 
-let service: TestService;
-let database: Database;
+const service = await startTestServiceForFile();
+const database = createDatabase({ connectionString: inject('databaseUrl'), poolSize: 2 });
+afterAll(() => database.close());
 let site: ContentSite;
 
 beforeAll(async () => {
-  service = await startTestService();
-  database = createDatabase({ connectionString: inject('databaseUrl'), poolSize: 2 });
   site = withCall(service, await createTestSite(service, 'index'));
   await site.call('POST', '/collections', {
     name: 'articles',
@@ -42,10 +41,6 @@ beforeAll(async () => {
   await settledIndexes(service, owner.pool, site.siteId);
   await owner.query({ text: 'ANALYZE items', values: [] });
   await owner.close();
-});
-afterAll(async () => {
-  await database.close();
-  await service.close();
 });
 
 /** The main statement listItems sends for `query`, recorded on the application role's own connection. */

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import webpush from 'web-push';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSite, startTestService, type TestService, type TestSite } from '../../support/testService.ts';
+import { createTestSite, startTestServiceForFile, type TestService, type TestSite } from '../../support/testService.ts';
 
 interface PushRequest {
   path: string;
@@ -15,8 +15,13 @@ interface PushRequest {
 }
 
 const vapid = webpush.generateVAPIDKeys();
-let service: TestService;
-let unconfigured: TestService;
+const service = await startTestServiceForFile({
+  SVC_VAPID_PUBLIC_KEY: vapid.publicKey,
+  SVC_VAPID_PRIVATE_KEY: vapid.privateKey,
+  SVC_VAPID_SUBJECT: 'mailto:ops@example.com',
+  SVC_WEBHOOK_ALLOW_PRIVATE: 'true',
+});
+const unconfigured = await startTestServiceForFile();
 let endpointServer: http.Server;
 let endpointBase = '';
 const received: PushRequest[] = [];
@@ -33,17 +38,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => endpointServer.listen(0, '127.0.0.1', () => resolve()));
   endpointBase = `http://127.0.0.1:${(endpointServer.address() as AddressInfo).port}`;
-  service = await startTestService({
-    SVC_VAPID_PUBLIC_KEY: vapid.publicKey,
-    SVC_VAPID_PRIVATE_KEY: vapid.privateKey,
-    SVC_VAPID_SUBJECT: 'mailto:ops@example.com',
-    SVC_WEBHOOK_ALLOW_PRIVATE: 'true',
-  });
-  unconfigured = await startTestService();
 });
 afterAll(async () => {
-  await service.close();
-  await unconfigured.close();
   endpointServer.closeAllConnections();
   await new Promise<void>((resolve) => endpointServer.close(() => resolve()));
 });

@@ -1,6 +1,7 @@
 // The change feed is a read model like any other: a rebuild from the log gives the same rows,
 // sequences included (on a database of its own: a rebuild empties the feed of every site).
 import { describe, expect, it } from 'vitest';
+import { orderedMeta } from '../../../domain/content/schemaModel.ts';
 import { streamId } from '../../../domain/shared/events.ts';
 import { createDatabase } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
@@ -41,7 +42,7 @@ describe('change-feed projection rebuild', () => {
         }),
       ),
     );
-    await appendEvents(service, first.siteId, streamId(first.siteId, 'collection', 'c0'), [{ type: 'collection.updated', data: { collection: 'c0', meta: { note: 'n' } } }]);
+    await appendEvents(service, first.siteId, streamId(first.siteId, 'collection', 'c0'), [{ type: 'collection.updated', data: { collection: 'c0', meta: orderedMeta({ note: 'n' }) } }]);
     await service.context.daemon.drain();
     const incremental = await feedRows([first.siteId, second.siteId]);
     expect(incremental.length).toBeGreaterThan(100);

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+// The ordered* helpers fill in what a decider would (nulls and defaults), as stored events carry it.
+import { orderedField, orderedMeta, orderedRelation, type ContentField, type RelationDefinition } from '../../../domain/content/schemaModel.ts';
 import { streamId } from '../../../domain/shared/events.ts';
 import { readAll, LOG_START } from '../../../infra/eventstore/eventStore.ts';
 import { pruneSiteChangeFeed } from '../../../src/modules/cdc/retention.ts';
@@ -51,12 +53,17 @@ describe('GET /cdc/events', () => {
       await appendItemEvent(service, site.siteId, { type, collection: 'pages', itemId, fields: { title: type } });
     }
     await appendEvents(service, site.siteId, streamId(site.siteId, 'collection', 'pages'), [
-      { type: 'collection.created', data: { collection: 'pages', meta: { icon: 'article' } } },
-      { type: 'field.added', data: { collection: 'pages', field: { field: 'title', type: 'string' } } },
+      { type: 'collection.created', data: { collection: 'pages', meta: orderedMeta({ icon: 'article' }) } },
+      { type: 'field.added', data: { collection: 'pages', field: orderedField({ field: 'title', type: 'string' } as ContentField) } },
       { type: 'field.removed', data: { collection: 'pages', field: 'title' } },
       { type: 'collection.deleted', data: { collection: 'pages' } },
     ]);
-    await appendEvents(service, site.siteId, streamId(site.siteId, 'relation', 'r1'), [{ type: 'relation.created', data: { relationId: 'r1', collection: 'pages' } }]);
+    await appendEvents(service, site.siteId, streamId(site.siteId, 'relation', 'r1'), [
+      {
+        type: 'relation.created',
+        data: { relationId: 'r1', relation: orderedRelation({ id: 'r1', kind: 'm2o', collection: 'pages', field: 'author', relatedCollection: 'authors', onDelete: 'set null' } as RelationDefinition) },
+      },
+    ]);
     await feedCaughtUp(service);
 
     const response = await events(site);

@@ -56,8 +56,8 @@ describe('the architecture', () => {
     expect(sourceFiles('projections').filter((file) => text(file).includes('as unknown as'))).toEqual([]);
   });
 
-  it('keeps every source file under 500 lines', () => {
-    const long = files.map((file) => ({ file, lines: text(file).split('\n').length })).filter(({ lines }) => lines > 500);
+  it('keeps every source file, tests included, under 500 lines', () => {
+    const long = [...files, ...sourceFiles('test')].map((file) => ({ file, lines: text(file).split('\n').length })).filter(({ lines }) => lines > 500);
     expect(long).toEqual([]);
   });
 });

@@ -37,8 +37,9 @@ export async function writtenItemFields(context: GuardContext, request: FastifyR
 /**
  * The item history routes (revisions, versions, pins): revisions and versions show whole items, so a
  * principal who is not an administrator needs read on every field of the collection and a visible
- * row to read them (404 otherwise), and update on every field and an updatable row to change them
- * (revert, promote, versions, pins). Registered as a preHandler of those routes' plugins.
+ * row to read them (404 otherwise), and update on every field to change them (revert, promote,
+ * versions, pins), whose handlers check the row inside their own transaction. Registered as a
+ * preHandler of those routes' plugins.
  */
 export function guardItemHistory(context: GuardContext): (request: FastifyRequest) => Promise<void> {
   return async (request) => {
@@ -50,7 +51,7 @@ export function guardItemHistory(context: GuardContext): (request: FastifyReques
     if (!access.allowedFields(action, collection).all) {
       throw permissionDenied(`The history of an item shows whole items: it needs ${action} permission on every field of "${collection}"`);
     }
-    await context.database.withSite(request.siteId, (tx) => assertRowAccess(tx, access, action, collection, id));
+    if (action === 'read') await context.database.withSite(request.siteId, (tx) => assertRowAccess(tx, access, 'read', collection, id));
   };
 }
 

@@ -1,6 +1,8 @@
 // Commands of item history: revert to a revision, named versions (create, edit, delete, promote)
 // and pins. Writes to the item itself go through the content module's changeItem/updateItem, so
-// they are validated, projected and revisioned like any other item write.
+// they are validated, projected and revisioned like any other item write. Each write checks that the
+// principal may update the item's row inside its own transaction (the rule-level checks ran first,
+// in guardItemHistory).
 import { applyChanges, type ItemChanges } from '../../../domain/content/itemDecider.ts';
 import type { ItemData } from '../../../domain/content/versions/events.ts';
 import { STRUCTURAL_KEYS } from '../../../domain/content/versions/itemSnapshot.ts';
@@ -13,6 +15,7 @@ import { sql } from '../../../infra/postgres/sql.ts';
 import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import type { Access } from '../../access/access.ts';
+import { assertRowAccess } from '../../access/itemAccess.ts';
 import { collectionOf, type CollectionSchema } from '../../schema/siteSchema.ts';
 import { changeItem, updateItem } from './changeItem.ts';
 import { prepareChanges } from './prepareChanges.ts';
@@ -73,9 +76,10 @@ export async function revertItem(context: AppContext, key: ItemKey, revisionId: 
 
 // ---- named versions ----
 
-export async function createVersion(context: AppContext, key: ItemKey, input: { key: string; name: string }, metadata: EventMetadata): Promise<void> {
+export async function createVersion(context: AppContext, key: ItemKey, input: { key: string; name: string }, access: Access, metadata: EventMetadata): Promise<void> {
   const collection = await context.schemas.collection(key.siteId, key.collection);
   await inSiteTransaction(context, key.siteId, async (tx) => {
+    await assertRowAccess(tx, access, 'update', key.collection, key.itemId);
     const main = await requireLiveItem(tx, key.siteId, key.collection, key.itemId);
     await handleCommandIn(tx, context.projections, {
       siteId: key.siteId,
@@ -101,6 +105,7 @@ export async function updateVersion(
   key: ItemKey,
   versionKey: string,
   input: { name?: string; data?: ItemData },
+  access: Access,
   metadata: EventMetadata,
 ): Promise<void> {
   const schema = await context.schemas.site(key.siteId);
@@ -116,6 +121,7 @@ export async function updateVersion(
     ? (await prepareChanges(schema, collection, input.data, { mode: 'patch', locale: null, itemId: key.itemId, basePath: ['body', 'data'] })).changes
     : null;
   await inSiteTransaction(context, key.siteId, async (tx) => {
+    await assertRowAccess(tx, access, 'update', key.collection, key.itemId);
     const version = await requireVersion(tx, key, versionKey);
     const changes = prepared ? namedChanges(version.data, prepared) : null;
     await handleCommandIn(tx, context.projections, {
@@ -135,9 +141,10 @@ function namedChanges(data: ItemData, changes: ItemChanges): ItemData {
   return Object.fromEntries(named.map((field) => [field, after[field] ?? null]));
 }
 
-export async function deleteVersion(context: AppContext, key: ItemKey, versionKey: string, metadata: EventMetadata): Promise<void> {
+export async function deleteVersion(context: AppContext, key: ItemKey, versionKey: string, access: Access, metadata: EventMetadata): Promise<void> {
   await context.schemas.collection(key.siteId, key.collection);
   await inSiteTransaction(context, key.siteId, async (tx) => {
+    await assertRowAccess(tx, access, 'update', key.collection, key.itemId);
     await requireVersion(tx, key, versionKey);
     await handleCommandIn(tx, context.projections, {
       siteId: key.siteId,
@@ -233,13 +240,20 @@ function pinTargets(collection: CollectionSchema, field: string): { collections:
  * Pins `field` of the item (`*` = the item itself, or a relation field) to a revision of the item it
  * refers to; a staged revision is refused with 409 REVISION_STAGED.
  */
-export async function pinRevision(context: AppContext, key: ItemKey, input: { field: string; revisionId: string }, metadata: EventMetadata): Promise<ItemPin> {
+export async function pinRevision(
+  context: AppContext,
+  key: ItemKey,
+  input: { field: string; revisionId: string },
+  access: Access,
+  metadata: EventMetadata,
+): Promise<ItemPin> {
   const collection = await context.schemas.collection(key.siteId, key.collection);
   const targets = pinTargets(collection, input.field);
   if (!targets) {
     throw new AppError('VALIDATION_FAILED', `"${input.field}" is neither "*" nor a relation field of ${key.collection}`, { path: ['body', 'field'] });
   }
   return inSiteTransaction(context, key.siteId, async (tx) => {
+    await assertRowAccess(tx, access, 'update', key.collection, key.itemId);
     const main = await requireLiveItem(tx, key.siteId, key.collection, key.itemId);
     const revision = await findRevision(tx, key.siteId, input.revisionId);
     if (!revision) throw new AppError('RECORD_NOT_FOUND', `No revision ${input.revisionId}`, { path: ['body', 'revisionId'] });
@@ -270,9 +284,10 @@ export async function pinRevision(context: AppContext, key: ItemKey, input: { fi
 }
 
 /** Releases one pin (404 when that field is not pinned) or, with `field` null, every pin of the item. */
-export async function releasePins(context: AppContext, key: ItemKey, field: string | null, metadata: EventMetadata): Promise<void> {
+export async function releasePins(context: AppContext, key: ItemKey, field: string | null, access: Access, metadata: EventMetadata): Promise<void> {
   await context.schemas.collection(key.siteId, key.collection);
   await inSiteTransaction(context, key.siteId, async (tx) => {
+    await assertRowAccess(tx, access, 'update', key.collection, key.itemId);
     if (!(await itemExisted(tx, key))) throw new AppError('RECORD_NOT_FOUND', `Item "${key.itemId}" of "${key.collection}" not found`);
     await handleCommandIn(tx, context.projections, {
       siteId: key.siteId,

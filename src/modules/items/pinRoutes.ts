@@ -56,7 +56,7 @@ export async function pinRoutes(app: FastifyInstance, { context }: ServerDeps): 
     },
     async (request, reply) => {
       const { collection, id } = request.params;
-      const pin = await pinRevision(context, { siteId: request.siteId, collection, itemId: id }, request.body, request.metadata);
+      const pin = await pinRevision(context, { siteId: request.siteId, collection, itemId: id }, request.body, await request.access(), request.metadata);
       const [data] = await present(request, [pin]);
       return reply.status(201).send({ data });
     },
@@ -64,13 +64,13 @@ export async function pinRoutes(app: FastifyInstance, { context }: ServerDeps): 
 
   api.delete('/items/:collection/:id/pins', { config: historyWriteRoute, schema: { tags: ['items'], params: itemParams } }, async (request, reply) => {
     const { collection, id } = request.params;
-    await releasePins(context, { siteId: request.siteId, collection, itemId: id }, null, request.metadata);
+    await releasePins(context, { siteId: request.siteId, collection, itemId: id }, null, await request.access(), request.metadata);
     return reply.status(204).send();
   });
 
   api.delete('/items/:collection/:id/pins/:field', { config: historyWriteRoute, schema: { tags: ['items'], params: pinParams } }, async (request, reply) => {
     const { collection, id, field } = request.params;
-    await releasePins(context, { siteId: request.siteId, collection, itemId: id }, field, request.metadata);
+    await releasePins(context, { siteId: request.siteId, collection, itemId: id }, field, await request.access(), request.metadata);
     return reply.status(204).send();
   });
 }

@@ -46,7 +46,7 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
     async (request, reply) => {
       const { collection, id } = request.params;
       const key = { siteId: request.siteId, collection, itemId: id };
-      await createVersion(context, key, request.body, request.metadata);
+      await createVersion(context, key, request.body, await request.access(), request.metadata);
       const version = await context.database.withSite(request.siteId, (tx) => requireVersion(tx, key, request.body.key));
       const schema = await context.schemas.collection(request.siteId, collection);
       const [data] = await present(request, schema, [version]);
@@ -78,7 +78,7 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
     async (request) => {
       const { collection, id, key: versionKeyParam } = request.params;
       const key = { siteId: request.siteId, collection, itemId: id };
-      await updateVersion(context, key, versionKeyParam, request.body, request.metadata);
+      await updateVersion(context, key, versionKeyParam, request.body, await request.access(), request.metadata);
       const version = await context.database.withSite(request.siteId, (tx) => requireVersion(tx, key, versionKeyParam));
       const [data] = await present(request, await context.schemas.collection(request.siteId, collection), [version]);
       return { data };
@@ -87,7 +87,7 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
 
   api.delete('/items/:collection/:id/versions/:key', { config: historyWriteRoute, schema: { tags: ['items'], params: versionParams } }, async (request, reply) => {
     const { collection, id, key: versionKeyParam } = request.params;
-    await deleteVersion(context, { siteId: request.siteId, collection, itemId: id }, versionKeyParam, request.metadata);
+    await deleteVersion(context, { siteId: request.siteId, collection, itemId: id }, versionKeyParam, await request.access(), request.metadata);
     return reply.status(204).send();
   });
 

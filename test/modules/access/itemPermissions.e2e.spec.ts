@@ -343,6 +343,33 @@ describe('item history and search', () => {
     expect((await site.as(member.token, 'GET', `/items/articles/${published.id}`)).status).toBe(200);
   });
 
+  it('changes versions and pins only of rows the member may update, checked in the write itself', async () => {
+    const { site, published, draft } = await siteWithArticles();
+    const role = await createRole(site);
+    await grant(site, { roleId: role.id }, [
+      { collection: 'articles', action: 'read' },
+      { collection: 'articles', action: 'update', conditions: { status: { _eq: 'draft' } } },
+    ]);
+    const member = await createMember(service, site, { roleId: role.id });
+    const [revision] = (await site.as(member.token, 'GET', `/items/articles/${published.id}/revisions`)).body.data;
+    const refused = [
+      await site.as(member.token, 'POST', `/items/articles/${published.id}/versions`, { key: 'v1', name: 'V1' }),
+      await site.as(member.token, 'POST', `/items/articles/${published.id}/pins`, { field: '*', revisionId: revision.revisionId }),
+      await site.as(member.token, 'DELETE', `/items/articles/${published.id}/pins`),
+    ];
+    expect(refused.map((response) => [response.status, response.body.errors?.[0]?.code])).toEqual([
+      [403, 'PERMISSION_DENIED'],
+      [403, 'PERMISSION_DENIED'],
+      [403, 'PERMISSION_DENIED'],
+    ]);
+    expect((await site.admin('GET', `/items/articles/${published.id}/versions`)).body.data).toEqual([]);
+    expect((await site.admin('GET', `/items/articles/${published.id}/pins`)).body.data).toEqual([]);
+
+    const created = await site.as(member.token, 'POST', `/items/articles/${draft.id}/versions`, { key: 'v1', name: 'V1' });
+    expect(created.status).toBe(201);
+    expect((await site.as(member.token, 'DELETE', `/items/articles/${draft.id}/versions/v1`)).status).toBe(204);
+  });
+
   it('searches only collections the member reads whole, and only its rows', async () => {
     const { site } = await siteWithArticles();
     await createItem(site, 'authors', { name: 'Secret author', email: 'secret@example.test' });

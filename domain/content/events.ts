@@ -162,10 +162,13 @@ export const relationEventSchemas = {
 
 export type RelationEvent = EventOf<typeof relationEventSchemas>;
 
+const sensitiveReadEventSchemas = { 'item.sensitive_read': sensitiveReadEventDataSchema };
+export type SensitiveReadEvent = EventOf<typeof sensitiveReadEventSchemas>;
+
 /** Every event type of the content context with the schema of its data (versions and pins: ./versions/events.ts). */
 export const contentEventSchemas = {
   ...itemEventSchemas,
-  'item.sensitive_read': sensitiveReadEventDataSchema,
+  ...sensitiveReadEventSchemas,
   ...collectionEventSchemas,
   ...relationEventSchemas,
   ...versionEventSchemas,

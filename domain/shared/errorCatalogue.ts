@@ -44,7 +44,3 @@ export type ErrorCode = keyof typeof errorCatalogue;
 
 /** The status of VALIDATION_FAILED on the routes the spec answers with 422 (releases, issuers, ...). */
 export const UNPROCESSABLE_STATUS = 422;
-
-export function statusOf(code: ErrorCode): number {
-  return errorCatalogue[code].status;
-}

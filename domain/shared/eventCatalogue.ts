@@ -26,10 +26,6 @@ export const EVENT_TYPES = Object.keys(eventCatalogue) as readonly EventType[];
 
 const schemas: ReadonlyMap<string, z.ZodType> = new Map(Object.entries(eventCatalogue));
 
-export function isEventType(type: string): type is EventType {
-  return schemas.has(type);
-}
-
 /**
  * The event if `data` is what its type's schema describes, else what is wrong with it. The schemas
  * only check: `data` is kept as it is (its keys, their order, keys a schema does not name), so a

@@ -58,11 +58,6 @@ export function assertCan(access: Access, action: ItemAction, collection: string
   }
 }
 
-/** 403 unless the principal holds the capability (administrators hold all). */
-export function assertCapability(access: Access, name: string): void {
-  if (!access.hasCapability(name)) throw permissionDenied(`This needs the capability "${name}"`);
-}
-
 /** The item without the fields the principal may not read (`id` stays). */
 export function maskItem<T extends Record<string, unknown>>(access: Access, collection: string, item: T): Partial<T> {
   if (access.admin) return item;

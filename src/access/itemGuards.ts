@@ -8,7 +8,7 @@ import type { AppContext } from '../runtime/context.ts';
 import { assertReadableQuery, assertRowAccess, itemReadPermissions, permissionDenied, type ReadPermissions } from './itemAccess.ts';
 import { assertMay } from './itemWriteRules.ts';
 
-type GuardContext = Pick<AppContext, 'database' | 'schemas' | 'grants' | 'logger'>;
+type GuardContext = Pick<AppContext, 'database' | 'schemas'>;
 
 /**
  * A list or single read: 403 without any read rule on the collection, 403 when the filter, sort,
@@ -29,7 +29,7 @@ export async function guardItemRead(
 }
 
 /** The fields a written item may show in the answer (the principal's read fields; null: all). */
-export async function writtenItemFields(context: GuardContext, request: FastifyRequest, collection: string): Promise<ReadonlySet<string> | null> {
+export async function writtenItemFields(request: FastifyRequest, collection: string): Promise<ReadonlySet<string> | null> {
   const access = await request.access();
   return itemReadPermissions(access)?.visibleFields(collection) ?? null;
 }

@@ -1,4 +1,6 @@
 // Who is calling: the result of authentication, carried on every request.
+import type { EventMetadata } from '../../domain/shared/events.ts';
+
 export type Principal =
   | { kind: 'anonymous' }
   | {
@@ -41,4 +43,9 @@ export function actorOf(principal: Principal): { kind: 'user' | 'apiKey' | 'syst
     default:
       return { kind: 'anonymous', id: null };
   }
+}
+
+/** The metadata of a write made by someone not yet signed in (sign-in, registration, emailed links), whatever token came along. */
+export function anonymousMetadata(requestId: string): EventMetadata {
+  return { actor: { kind: 'anonymous', id: null }, requestId };
 }

@@ -10,17 +10,17 @@ import { sql } from '../../infra/postgres/sql.ts';
 import type { Projection } from '../../projections/projection.ts';
 import { applyInline } from './projectionRunner.ts';
 
-/**
- * fold: every event of the stream, in order (the default); head: only the last event, for aggregates
- * whose every event carries the whole state (items); none: no state, appended at any version (day
- * streams of sign-in failures or sensitive reads).
- */
 /** What the handler needs of the application context. */
 export interface CommandContext {
   database: Database;
   projections: readonly Projection[];
 }
 
+/**
+ * fold: every event of the stream, in order (the default); head: only the last event, for aggregates
+ * whose every event carries the whole state (items); none: no state, appended at any version (day
+ * streams of sign-in failures or sensitive reads).
+ */
 export type StateLoading = 'fold' | 'head' | 'none';
 
 export interface RetryPolicy {
@@ -37,6 +37,8 @@ export interface CommandRequest<State, Command, Event extends NewEvent> {
   command: Command | ((state: State) => Command);
   metadata: EventMetadata;
   load?: StateLoading;
+  /** handleCommand only: how often a lost race is tried again from a fresh read (default DEFAULT_RETRY). */
+  retry?: RetryPolicy;
   /** Writers of this stream queue on a transaction lock instead of racing to the append and retrying. */
   lock?: boolean;
   /**
@@ -130,8 +132,7 @@ export async function inSiteTransaction<T>(
 export async function handleCommand<State, Command, Event extends NewEvent>(
   context: CommandContext,
   request: CommandRequest<State, Command, Event>,
-  retry: RetryPolicy = DEFAULT_RETRY,
 ): Promise<CommandResult<State>> {
-  const policy = request.expectedVersion === undefined ? retry : { attempts: 1 };
+  const policy = request.expectedVersion === undefined ? (request.retry ?? DEFAULT_RETRY) : { attempts: 1 };
   return inSiteTransaction(context, request.siteId, (tx) => handleCommandIn(tx, context.projections, request), policy);
 }

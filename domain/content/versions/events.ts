@@ -32,8 +32,6 @@ export const versionEventSchemas = {
 
 export type VersionEvent = EventOf<typeof versionEventSchemas>;
 
-export const VERSION_EVENT_TYPES = ['version.created', 'version.updated', 'version.deleted', 'version.promoted'] as const;
-
 const pinKey = { collection: z.string(), itemId: z.string(), field: z.string() };
 
 export const pinEventSchemas = {
@@ -42,8 +40,6 @@ export const pinEventSchemas = {
 };
 
 export type PinEvent = EventOf<typeof pinEventSchemas>;
-
-export const PIN_EVENT_TYPES = ['pin.created', 'pin.released'] as const;
 
 /** Named version keys: what the URL carries. */
 export const VERSION_KEY_PATTERN = /^[a-z0-9_-]{1,64}$/;

@@ -35,6 +35,7 @@ export async function explainList(databaseUrl: string, siteId: string, listPath:
       collection: 'articles',
       query: parseListQuery(query),
       principal: { kind: 'user', userId: randomUUID(), roleId: null, admin: true, sessionId: null, via: 'session', realm: 'studio' },
+      metadata: { actor: { kind: 'system', id: 'bench-explain' } },
     });
     const main = recorded.find((statement) => /ORDER BY/.test(statement.text) && /FROM items i/.test(statement.text));
     if (!main) throw new Error('the list query was not recorded');

@@ -1,5 +1,6 @@
 // Sign-in: login, refresh-token rotation with reuse detection, logout, and the current user.
 import { randomUUID } from 'node:crypto';
+import type { AuthEvent } from '../../../domain/identity/events.ts';
 import { sessionDecider } from '../../../domain/identity/session.ts';
 import { userDecider } from '../../../domain/identity/user.ts';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
@@ -13,7 +14,7 @@ import { handleCommand } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 
 /** The site's day streams of sign-ins with an unknown email. */
-const signInFailuresDecider = recordDecider();
+const signInFailuresDecider = recordDecider<AuthEvent>();
 
 export interface UserProfile {
   id: string;

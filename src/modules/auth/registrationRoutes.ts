@@ -1,9 +1,9 @@
 // Public account routes: sign-up, email verification, password reset, invitation acceptance. All are
 // rate-limited as auth endpoints, and the ones taking an email answer 202 whether it is known or not.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { EventMetadata } from '../../../domain/shared/events.ts';
+import { anonymousMetadata } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { passwordSchema } from './schemas.ts';
 import { acceptInvite, forgotPassword, register, resendVerification, resetPassword, verifyEmail } from './registration.ts';
@@ -12,8 +12,6 @@ const emailSchema = z.email().max(320);
 const tokenBody = z.object({ token: z.string().min(1).max(200) });
 const accepted = z.object({ data: z.object({ message: z.string() }) });
 const publicAuthRoute = { site: 'required' as const, access: 'public' as const, rateLimit: 'auth' as const };
-
-const anonymous = (request: FastifyRequest): EventMetadata => ({ actor: { kind: 'anonymous', id: null }, requestId: request.id });
 
 export async function registrationRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -34,13 +32,13 @@ export async function registrationRoutes(app: FastifyInstance, { context }: Serv
       },
     },
     async (request, reply) => {
-      await register(context, request.siteId, request.body, anonymous(request));
+      await register(context, request.siteId, request.body, anonymousMetadata(request.id));
       return reply.status(202).send({ data: { message: 'If this address can be registered, a confirmation email is on its way.' } });
     },
   );
 
   api.post('/auth/verify-email', { config: publicAuthRoute, schema: { tags: ['auth'], body: tokenBody } }, async (request, reply) => {
-    await verifyEmail(context, request.siteId, request.body.token, anonymous(request));
+    await verifyEmail(context, request.siteId, request.body.token, anonymousMetadata(request.id));
     return reply.status(204).send();
   });
 
@@ -48,7 +46,7 @@ export async function registrationRoutes(app: FastifyInstance, { context }: Serv
     '/auth/resend-verification',
     { config: publicAuthRoute, schema: { tags: ['auth'], body: z.object({ email: emailSchema }), response: { 202: accepted } } },
     async (request, reply) => {
-      await resendVerification(context, request.siteId, request.body.email, anonymous(request));
+      await resendVerification(context, request.siteId, request.body.email, anonymousMetadata(request.id));
       return reply.status(202).send({ data: { message: 'If this address has an unconfirmed account, a new confirmation email is on its way.' } });
     },
   );
@@ -57,7 +55,7 @@ export async function registrationRoutes(app: FastifyInstance, { context }: Serv
     '/auth/forgot-password',
     { config: publicAuthRoute, schema: { tags: ['auth'], body: z.object({ email: emailSchema }), response: { 202: accepted } } },
     async (request, reply) => {
-      await forgotPassword(context, request.siteId, request.body.email, anonymous(request));
+      await forgotPassword(context, request.siteId, request.body.email, anonymousMetadata(request.id));
       return reply.status(202).send({ data: { message: 'If this address has an account, a password reset email is on its way.' } });
     },
   );
@@ -66,7 +64,7 @@ export async function registrationRoutes(app: FastifyInstance, { context }: Serv
     '/auth/reset-password',
     { config: publicAuthRoute, schema: { tags: ['auth'], body: tokenBody.extend({ password: passwordSchema }) } },
     async (request, reply) => {
-      await resetPassword(context, request.siteId, request.body.token, request.body.password, anonymous(request));
+      await resetPassword(context, request.siteId, request.body.token, request.body.password, anonymousMetadata(request.id));
       return reply.status(204).send();
     },
   );
@@ -75,7 +73,7 @@ export async function registrationRoutes(app: FastifyInstance, { context }: Serv
     '/auth/accept-invite',
     { config: publicAuthRoute, schema: { tags: ['auth'], body: tokenBody.extend({ password: passwordSchema }) } },
     async (request, reply) => {
-      await acceptInvite(context, request.siteId, request.body.token, request.body.password, anonymous(request));
+      await acceptInvite(context, request.siteId, request.body.token, request.body.password, anonymousMetadata(request.id));
       return reply.status(204).send();
     },
   );

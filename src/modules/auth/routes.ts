@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { apiKeyAuthenticator } from '../../auth/apiKeyAuthenticator.ts';
 import { externalJwtAuthenticator } from '../../auth/externalJwtAuthenticator.ts';
-import { isSiteUser } from '../../auth/principal.ts';
+import { anonymousMetadata, isSiteUser } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { currentUser, login, logout, refresh, type SignedIn } from './handlers.ts';
 import { registrationRoutes } from './registrationRoutes.ts';
@@ -63,10 +63,7 @@ export async function authRoutes(app: FastifyInstance, deps: ServerDeps): Promis
       schema: { tags: ['auth'], body: z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(512) }), response: { 200: signedInSchema } },
     },
     async (request, reply) => {
-      const signedIn = await login(deps, request.siteId, request.body, { ip: request.ip, userAgent: request.headers['user-agent'] ?? null }, {
-        actor: { kind: 'anonymous', id: null },
-        requestId: request.id,
-      });
+      const signedIn = await login(deps, request.siteId, request.body, { ip: request.ip, userAgent: request.headers['user-agent'] ?? null }, anonymousMetadata(request.id));
       return sendSignedIn(reply, signedIn);
     },
   );
@@ -77,7 +74,7 @@ export async function authRoutes(app: FastifyInstance, deps: ServerDeps): Promis
     async (request, reply) => {
       const presented = presentedRefreshToken(request, request.body);
       try {
-        const signedIn = await refresh(deps, request.siteId, presented, { actor: { kind: 'anonymous', id: null }, requestId: request.id });
+        const signedIn = await refresh(deps, request.siteId, presented, anonymousMetadata(request.id));
         return sendSignedIn(reply, signedIn);
       } catch (error) {
         reply.clearCookie(REFRESH_COOKIE, { path: '/api/v1/auth' });

@@ -119,12 +119,6 @@ export async function findSubscription(tx: Queryable, siteId: string, id: string
   return row ? toView(row, now) : null;
 }
 
-export async function findSubscriptionRow(tx: Pick<Queryable, 'query'>, siteId: string, id: string): Promise<SubscriptionRow | null> {
-  if (!isUuid(id)) return null;
-  const [row] = await tx.query<SubscriptionRow>(sql`SELECT * FROM cdc_subscriptions WHERE site_id = ${siteId} AND id = ${id}::uuid`);
-  return row ?? null;
-}
-
 export interface DeliveryView {
   id: number;
   deliveryId: string;

@@ -4,7 +4,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import { itemDecider, type ItemBody, type ItemCommand, type ItemSnapshot, type ItemState } from '../../../domain/content/itemDecider.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
-import { streamId, type EventMetadata, type StoredEvent } from '../../../domain/shared/events.ts';
+import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { handleCommandIn } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
@@ -63,7 +63,7 @@ export async function runItemCommand(
   context: Pick<AppContext, 'projections'>,
   tx: Queryable,
   request: ItemCommandRequest,
-): Promise<ItemWriteResult & { state: ItemState; events: StoredEvent[] }> {
+): Promise<ItemWriteResult> {
   const { expectedVersion } = request;
   const result = await handleCommandIn(tx, context.projections, {
     siteId: request.siteId,
@@ -82,5 +82,5 @@ export async function runItemCommand(
         }
       : {}),
   });
-  return { snapshot: result.state.snapshot!, version: result.version, draft: result.state.draft, state: result.state, events: result.events };
+  return { snapshot: result.state.snapshot!, version: result.version, draft: result.state.draft };
 }

@@ -4,12 +4,11 @@
 // (`source`). Reads read only read models.
 import { AppError } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
-import type { Queryable } from '../../../infra/postgres/database.ts';
 import { prepared, sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
 import type { Access } from '../../access/access.ts';
 import { assertRowAccess, type ReadPermissions } from '../../access/itemAccess.ts';
 import { assertMay, dependentSampleCondition } from '../../access/itemWriteRules.ts';
-import { actorOf, type Principal } from '../../auth/principal.ts';
+import type { Principal } from '../../auth/principal.ts';
 import {
   compileAggregate,
   compileFilter,
@@ -23,6 +22,7 @@ import {
 import type { AppContext } from '../../runtime/context.ts';
 import { collectionOf, type CollectionSchema } from '../../schema/siteSchema.ts';
 import { dependentsOf, type DependentsReport } from './dependents.ts';
+import { findLiveItem } from './historyQueries.ts';
 import type { ItemRow } from './itemRecords.ts';
 import { countedTotal } from './itemCounts.ts';
 import { baseCondition, itemColumns, LIVE_ITEMS, queryFieldsOf, type ItemSource, type ReadContext } from './itemSource.ts';
@@ -50,8 +50,8 @@ export interface ReadItemsInput {
   draft?: boolean;
   source?: ItemSource;
   restrictions?: ReadRestrictions;
-  /** For the sensitive-read log entry. */
-  requestId?: string;
+  /** The request's event metadata, for the sensitive-read log entry. */
+  metadata: EventMetadata;
   now?: Date;
 }
 
@@ -130,8 +130,7 @@ async function withReadContext<T>(
     return { value, sensitive: context.sensitive };
   });
   if (result.sensitive.length > 0) {
-    const metadata: EventMetadata = { actor: actorOf(input.principal), ...(input.requestId ? { requestId: input.requestId } : {}) };
-    await logSensitiveReads(app, input.siteId, result.sensitive, metadata);
+    await logSensitiveReads(app, input.siteId, result.sensitive, input.metadata);
   }
   return result.value;
 }
@@ -241,12 +240,6 @@ export async function getItem(app: ItemsReadContext, input: GetItemInput): Promi
   });
 }
 
-/** Whether a live (not deleted) item exists, in the caller's transaction. */
-export async function liveItemExists(tx: Queryable, siteId: string, collection: string, itemId: string): Promise<boolean> {
-  const rows = await tx.query(sql`SELECT 1 FROM items WHERE site_id = ${siteId} AND collection = ${collection} AND id = ${itemId} AND deleted_at IS NULL`);
-  return rows.length > 0;
-}
-
 /**
  * GET …/dependents: the item must be readable; dependents count whole (a delete is blocked by rows
  * the principal cannot see too), but samples list only readable ones.
@@ -256,7 +249,7 @@ export async function getDependents(app: ItemsReadContext, access: Access, colle
   const collection = await app.schemas.collection(access.siteId, collectionName);
   return app.database.withSite(access.siteId, async (tx) => {
     await assertRowAccess(tx, access, 'read', collection.name, itemId);
-    if (!(await liveItemExists(tx, access.siteId, collection.name, itemId))) {
+    if (!(await findLiveItem(tx, access.siteId, collection.name, itemId))) {
       throw new AppError('RECORD_NOT_FOUND', `Item "${itemId}" of "${collection.name}" not found`);
     }
     return dependentsOf(tx, access.siteId, collection, itemId, collection.references, dependentSampleCondition(access));

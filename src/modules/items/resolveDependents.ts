@@ -11,7 +11,7 @@ import { collectionOf, declaredFields } from '../../schema/siteSchema.ts';
 import { dependentIds, dependentsOf, type DependentsReport } from './dependents.ts';
 import { deleteIn } from './deleteItem.ts';
 import { runItemCommand, type ItemsWriteContext } from './itemStreams.ts';
-import { liveItemExists } from './queries.ts';
+import { findLiveItem } from './historyQueries.ts';
 
 export interface ResolveDependentsInput {
   siteId: string;
@@ -58,12 +58,12 @@ export async function resolveDependents(context: ItemsWriteContext, input: Resol
   const actorId = input.metadata.actor.id;
   return inSiteTransaction(context, input.siteId, async (tx) => {
     await assertRowAccess(tx, access, 'read', collection.name, input.itemId);
-    if (!(await liveItemExists(tx, input.siteId, collection.name, input.itemId))) {
+    if (!(await findLiveItem(tx, input.siteId, collection.name, input.itemId))) {
       throw new AppError('RECORD_NOT_FOUND', `Item "${input.itemId}" of "${collection.name}" not found`);
     }
     if (input.action === 'reassign') {
       const target = input.newTargetId!;
-      if (target === input.itemId || !(await liveItemExists(tx, input.siteId, collection.name, target))) {
+      if (target === input.itemId || !(await findLiveItem(tx, input.siteId, collection.name, target))) {
         throw new AppError('INVALID_TARGET', `"${target}" is not another live item of "${collection.name}"`, { path: ['body', 'newTargetId'] });
       }
     }

@@ -61,7 +61,7 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
     const schema = await context.schemas.site(request.siteId);
     const collectionSchema = schema.collections.get(collection);
     if (!collectionSchema) throw new AppError('NOT_FOUND', `Collection "${collection}" not found`);
-    const visibleFields = await writtenItemFields(context, request, collection);
+    const visibleFields = await writtenItemFields(request, collection);
     const items = results.map(({ result }) => {
       const snapshot: ItemSnapshot = draft && result.draft ? draftSnapshot(result.snapshot, result.draft) : result.snapshot;
       return shapeSnapshot(snapshot, collectionSchema, { locale: localeOf(request), defaultLanguage: schema.defaultLanguage, visibleFields });
@@ -84,7 +84,7 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
       principal: request.principal,
       locale,
       draft: draftOf(request),
-      requestId: request.id,
+      metadata: request.metadata,
     };
     // Time travel (history module, docs/history.md): the same list over the items as they stood at asOf.
     const { asOf } = request.query as Record<string, unknown>;
@@ -133,7 +133,7 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
       principal: request.principal,
       locale,
       draft: draftOf(request),
-      requestId: request.id,
+      metadata: request.metadata,
     };
     // Time travel (history module, docs/history.md): the item as it stood at asOf.
     const { asOf } = request.query as Record<string, unknown>;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { checkItemInput, type ItemInputContext } from '../../../domain/content/itemInput.ts';
 import { initialItemState, itemDecider, type ItemChanges, type ItemCommand, type ItemEvent, type ItemState } from '../../../domain/content/itemDecider.ts';
 import type { ContentField, FieldType } from '../../../domain/content/schemaModel.ts';
-import { AppError } from '../../../domain/shared/appError.ts';
+import { appErrorThrownBy } from '../../support/appErrors.ts';
 
 const NOW = '2024-06-01T10:00:00.000Z';
 const LATER = '2024-06-02T10:00:00.000Z';
@@ -49,16 +49,6 @@ function update(values: Record<string, unknown>, extra: Partial<Extract<ItemComm
   };
 }
 
-function errorOf(run: () => unknown): AppError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
-}
-
 describe('item decider', () => {
   it('creates an item with a whole snapshot and a delta of what was set', () => {
     const [event] = created();
@@ -79,7 +69,7 @@ describe('item decider', () => {
   });
 
   it('refuses to create an item whose id exists or existed (409 CONFLICT at body.id)', () => {
-    const error = errorOf(() => itemDecider.decide({ type: 'createItem', ...acting, changes: changes({ title: 'x' }), required: [] }, given(created())));
+    const error = appErrorThrownBy(() => itemDecider.decide({ type: 'createItem', ...acting, changes: changes({ title: 'x' }), required: [] }, given(created())));
     expect([error.code, error.status, error.path]).toEqual(['CONFLICT', 409, ['body', 'id']]);
   });
 
@@ -106,7 +96,7 @@ describe('item decider', () => {
   });
 
   it('refuses a required field set to null, with the field path', () => {
-    const error = errorOf(() => itemDecider.decide(update({ title: null }), given(created())));
+    const error = appErrorThrownBy(() => itemDecider.decide(update({ title: null }), given(created())));
     expect([error.code, error.path]).toEqual(['VALIDATION_FAILED', ['body', 'title']]);
   });
 
@@ -135,8 +125,8 @@ describe('item decider', () => {
     expect(deleted!.data.delta).toEqual({ deletedAt: LATER });
     const state = given([...created(), deleted!]);
     expect(state.lifecycle).toBe('deleted');
-    expect(errorOf(() => itemDecider.decide(update({ views: 3 }), state)).code).toBe('RECORD_NOT_FOUND');
-    expect(errorOf(() => itemDecider.decide({ type: 'deleteItem', ...acting }, state)).code).toBe('RECORD_NOT_FOUND');
+    expect(appErrorThrownBy(() => itemDecider.decide(update({ views: 3 }), state)).code).toBe('RECORD_NOT_FOUND');
+    expect(appErrorThrownBy(() => itemDecider.decide({ type: 'deleteItem', ...acting }, state)).code).toBe('RECORD_NOT_FOUND');
     const [restored] = itemDecider.decide({ type: 'restoreItem', ...acting, now: LATER }, state);
     expect(restored!.type).toBe('item.restored');
     expect(given([...created(), deleted!, restored!]).snapshot?.deletedAt).toBeNull();
@@ -155,7 +145,7 @@ describe('item decider', () => {
     // On a live item restore changes nothing; a purged item stays gone.
     expect(itemDecider.decide(revert, given(created())).map((event) => event.type)).toEqual(['item.reverted']);
     const [hard] = itemDecider.decide({ type: 'hardDeleteItem', ...acting }, given(created()));
-    expect(errorOf(() => itemDecider.decide(revert, given([...created(), hard!]))).code).toBe('RECORD_NOT_FOUND');
+    expect(appErrorThrownBy(() => itemDecider.decide(revert, given([...created(), hard!]))).code).toBe('RECORD_NOT_FOUND');
   });
 
   it('hard-deletes a live or deleted item; afterwards nothing is possible', () => {
@@ -163,7 +153,7 @@ describe('item decider', () => {
     expect(hard!.type).toBe('item.hard_deleted');
     const state = given([...created(), hard!]);
     expect(state.lifecycle).toBe('purged');
-    expect(errorOf(() => itemDecider.decide({ type: 'restoreItem', ...acting }, state)).code).toBe('RECORD_NOT_FOUND');
+    expect(appErrorThrownBy(() => itemDecider.decide({ type: 'restoreItem', ...acting }, state)).code).toBe('RECORD_NOT_FOUND');
   });
 
   it('revert and promote always append, with their cause', () => {
@@ -189,24 +179,24 @@ describe('item input', () => {
   });
 
   it('refuses unknown fields, alias fields and bad values at body.<field> (bulk: body.<index>.<field>)', () => {
-    expect(errorOf(() => checkItemInput({ title: 'T', nope: 1 }, context(), ['body'])).path).toEqual(['body', 'nope']);
-    expect(errorOf(() => checkItemInput({ title: 'T', comments: [] }, context(), ['body'])).path).toEqual(['body', 'comments']);
-    expect(errorOf(() => checkItemInput({ title: 'T', views: 'many' }, context(), ['body', 3])).path).toEqual(['body', 3, 'views']);
-    expect(errorOf(() => checkItemInput({ title: 'T', sort: 1.5 }, context(), ['body'])).path).toEqual(['body', 'sort']);
-    expect(errorOf(() => checkItemInput([], context(), ['body', 0])).path).toEqual(['body', 0]);
+    expect(appErrorThrownBy(() => checkItemInput({ title: 'T', nope: 1 }, context(), ['body'])).path).toEqual(['body', 'nope']);
+    expect(appErrorThrownBy(() => checkItemInput({ title: 'T', comments: [] }, context(), ['body'])).path).toEqual(['body', 'comments']);
+    expect(appErrorThrownBy(() => checkItemInput({ title: 'T', views: 'many' }, context(), ['body', 3])).path).toEqual(['body', 3, 'views']);
+    expect(appErrorThrownBy(() => checkItemInput({ title: 'T', sort: 1.5 }, context(), ['body'])).path).toEqual(['body', 'sort']);
+    expect(appErrorThrownBy(() => checkItemInput([], context(), ['body', 0])).path).toEqual(['body', 0]);
   });
 
   it('refuses a missing required field on create and PUT, and null on PATCH', () => {
-    expect(errorOf(() => checkItemInput({ views: 1 }, context(), ['body'])).path).toEqual(['body', 'title']);
-    expect(errorOf(() => checkItemInput({ views: 1 }, context({ mode: 'replace', itemId: 'a1' }), ['body'])).path).toEqual(['body', 'title']);
-    expect(errorOf(() => checkItemInput({ title: null }, context({ mode: 'patch', itemId: 'a1' }), ['body'])).path).toEqual(['body', 'title']);
+    expect(appErrorThrownBy(() => checkItemInput({ views: 1 }, context(), ['body'])).path).toEqual(['body', 'title']);
+    expect(appErrorThrownBy(() => checkItemInput({ views: 1 }, context({ mode: 'replace', itemId: 'a1' }), ['body'])).path).toEqual(['body', 'title']);
+    expect(appErrorThrownBy(() => checkItemInput({ title: null }, context({ mode: 'patch', itemId: 'a1' }), ['body'])).path).toEqual(['body', 'title']);
     expect(checkItemInput({ views: 2 }, context({ mode: 'patch', itemId: 'a1' }), ['body']).values).toEqual({ views: 2 });
   });
 
   it('takes a client id on create only; on update it must match', () => {
     expect(checkItemInput({ id: 'my-id', title: 'T' }, context(), ['body']).id).toBe('my-id');
-    expect(errorOf(() => checkItemInput({ id: 'bad id!', title: 'T' }, context(), ['body'])).path).toEqual(['body', 'id']);
-    expect(errorOf(() => checkItemInput({ id: 'other' }, context({ mode: 'patch', itemId: 'a1' }), ['body'])).path).toEqual(['body', 'id']);
+    expect(appErrorThrownBy(() => checkItemInput({ id: 'bad id!', title: 'T' }, context(), ['body'])).path).toEqual(['body', 'id']);
+    expect(appErrorThrownBy(() => checkItemInput({ id: 'other' }, context({ mode: 'patch', itemId: 'a1' }), ['body'])).path).toEqual(['body', 'id']);
     expect(checkItemInput({ id: 'a1' }, context({ mode: 'patch', itemId: 'a1' }), ['body']).id).toBeNull();
   });
 
@@ -221,6 +211,6 @@ describe('item input', () => {
     expect(checkItemInput({ title: 'T', summary: 'Salut' }, context({ locale: 'fr' }), ['body']).translations).toEqual({ summary: { fr: 'Salut' } });
     expect(checkItemInput({ title: 'T', summary: 'Hi' }, context(), ['body']).translations).toEqual({ summary: { en: 'Hi' } });
     expect(checkItemInput({ title: 'T', summary: { en: 'Hi', 'pt-BR': 'Oi' } }, context(), ['body']).translations).toEqual({ summary: { en: 'Hi', 'pt-BR': 'Oi' } });
-    expect(errorOf(() => checkItemInput({ title: 'T', summary: { en: 5 } }, context(), ['body'])).path).toEqual(['body', 'summary', 'en']);
+    expect(appErrorThrownBy(() => checkItemInput({ title: 'T', summary: { en: 5 } }, context(), ['body'])).path).toEqual(['body', 'summary', 'en']);
   });
 });

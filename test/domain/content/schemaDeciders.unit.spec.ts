@@ -5,7 +5,7 @@ import { checkRelationAgainstSchema, relationDecider } from '../../../domain/con
 import { diffRelations, resolveBundleRelations } from '../../../domain/content/schemaDiff.ts';
 import { collectionCreateInput, fieldInput, relationInput, toContentField, toRelationDefinition } from '../../../domain/content/schemaInput.ts';
 import { referencesOf, type ContentField, type RelationDefinition } from '../../../domain/content/schemaModel.ts';
-import { AppError } from '../../../domain/shared/appError.ts';
+import { appErrorThrownBy } from '../../support/appErrors.ts';
 
 const title = toContentField({ field: 'title', type: 'string' });
 const views = toContentField({ field: 'views', type: 'integer', indexed: true });
@@ -18,16 +18,6 @@ function decide(command: CollectionCommand, events: CollectionEvent[] = []): Col
   return collectionDecider.decide(command, given(events));
 }
 
-function errorOf(run: () => unknown): AppError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
-}
-
 const created = () => decide({ type: 'createCollection', collection: 'articles', meta: given([]).meta, fields: [title, views] });
 
 describe('collection decider', () => {
@@ -36,14 +26,14 @@ describe('collection decider', () => {
   });
 
   it('refuses a second collection of the same name, and the name of a deleted one', () => {
-    expect(errorOf(() => decide({ type: 'createCollection', collection: 'articles', meta: given([]).meta, fields: [] }, created())).code).toBe('CONFLICT');
+    expect(appErrorThrownBy(() => decide({ type: 'createCollection', collection: 'articles', meta: given([]).meta, fields: [] }, created())).code).toBe('CONFLICT');
     const deleted = [...created(), ...decide({ type: 'deleteCollection', collection: 'articles' }, created())];
-    const error = errorOf(() => decide({ type: 'createCollection', collection: 'articles', meta: given([]).meta, fields: [] }, deleted));
+    const error = appErrorThrownBy(() => decide({ type: 'createCollection', collection: 'articles', meta: given([]).meta, fields: [] }, deleted));
     expect([error.code, error.path]).toEqual(['CONFLICT', ['body', 'name']]);
   });
 
   it('answers 404 NOT_FOUND for a collection that does not exist', () => {
-    const error = errorOf(() => decide({ type: 'addField', collection: 'nope', field: title }));
+    const error = appErrorThrownBy(() => decide({ type: 'addField', collection: 'nope', field: title }));
     expect([error.code, error.status]).toEqual(['NOT_FOUND', 404]);
   });
 
@@ -54,20 +44,20 @@ describe('collection decider', () => {
   });
 
   it('adds, updates and removes fields, refusing duplicates and unknown ones', () => {
-    expect(errorOf(() => decide({ type: 'addField', collection: 'articles', field: title }, created())).code).toBe('CONFLICT');
+    expect(appErrorThrownBy(() => decide({ type: 'addField', collection: 'articles', field: title }, created())).code).toBe('CONFLICT');
     expect(decide({ type: 'updateField', collection: 'articles', field: 'title', patch: { note: 'n' } }, created())[0]).toMatchObject({
       type: 'field.updated',
       data: { field: { field: 'title', note: 'n' } },
     });
     expect(decide({ type: 'updateField', collection: 'articles', field: 'title', patch: { required: false } }, created())).toEqual([]);
-    expect(errorOf(() => decide({ type: 'removeField', collection: 'articles', field: 'nope' }, created())).code).toBe('NOT_FOUND');
+    expect(appErrorThrownBy(() => decide({ type: 'removeField', collection: 'articles', field: 'nope' }, created())).code).toBe('NOT_FOUND');
   });
 
   it('refuses indexed on types that can hold long values', () => {
     const body = toContentField({ field: 'body', type: 'text', indexed: true });
-    const error = errorOf(() => decide({ type: 'addField', collection: 'articles', field: body }, created()));
+    const error = appErrorThrownBy(() => decide({ type: 'addField', collection: 'articles', field: body }, created()));
     expect([error.code, error.path]).toEqual(['VALIDATION_FAILED', ['body', 'indexed']]);
-    expect(errorOf(() => decide({ type: 'updateField', collection: 'articles', field: 'title', patch: { indexed: true, options: { maxLength: 5000 } } }, created())).path).toEqual([
+    expect(appErrorThrownBy(() => decide({ type: 'updateField', collection: 'articles', field: 'title', patch: { indexed: true, options: { maxLength: 5000 } } }, created())).path).toEqual([
       'body',
       'indexed',
     ]);
@@ -141,7 +131,7 @@ describe('relations', () => {
   });
 
   it('refuses unknown collections, missing or non-id stored fields, taken alias names and fields of another relation', () => {
-    const check = (relation: RelationDefinition, relations: RelationDefinition[] = []) => errorOf(() => checkRelationAgainstSchema(relation, view(relations))).path;
+    const check = (relation: RelationDefinition, relations: RelationDefinition[] = []) => appErrorThrownBy(() => checkRelationAgainstSchema(relation, view(relations))).path;
     expect(check({ ...m2o, relatedCollection: 'nope' })).toEqual(['body', 'relatedCollection']);
     expect(check({ ...m2o, field: 'missing' })).toEqual(['body', 'field']);
     expect(check({ ...m2o, field: 'views', relatedField: null })).toEqual(['body', 'field']);
@@ -179,7 +169,7 @@ describe('relations', () => {
   it('relation decider: create once, update only on change, delete', () => {
     const [createdEvent] = relationDecider.decide({ type: 'createRelation', relation: m2o }, relationDecider.initialState());
     const state = relationDecider.evolve(relationDecider.initialState(), createdEvent!);
-    expect(errorOf(() => relationDecider.decide({ type: 'createRelation', relation: m2o }, state)).code).toBe('CONFLICT');
+    expect(appErrorThrownBy(() => relationDecider.decide({ type: 'createRelation', relation: m2o }, state)).code).toBe('CONFLICT');
     expect(relationDecider.decide({ type: 'updateRelation', relationId: 'r1', patch: { onDelete: 'restrict' } }, state)).toEqual([]);
     expect(relationDecider.decide({ type: 'updateRelation', relationId: 'r1', patch: { onDelete: 'cascade' } }, state)[0]?.data.relation.onDelete).toBe('cascade');
     expect(relationDecider.decide({ type: 'replaceRelation', relation: { ...m2o } }, state)).toEqual([]);

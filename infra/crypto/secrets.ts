@@ -1,5 +1,5 @@
 // Keys derived from the deployment secret, one per purpose, so no two uses share a key.
-import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export function deriveKey(secret: string, purpose: string): Uint8Array {
   return new Uint8Array(hkdfSync('sha256', secret, 'svc', purpose, 32));
@@ -12,10 +12,6 @@ export function randomToken(bytes = 32): string {
 /** Tokens we hand out (refresh, API key, email) are stored only as this hash. */
 export function tokenHash(token: string): string {
   return createHash('sha256').update(token).digest('hex');
-}
-
-export function hmacHex(key: string | Uint8Array, message: string): string {
-  return createHmac('sha256', key).update(message).digest('hex');
 }
 
 export function constantTimeEqual(a: string, b: string): boolean {

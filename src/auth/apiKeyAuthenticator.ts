@@ -1,5 +1,7 @@
 // API keys (`svk_` + 32 random bytes, base64url) as bearer tokens, first in the chain. A key is looked
-// up by its hash within the request's site only, so another site's key is simply unknown (401).
+// up by its hash within the request's site only, so another site's key is simply unknown (401). The
+// lookup is cached per instance like a login token's check (./identityChecks.ts): at most
+// MAX_AGE_MS old, and dropped on every instance as soon as the site's identity changes.
 //
 // Last use: the first use of a key, and then at most one use a minute per key and instance, writes
 // `api_key_usage.last_used_at` directly. That table is telemetry, not a read model of the log: an
@@ -7,9 +9,10 @@
 // nothing an operator needs. Creation and revocation are events as usual.
 import { errors } from '../../domain/shared/appError.ts';
 import { tokenHash } from '../../infra/crypto/secrets.ts';
-import { sql } from '../../infra/postgres/sql.ts';
+import { prepared, sql } from '../../infra/postgres/sql.ts';
 import type { AppContext } from '../runtime/context.ts';
 import type { Authenticator } from './authenticate.ts';
+import { createIdentityChecks } from './identityChecks.ts';
 import { API_KEY_USER_PREFIX, type Principal } from './principal.ts';
 
 export const API_KEY_PREFIX = 'svk_';
@@ -27,8 +30,11 @@ interface ApiKeyRow {
   key_role_admin: boolean | null;
 }
 
-export function apiKeyAuthenticator(context: Pick<AppContext, 'database'>): Authenticator {
+export function apiKeyAuthenticator(context: Pick<AppContext, 'database' | 'notifier' | 'onClose'>): Authenticator {
   const lastTouched = new Map<string, number>();
+  // A key's binding is checked as a login token is: cached per instance, dropped on every identity
+  // change of the site (revocation, a user's status or role, a role's admin flag) on every instance.
+  const checks = createIdentityChecks<ApiKeyRow>(context);
 
   function principalOf(key: ApiKeyRow): Principal | null {
     const base = { kind: 'user' as const, sessionId: null, impersonatorId: null, via: 'apiKey' as const, realm: 'studio' as const, apiKeyId: key.id };
@@ -40,33 +46,44 @@ export function apiKeyAuthenticator(context: Pick<AppContext, 'database'>): Auth
     return { ...base, userId: `${API_KEY_USER_PREFIX}${key.id}`, roleId: key.role_id, admin: key.key_role_admin === true };
   }
 
-  return async ({ token, siteId }) => {
-    if (!token.startsWith(API_KEY_PREFIX)) return null;
-    if (!API_KEY_PATTERN.test(token)) throw errors.unauthenticated('Invalid API key');
-    if (siteId === null) throw errors.unauthenticated('An API key is valid only on its site');
-    const principal = await context.database.withSite(siteId, async (tx) => {
-      const [key] = await tx.query<ApiKeyRow>(sql`
+  /** One statement, prepared on each connection: the join is planned once, not per request. */
+  async function lookUp(siteId: string, keyHash: string): Promise<ApiKeyRow | null> {
+    const [key] = await context.database.withSiteReads(siteId, (tx) =>
+      tx.query<ApiKeyRow>(
+        prepared(sql`
         SELECT k.id, k.user_id, k.role_id, u.status AS user_status, u.role_id AS user_role_id, ur.admin AS user_admin,
                kr.id IS NOT NULL AS key_role_exists, kr.admin AS key_role_admin
           FROM api_keys k
           LEFT JOIN users u ON u.site_id = k.site_id AND u.id = k.user_id
           LEFT JOIN roles ur ON ur.site_id = u.site_id AND ur.id = u.role_id
           LEFT JOIN roles kr ON kr.site_id = k.site_id AND kr.id = k.role_id
-         WHERE k.site_id = ${siteId} AND k.key_hash = ${tokenHash(token)} AND k.revoked_at IS NULL`);
-      const found = key ? principalOf(key) : null;
-      if (key && found) {
-        const touchKey = `${siteId}/${key.id}`;
-        const now = Date.now();
-        if (now - (lastTouched.get(touchKey) ?? 0) >= TOUCH_INTERVAL_MS) {
-          lastTouched.set(touchKey, now);
-          await tx.query(sql`
-            INSERT INTO api_key_usage (site_id, api_key_id, last_used_at) VALUES (${siteId}, ${key.id}, now())
-            ON CONFLICT (site_id, api_key_id) DO UPDATE SET last_used_at = excluded.last_used_at`);
-        }
-      }
-      return found;
-    });
-    if (!principal) throw errors.unauthenticated('Invalid API key');
+         WHERE k.site_id = ${siteId} AND k.key_hash = ${keyHash} AND k.revoked_at IS NULL`),
+      ),
+    );
+    return key ?? null;
+  }
+
+  async function touch(siteId: string, keyId: string): Promise<void> {
+    const touchKey = `${siteId}/${keyId}`;
+    const now = Date.now();
+    if (now - (lastTouched.get(touchKey) ?? 0) < TOUCH_INTERVAL_MS) return;
+    lastTouched.set(touchKey, now);
+    await context.database.withSite(siteId, (tx) =>
+      tx.query(sql`
+        INSERT INTO api_key_usage (site_id, api_key_id, last_used_at) VALUES (${siteId}, ${keyId}, now())
+        ON CONFLICT (site_id, api_key_id) DO UPDATE SET last_used_at = excluded.last_used_at`),
+    );
+  }
+
+  return async ({ token, siteId }) => {
+    if (!token.startsWith(API_KEY_PREFIX)) return null;
+    if (!API_KEY_PATTERN.test(token)) throw errors.unauthenticated('Invalid API key');
+    if (siteId === null) throw errors.unauthenticated('An API key is valid only on its site');
+    const keyHash = tokenHash(token);
+    const key = await checks.get(siteId, keyHash, () => lookUp(siteId, keyHash));
+    const principal = key ? principalOf(key) : null;
+    if (!key || !principal) throw errors.unauthenticated('Invalid API key');
+    await touch(siteId, key.id);
     return principal;
   };
 }

@@ -6,7 +6,7 @@ import { sql } from '../../infra/postgres/sql.ts';
 import type { AppContext } from '../runtime/context.ts';
 import type { AccessTokenIssuer } from './accessTokens.ts';
 import type { Principal } from './principal.ts';
-import { createUserAccessCache, type UserAccessRow } from './userAccessCache.ts';
+import { createIdentityChecks } from './identityChecks.ts';
 
 export interface AuthenticationRequest {
   token: string;
@@ -16,6 +16,16 @@ export interface AuthenticationRequest {
 
 /** Returns a principal when the token is this authenticator's kind, null to pass it on; throws to refuse. */
 export type Authenticator = (request: AuthenticationRequest) => Promise<Principal | null>;
+
+/** What svc_user_access finds for a site, user and session: what a login token's check needs. */
+interface UserAccessRow {
+  id: string;
+  status: string;
+  token_version: number;
+  role_id: string | null;
+  admin: boolean | null;
+  session_revoked: boolean;
+}
 
 async function loadUserAccess(
   context: Pick<AppContext, 'database'>,
@@ -31,7 +41,7 @@ async function loadUserAccess(
 
 /** The service's own login tokens. */
 export function internalJwtAuthenticator(context: Pick<AppContext, 'database' | 'notifier' | 'onClose'>, tokens: AccessTokenIssuer): Authenticator {
-  const checks = createUserAccessCache(context, (siteId, userId, sessionId) => loadUserAccess(context, siteId, userId, sessionId));
+  const checks = createIdentityChecks<UserAccessRow>(context);
   return async ({ token, siteId }) => {
     const claims = await tokens.verify(token);
     if (siteId === null || claims.siteId !== siteId) throw errors.unauthenticated('This token was issued for another site');
@@ -40,7 +50,8 @@ export function internalJwtAuthenticator(context: Pick<AppContext, 'database' | 
     }
     // A revoked session (logout, DELETE /me/sessions/:id) ends its access tokens at once, like a
     // password change does through tokenVersion.
-    const user = await checks.get(siteId, claims.userId, claims.sessionId);
+    const { userId, sessionId } = claims;
+    const user = await checks.get(siteId, `${userId}\u0000${sessionId ?? ''}`, () => loadUserAccess(context, siteId, userId, sessionId));
     if (!user || user.status !== 'active' || user.token_version !== claims.tokenVersion || user.session_revoked) {
       throw errors.unauthenticated('This token is no longer valid');
     }

@@ -1,9 +1,10 @@
-// The per-instance cache of token checks: for a site, user and session, what svc_user_access found
-// (status, token version, role, admin flag, whether the session was revoked). Every change to users,
-// roles or sessions announces its site on `svc_identity` after commit (usersProjection): this instance
-// drops the site's checks at once, before the writer's request continues (a logout refuses its token
-// on the very next request), other instances when the NOTIFY arrives. As a safety net for a
-// notification lost while a listener reconnects, a check is also reloaded once it is MAX_AGE_MS old.
+// The per-instance cache of credential checks: for a site, what a token check found (a login
+// token's user, session and role; an API key's binding, user and role). Every change to users, roles,
+// sessions or API keys announces its site on `svc_identity` after commit (usersProjection and its
+// neighbours): this instance drops the site's checks at once, before the writer's request continues
+// (a logout or a key revocation refuses the credential on the very next request), other instances
+// when the NOTIFY arrives. As a safety net for a notification lost while a listener reconnects, a
+// check is also reloaded once it is MAX_AGE_MS old.
 import { IDENTITY_CHANNEL } from '../../projections/usersProjection.ts';
 import type { AppContext } from '../runtime/context.ts';
 
@@ -11,32 +12,21 @@ export const MAX_AGE_MS = 5_000;
 const MAX_SITES = 2_000;
 const MAX_CHECKS_PER_SITE = 10_000;
 
-export interface UserAccessRow {
-  id: string;
-  status: string;
-  token_version: number;
-  role_id: string | null;
-  admin: boolean | null;
-  session_revoked: boolean;
-}
-
-interface Check {
-  row: UserAccessRow | null;
+interface Check<Row> {
+  row: Row | null;
   loadedAt: number;
 }
 
-export interface UserAccessCache {
-  get(siteId: string, userId: string, sessionId: string | null): Promise<UserAccessRow | null>;
+export interface IdentityChecks<Row> {
+  /** The check of `key` in the site: cached, or loaded (once, however many requests ask at the same time). */
+  get(siteId: string, key: string, load: () => Promise<Row | null>): Promise<Row | null>;
 }
 
 type CacheContext = Pick<AppContext, 'database' | 'notifier' | 'onClose'>;
 
-export function createUserAccessCache(
-  context: CacheContext,
-  load: (siteId: string, userId: string, sessionId: string | null) => Promise<UserAccessRow | null>,
-): UserAccessCache {
-  const sites = new Map<string, Map<string, Check>>();
-  const loading = new Map<string, Promise<UserAccessRow | null>>();
+export function createIdentityChecks<Row>(context: CacheContext): IdentityChecks<Row> {
+  const sites = new Map<string, Map<string, Check<Row>>>();
+  const loading = new Map<string, Promise<Row | null>>();
   /** Bumped by every invalidation of a site: a load that started before it is not kept. */
   const generations = new Map<string, number>();
 
@@ -55,9 +45,9 @@ export function createUserAccessCache(
     sites.clear();
   });
 
-  async function reload(siteId: string, key: string, userId: string, sessionId: string | null): Promise<UserAccessRow | null> {
+  async function reload(siteId: string, key: string, load: () => Promise<Row | null>): Promise<Row | null> {
     const generation = generations.get(siteId) ?? 0;
-    const row = await load(siteId, userId, sessionId);
+    const row = await load();
     if ((generations.get(siteId) ?? 0) === generation) {
       let checks = sites.get(siteId);
       if (!checks) {
@@ -71,14 +61,13 @@ export function createUserAccessCache(
   }
 
   return {
-    async get(siteId, userId, sessionId) {
-      const key = `${userId}\u0000${sessionId ?? ''}`;
+    async get(siteId, key, load) {
       const cached = sites.get(siteId)?.get(key);
       if (cached && Date.now() - cached.loadedAt < MAX_AGE_MS) return cached.row;
       const loadKey = `${siteId}\u0000${key}`;
       const pending = loading.get(loadKey);
       if (pending) return pending;
-      const started = reload(siteId, key, userId, sessionId).finally(() => {
+      const started = reload(siteId, key, load).finally(() => {
         if (loading.get(loadKey) === started) loading.delete(loadKey);
       });
       loading.set(loadKey, started);

@@ -4,27 +4,9 @@
 // service; replay brings dead and stale back to active.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import {
-  SUBSCRIPTION_EVENT_TYPES,
-  SUBSCRIPTION_KINDS,
-  SUBSCRIPTION_STATES,
-  type SubscriptionChanges,
-  type SubscriptionDefinition,
-  type SubscriptionEvent,
-  type SubscriptionKind,
-  type SubscriptionStateName,
-} from './events.ts';
+import type { SubscriptionChanges, SubscriptionDefinition, SubscriptionEvent, SubscriptionKind, SubscriptionStateName } from './events.ts';
 
-export {
-  SUBSCRIPTION_EVENT_TYPES,
-  SUBSCRIPTION_KINDS,
-  SUBSCRIPTION_STATES,
-  type SubscriptionChanges,
-  type SubscriptionDefinition,
-  type SubscriptionEvent,
-  type SubscriptionKind,
-  type SubscriptionStateName,
-};
+export type { SubscriptionChanges, SubscriptionDefinition, SubscriptionEvent, SubscriptionKind, SubscriptionStateName } from './events.ts';
 
 export type SubscriptionCommand =
   | ({ type: 'create'; subscriptionId: string; cursorSeq: number } & SubscriptionDefinition)

@@ -62,16 +62,25 @@ function revisionOf(row: RevisionRow): Revision {
   };
 }
 
+/**
+ * A revision with its content: the row says which version, who and when; the content is the data of
+ * its event, read from the log by position (the log's primary key) rather than stored twice.
+ */
+const REVISION_WITH_CONTENT = sql`
+  SELECT r.*, e.data->'snapshot' AS snapshot, e.data->'delta' AS delta, e.data->'cause' AS cause, e.data->'draft' AS draft
+    FROM item_revisions r JOIN events e ON e.position = r.position`;
+
 export async function listRevisions(
   tx: Queryable,
   key: { siteId: string; collection: string; itemId: string },
   page: { limit: number; page: number },
 ): Promise<{ revisions: Revision[]; total: number }> {
-  const where = sql`site_id = ${key.siteId} AND collection = ${key.collection} AND item_id = ${key.itemId}`;
+  const where = sql`r.site_id = ${key.siteId} AND r.collection = ${key.collection} AND r.item_id = ${key.itemId}`;
   const rows = await tx.query<RevisionRow>(sql`
-    SELECT * FROM item_revisions WHERE ${where}
-     ORDER BY version DESC LIMIT ${page.limit} OFFSET ${(page.page - 1) * page.limit}`);
-  const [count] = await tx.query<{ total: number }>(sql`SELECT count(*)::int AS total FROM item_revisions WHERE ${where}`);
+    ${REVISION_WITH_CONTENT}
+     WHERE ${where}
+     ORDER BY r.version DESC LIMIT ${page.limit} OFFSET ${(page.page - 1) * page.limit}`);
+  const [count] = await tx.query<{ total: number }>(sql`SELECT count(*)::int AS total FROM item_revisions r WHERE ${where}`);
   return { revisions: rows.map(revisionOf), total: count?.total ?? 0 };
 }
 
@@ -79,7 +88,7 @@ export async function listRevisions(
 export async function findRevision(tx: Queryable, siteId: string, revisionId: string): Promise<Revision | null> {
   if (!isUuid(revisionId)) return null;
   const [row] = await tx.query<RevisionRow>(
-    sql`SELECT * FROM item_revisions WHERE site_id = ${siteId} AND revision_id = ${revisionId}::uuid`,
+    sql`${REVISION_WITH_CONTENT} WHERE r.site_id = ${siteId} AND r.revision_id = ${revisionId}::uuid`,
   );
   return row ? revisionOf(row) : null;
 }
@@ -263,9 +272,10 @@ export async function listPins(
   field: string | null = null,
 ): Promise<ItemPin[]> {
   const rows = await tx.query<PinRow>(sql`
-    SELECT p.*, r.snapshot
+    SELECT p.*, e.data->'snapshot' AS snapshot
       FROM item_pins p
       LEFT JOIN item_revisions r ON r.site_id = p.site_id AND r.revision_id = p.revision_id
+      LEFT JOIN events e ON e.position = r.position
      WHERE p.site_id = ${key.siteId} AND p.collection = ${key.collection} AND p.item_id = ${key.itemId}
        AND (${field}::text IS NULL OR p.field = ${field}::text)
      ORDER BY p.field`);

@@ -135,7 +135,7 @@ describe('item revisions', () => {
     );
     const original = await service.context.database.withSite(site.siteId, (tx) =>
       tx.query<{ secret: string }>({
-        text: `SELECT snapshot->>'secret' AS secret FROM item_revisions WHERE site_id = $1 AND revision_id = $2::uuid`,
+        text: `SELECT data->'snapshot'->>'secret' AS secret FROM events WHERE site_id = $1 AND event_id = $2::uuid`,
         values: [site.siteId, created.revisionId],
       }),
     );

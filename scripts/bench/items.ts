@@ -19,8 +19,10 @@ import { schemaProjection } from '../../projections/schemaProjection.ts';
 import { createItems } from '../../src/modules/items/createItems.ts';
 import { explainList } from './support/explainList.ts';
 import { createInProcessContext, instanceAccess } from './support/inProcessContext.ts';
-import { BENCH_INSTANCE_TOKEN, startBenchService, stopBenchService, waitForHealth } from './support/benchService.ts';
+import { startBenchService, stopBenchService, waitForHealth } from './support/benchService.ts';
 import { positiveInteger } from './support/options.ts';
+import { waitForAsyncProjections, waitForFieldIndexes } from './support/readiness.ts';
+import { prepareSite } from './support/benchSite.ts';
 import { createScratchDatabase, scratchServerUrl } from './support/scratchDatabase.ts';
 
 interface AutocannonResult {
@@ -42,7 +44,6 @@ interface AutocannonRequest {
 type Autocannon = (options: Record<string, unknown>) => Promise<AutocannonResult>;
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-const INSTANCE_TOKEN = BENCH_INSTANCE_TOKEN;
 const HTTP_SEED_WITH_FAST = 100_000;
 const TARGETS = { createPerSecond: 1_500, bulkItemsPerSecond: 10_000, readOnePerSecond: 5_000, listPerSecond: 2_000, listP99Ms: 25 };
 const STATUSES = ['published', 'published', 'published', 'published', 'published', 'draft', 'draft', 'draft', 'archived', 'archived'];
@@ -365,43 +366,6 @@ async function fastSeed(databaseUrl: string, siteId: string, from: number, to: n
   return { items: to - from + 1, seconds: round(seconds), itemsPerSecond: Math.round((to - from + 1) / seconds), via: 'createItems in-process, content projections only' };
 }
 
-/**
- * Waits until the async projections (search, change feed, audit…) have caught up, so that reads are
- * measured in a quiet system; returns the milliseconds it took.
- */
-async function waitForAsyncProjections(owner: pg.Client, { quiet = false } = {}): Promise<number> {
-  const started = performance.now();
-  for (;;) {
-    const { rows } = await owner.query<{ behind: string }>(`
-      SELECT count(*) AS behind FROM projection_checkpoints c, (SELECT tx_id, position FROM events ORDER BY tx_id DESC, position DESC LIMIT 1) last
-       WHERE (c.tx_id, c.position) < (last.tx_id, last.position)`);
-    if (Number(rows[0]?.behind ?? 0) === 0) break;
-    if (performance.now() - started > 30 * 60_000) throw new Error('async projections did not catch up in 30 minutes');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  const elapsed = performance.now() - started;
-  if (!quiet) console.log(`async projections caught up after ${Math.round(elapsed / 1000)} s`);
-  return elapsed;
-}
-
-/** Field indexes are built after the schema command, by the field index builder: the list scenario needs them valid. */
-async function waitForFieldIndexes(owner: pg.Client, siteId: string): Promise<void> {
-  const started = Date.now();
-  for (;;) {
-    const { rows } = await owner.query<{ state: string; error: string | null; count: string }>(
-      `SELECT state, max(error) AS error, count(*) FROM item_field_indexes WHERE site_id = $1 GROUP BY state`,
-      [siteId],
-    );
-    const failed = rows.find((row) => row.state === 'failed');
-    if (failed) throw new Error(`a field index build failed: ${failed.error}`);
-    if (rows.every((row) => row.state === 'ready')) break;
-    if (Date.now() - started > 30 * 60_000) throw new Error('field indexes were not built in 30 minutes');
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  const seconds = Math.round((Date.now() - started) / 1000);
-  if (seconds > 0) console.log(`field indexes ready after ${seconds} s`);
-}
-
 /** CPU time (user + system) the process has used, from /proc (Linux; 0 elsewhere). */
 function processCpuMs(pid: number | undefined): number {
   try {
@@ -424,27 +388,6 @@ function summarize(result: AutocannonResult) {
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
   };
-}
-
-async function prepareSite(base: string, siteId: string, reuse: boolean): Promise<{ token: string }> {
-  const email = `admin@${siteId}.bench`;
-  const password = 'bench password 0123456789';
-  if (!reuse) {
-    const created = await fetch(`${base}/instance/sites`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${INSTANCE_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ id: siteId, adminEmail: email, adminPassword: password }),
-    });
-    if (created.status !== 201) throw new Error(`site creation failed: ${created.status} ${await created.text()}`);
-  }
-  const login = await fetch(`${base}/auth/login`, {
-    method: 'POST',
-    headers: { 'x-svc-site': siteId, 'content-type': 'application/json' },
-    body: JSON.stringify({ email, password }),
-  });
-  if (!login.ok) throw new Error(`login failed: ${login.status} ${await login.text()}`);
-  const body = (await login.json()) as { data: { token: string } };
-  return { token: body.data.token };
 }
 
 async function createSchema(call: (method: string, path: string, body?: unknown) => Promise<unknown>): Promise<void> {

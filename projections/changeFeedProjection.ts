@@ -1,7 +1,8 @@
 // The change feed: every content and schema event of the log as a `<resource>.<operation>` entry,
 // numbered per site in apply order (= log order), so readers page by a plain sequence. Async: the
 // daemon applies it after commit. Each batch tells waiting readers (long-poll, webhook reactor)
-// which sites moved, with a notification that is delivered when the batch commits.
+// which sites moved, with a notification that is delivered when the batch commits. An item's
+// snapshot (a field's definition) is not copied: the entry points at it in the log (issue #16).
 import { FEED_EVENT_TYPES, feedEntryOf } from '../domain/changeFeed/feedEntry.ts';
 import { EVENT_TYPES } from '../domain/shared/eventCatalogue.ts';
 import type { StoredEvent } from '../domain/shared/events.ts';
@@ -31,8 +32,11 @@ function rowOf(event: StoredEvent) {
     actor_id: actor?.id ?? null,
     request_id: event.metadata.requestId ?? null,
     source_event: event.type,
-    // Text, parsed as json (not jsonb) below, so the envelope keeps the snapshot's key order.
+    // Text, parsed as json (not jsonb) below, so the envelope keeps the snapshot's key order. Sent
+    // even when the log holds it: the statement keeps it when the log's row is not the data seen here.
     snapshot: entry.data === null ? null : JSON.stringify(entry.data),
+    snapshot_key: entry.dataKey,
+    schema_version: event.schemaVersion,
     changed_keys: entry.changedKeys,
   };
 }
@@ -45,16 +49,23 @@ async function appendEntries(tx: Queryable, events: readonly StoredEvent[]): Pro
   const rows = events.map(rowOf).filter((row) => row !== null);
   if (rows.length === 0) return;
   const siteId = events[0]!.siteId;
-  // The envelope (docs/change-feed.md) is rendered here, once; the cursor is encodeCursor(seq).
+  // The envelope (docs/change-feed.md) is rendered here, once; the cursor is encodeCursor(seq). An
+  // entry whose snapshot is a part of its event's data as stored leaves it to the log: its envelope
+  // says null there, snapshot_key names the part, and readers put it back (feedEnvelope.ts). The log
+  // row is read as stored, not upcast, so an event that an upcaster lifted (its stored version is
+  // not the one seen here) keeps its snapshot in the envelope.
   tx.defer(prepared(sql`
     WITH head AS (
       INSERT INTO cdc_feed_sites (site_id, last_seq) VALUES (${siteId}, ${rows.length})
       ON CONFLICT (site_id) DO UPDATE SET last_seq = cdc_feed_sites.last_seq + ${rows.length}
       RETURNING last_seq - ${rows.length} AS before_seq
     ), entries AS (
-      SELECT head.before_seq + r.ordinal AS seq, r.value AS entry FROM head, jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS r(value, ordinal)
+      SELECT head.before_seq + r.ordinal AS seq, r.value AS entry,
+             CASE WHEN ev.schema_version = (r.value->>'schema_version')::integer THEN r.value->>'snapshot_key' END AS snapshot_key
+        FROM head, jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS r(value, ordinal)
+        LEFT JOIN events ev ON ev.position = (r.value->>'position')::bigint AND r.value->>'snapshot_key' IS NOT NULL
     )
-    INSERT INTO cdc_feed (site_id, seq, position, event_id, type, collection, item_id, occurred_at, envelope)
+    INSERT INTO cdc_feed (site_id, seq, position, event_id, type, collection, item_id, occurred_at, envelope, snapshot_key)
     SELECT ${siteId}, e.seq, (e.entry->>'position')::bigint, (e.entry->>'event_id')::uuid, e.entry->>'type', e.entry->>'collection',
            e.entry->>'item_id', (e.entry->>'occurred_at')::timestamptz,
            json_build_object(
@@ -70,8 +81,9 @@ async function appendEntries(tx: Queryable, events: readonly StoredEvent[]): Pro
              'actor', json_build_object('kind', e.entry->>'actor_kind', 'id', e.entry->>'actor_id'),
              'requestId', e.entry->>'request_id',
              'sourceEvent', e.entry->>'source_event',
-             'snapshot', (e.entry->>'snapshot')::json,
-             'changedKeys', ARRAY(SELECT jsonb_array_elements_text(e.entry->'changed_keys')))::text
+             'snapshot', CASE WHEN e.snapshot_key IS NULL THEN (e.entry->>'snapshot')::json END,
+             'changedKeys', ARRAY(SELECT jsonb_array_elements_text(e.entry->'changed_keys')))::text,
+           e.snapshot_key
       FROM entries e`));
   tx.notifyAfterCommit('svc_checkpoints', feedNotificationPayload(siteId));
 }

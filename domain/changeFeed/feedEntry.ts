@@ -1,6 +1,7 @@
 // Which events of the log become change-feed entries, and how: `<resource>.<operation>` with the
 // collection, the item (or schema object) id, the state after the change and the changed keys.
-// Pure: the projection stores what this returns, the realtime fan-out reads the same mapping.
+// Pure: the projection stores what this returns (an entry's data by reference to the log where it is
+// a part of the event's data as it is), the realtime fan-out reads the same mapping.
 
 export const FEED_RESOURCES = ['items', 'collections', 'fields', 'relations'] as const;
 export type FeedResource = (typeof FEED_RESOURCES)[number];
@@ -40,6 +41,12 @@ export interface FeedEntryDraft {
   itemId: string | null;
   /** The object after the change (item snapshot, collection meta, field definition, relation); null once deleted. */
   data: Record<string, unknown> | null;
+  /**
+   * The key of the event's data whose value is `data` itself, unchanged (items: `snapshot`, fields:
+   * `field`): the feed reads it from the log at read time instead of keeping a copy. null when `data`
+   * is built from the event (collections, relations) or is null.
+   */
+  dataKey: string | null;
   changedKeys: string[];
 }
 
@@ -66,6 +73,7 @@ export function feedEntryOf(event: { type: string; data: Record<string, unknown>
         collection: text(data.collection),
         itemId: text(data.itemId) ?? text(snapshot?.id),
         data: snapshot,
+        dataKey: snapshot ? 'snapshot' : null,
         changedKeys: delta ? Object.keys(delta) : snapshot && operation === 'create' ? Object.keys(snapshot) : [],
       };
     }
@@ -76,6 +84,7 @@ export function feedEntryOf(event: { type: string; data: Record<string, unknown>
         collection: text(data.collection),
         itemId: text(data.collection),
         data: operation === 'delete' ? null : { collection: text(data.collection), meta: meta ?? {} },
+        dataKey: null,
         changedKeys: meta ? Object.keys(meta) : [],
       };
     }
@@ -87,6 +96,7 @@ export function feedEntryOf(event: { type: string; data: Record<string, unknown>
         collection: text(data.collection),
         itemId: name,
         data: operation === 'delete' ? null : field,
+        dataKey: operation === 'delete' || !field ? null : 'field',
         changedKeys: field ? Object.keys(field) : [],
       };
     }
@@ -98,6 +108,7 @@ export function feedEntryOf(event: { type: string; data: Record<string, unknown>
         collection: text(data.collection) ?? text(record(data.relation)?.collection) ?? text(data.manyCollection) ?? null,
         itemId: text(relationId),
         data: operation === 'delete' ? null : { relationId: text(relationId), ...rest },
+        dataKey: null,
         changedKeys: Object.keys(rest),
       };
     }

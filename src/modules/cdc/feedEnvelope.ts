@@ -8,13 +8,14 @@ export interface FeedRow {
   event_id: string;
   type: string;
   item_id: string | null;
-  /** The envelope below as JSON text (rendered by PostgreSQL when the entry was projected). */
+  /** The envelope below as JSON text, as served (servedEnvelope). */
   envelope: string;
 }
 
 /**
  * The envelope as clients and webhook receivers see it (docs/change-feed.md). It is stored as JSON
- * text, so a page is sent without parsing and re-serializing every snapshot.
+ * text, so a page is sent without re-serializing every entry; only a snapshot read from the log is
+ * serialized, into its place in that text.
  */
 export interface FeedEnvelope {
   id: string;
@@ -33,8 +34,43 @@ export interface FeedEnvelope {
   changedKeys: string[];
 }
 
-/** Columns of a cdc_feed row (alias `f`) for FeedRow. */
-export const FEED_ROW_COLUMNS = sql`f.seq, f.event_id, f.type, f.item_id, f.envelope`;
+/** A cdc_feed row as stored: its envelope says null for a snapshot it leaves to the log. */
+export interface StoredFeedRow extends Omit<FeedRow, 'envelope'> {
+  stored_envelope: string;
+  /** The snapshot read from the source event (snapshot_key of its data); null when the envelope holds it. */
+  logged_snapshot: Record<string, unknown> | null;
+}
+
+/**
+ * cdc_feed (alias `f`) with the source event of each entry that left its snapshot to the log (alias
+ * `ev`), by the log's primary key: one probe per entry, in the page's own query.
+ */
+export const FEED_SOURCE = sql`cdc_feed f LEFT JOIN events ev ON ev.position = f.position AND f.snapshot_key IS NOT NULL`;
+
+/** Columns of FEED_SOURCE for StoredFeedRow. */
+export const FEED_ROW_COLUMNS = sql`f.seq, f.event_id, f.type, f.item_id, f.envelope AS stored_envelope, ev.data -> f.snapshot_key AS logged_snapshot`;
+
+/** The snapshot of an entry as jsonb, wherever it is kept (FEED_SOURCE). */
+export const FEED_SNAPSHOT_SQL = sql`coalesce(ev.data -> f.snapshot_key, (f.envelope::jsonb)->'snapshot')`;
+
+/**
+ * Where a stored envelope leaves the snapshot to the log. The projection renders every envelope
+ * with json_build_object, so this text (quotes included) is there once: a quote inside a value is
+ * always escaped, so no value can hold it, and changedKeys is the key after snapshot.
+ */
+const LOGGED_SNAPSHOT_SLOT = '"snapshot" : null, "changedKeys" : ';
+
+/**
+ * The envelope as served: as stored, with the snapshot read from the log put in its place. It is
+ * serialized as the projection serialized it before it stopped keeping a copy (JSON.stringify of the
+ * event's data as read from the log), so the text is the same as it was.
+ */
+export function servedEnvelope(row: Pick<StoredFeedRow, 'stored_envelope' | 'logged_snapshot'>): string {
+  if (row.logged_snapshot === null) return row.stored_envelope;
+  const slot = row.stored_envelope.lastIndexOf(LOGGED_SNAPSHOT_SLOT);
+  if (slot < 0) throw new Error('A change-feed envelope that leaves its snapshot to the log has no place for it');
+  return `${row.stored_envelope.slice(0, slot)}"snapshot" : ${JSON.stringify(row.logged_snapshot)}, "changedKeys" : ${row.stored_envelope.slice(slot + LOGGED_SNAPSHOT_SLOT.length)}`;
+}
 
 /** Which entries a reader wants: null = all. Operations are `create`, or a full type such as `items.create`. */
 export interface FeedFilter {

@@ -4,8 +4,8 @@ import { cursorExpired } from '../../../domain/changeFeed/cursor.ts';
 import type { SensitiveRead } from '../../../domain/content/sensitiveReads.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
-import { feedFilterSql, feedRangeSql, type FeedFilter } from './feedEnvelope.ts';
-import type { FeedView, VisibleFeedRow } from './feedVisibility.ts';
+import { feedFilterSql, feedRangeSql, servedEnvelope, type FeedFilter } from './feedEnvelope.ts';
+import type { FeedView, SelectedFeedRow, VisibleFeedRow } from './feedVisibility.ts';
 
 export interface FeedHead {
   /** The last sequence of the site's feed (0 when empty). */
@@ -33,7 +33,8 @@ export interface FeedPage {
 
 /**
  * Up to `limit` entries after `afterSeq` (and up to `throughSeq`) that the filter and the view's
- * scope admit, in feed order, before the view's per-entry checks (row conditions, fields).
+ * scope admit, in feed order, before the view's per-entry checks (row conditions, fields), with
+ * their envelopes as served: one query, snapshots kept in the log read in it.
  */
 export async function selectFeedRows(
   tx: Pick<Queryable, 'query'>,
@@ -43,10 +44,16 @@ export async function selectFeedRows(
   const { view, filter } = request;
   const through = request.throughSeq === undefined ? sql`` : sql` AND f.seq <= ${request.throughSeq}`;
   const scope = view.scope === null ? sql`` : sql` AND ${view.scope}`;
-  return tx.query<VisibleFeedRow>(sql`
+  const rows = await tx.query<SelectedFeedRow>(sql`
     SELECT ${view.from}
      WHERE f.site_id = ${siteId} AND ${feedRangeSql(request.afterSeq, request.limit, filter, view.scope === null)}${through} AND ${feedFilterSql(filter)}${scope}
      ORDER BY f.seq LIMIT ${request.limit}`);
+  return rows.map(visibleRowOf);
+}
+
+function visibleRowOf(row: SelectedFeedRow): VisibleFeedRow {
+  const { seq, event_id, type, item_id, collection, row_visible } = row;
+  return { seq, event_id, type, item_id, collection, row_visible, envelope: servedEnvelope(row) };
 }
 
 /**

@@ -14,13 +14,19 @@ import { canSeeCollection, canSeeField, canSeeRelation } from '../../access/sche
 import { ITEMS_TABLE } from '../../query/index.ts';
 import type { SiteSchema } from '../../schema/siteSchema.ts';
 import { sensitiveReadOf } from '../items/historyItemRows.ts';
-import { FEED_ROW_COLUMNS, type FeedEnvelope, type FeedRow } from './feedEnvelope.ts';
+import { FEED_ROW_COLUMNS, FEED_SNAPSHOT_SQL, FEED_SOURCE, type FeedEnvelope, type FeedRow, type StoredFeedRow } from './feedEnvelope.ts';
 
-/** A feed row as a reader's query selects it: `row_visible` is false when its read conditions exclude the entry's item. */
-export interface VisibleFeedRow extends FeedRow {
+/** What a reader's check of an entry's row says: `row_visible` is false when its read conditions exclude the entry's item. */
+interface RowVisibility {
   collection: string | null;
   row_visible: boolean;
 }
+
+/** A feed row as a reader's query selects it (FeedView.from). */
+export interface SelectedFeedRow extends StoredFeedRow, RowVisibility {}
+
+/** A feed row as the view presents it: its envelope as served. */
+export interface VisibleFeedRow extends FeedRow, RowVisibility {}
 
 /** An entry as one reader receives it. */
 export interface PresentedEntry {
@@ -34,7 +40,7 @@ export interface PresentedEntry {
 export interface FeedView {
   /** The reader reads every entry as stored (administrators). */
   readonly everything: boolean;
-  /** The select list and FROM of a page (cdc_feed aliased `f`), giving VisibleFeedRow. */
+  /** The select list and FROM of a page (cdc_feed aliased `f`, FEED_SOURCE), giving SelectedFeedRow. */
   readonly from: SqlFragment;
   /** Entries the reader may see at all, by type and collection (alias `f`); null: every entry. */
   readonly scope: SqlFragment | null;
@@ -55,7 +61,7 @@ function everythingView(schema: SiteSchema): FeedView {
   const sensitive = new Set([...schema.collections.values()].filter((collection) => collection.sensitiveFields.size > 0).map((collection) => collection.name));
   return {
     everything: true,
-    from: sql`${FEED_ROW_COLUMNS}, f.collection, TRUE AS row_visible FROM cdc_feed f`,
+    from: sql`${FEED_ROW_COLUMNS}, f.collection, TRUE AS row_visible FROM ${FEED_SOURCE}`,
     scope: null,
     present(row) {
       if (sensitive.size === 0 || row.collection === null || !sensitive.has(row.collection) || !row.type.startsWith('items.')) {
@@ -81,7 +87,7 @@ function snapshotRow(conditioned: string[]): SqlFragment {
              (s->>'createdAt')::timestamptz AS created_at, (s->>'updatedAt')::timestamptz AS updated_at,
              s->>'userCreated' AS user_created, s->>'userUpdated' AS user_updated, (s->>'deletedAt')::timestamptz AS deleted_at,
              coalesce(s, '{}'::jsonb) AS data
-        FROM (SELECT (f.envelope::jsonb)->'snapshot' AS s) snapshot
+        FROM (SELECT ${FEED_SNAPSHOT_SQL} AS s) snapshot
        WHERE f.type LIKE 'items.%' AND f.collection = ANY(${conditioned}::text[])
     ) i ON true`;
 }
@@ -108,8 +114,8 @@ function restrictedView(access: Access, schema: SiteSchema): FeedView {
         )} ELSE TRUE END`;
   const from =
     conditions.size === 0
-      ? sql`${FEED_ROW_COLUMNS}, f.collection, TRUE AS row_visible FROM cdc_feed f`
-      : sql`${FEED_ROW_COLUMNS}, f.collection, ${rowVisible} AS row_visible FROM cdc_feed f ${snapshotRow([...conditions.keys()])}`;
+      ? sql`${FEED_ROW_COLUMNS}, f.collection, TRUE AS row_visible FROM ${FEED_SOURCE}`
+      : sql`${FEED_ROW_COLUMNS}, f.collection, ${rowVisible} AS row_visible FROM ${FEED_SOURCE} ${snapshotRow([...conditions.keys()])}`;
   const scopes = [sql`(f.type LIKE 'items.%' AND f.collection = ANY(${readable}::text[]))`];
   if (visibleSchema.length > 0) {
     scopes.push(sql`((f.type LIKE 'collections.%' OR f.type LIKE 'fields.%') AND f.collection = ANY(${visibleSchema}::text[]))`);

@@ -121,8 +121,8 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
         }
       }
       if (page.sensitive.length > 0) await logSensitiveReads(context, siteId, page.sensitive, request.metadata);
-      // The entries are JSON text already (rendered by PostgreSQL, or by the view for a restricted
-      // reader): the page is assembled, not re-serialized.
+      // The entries are JSON text already (rendered by PostgreSQL with a snapshot from the log put in
+      // its place, or by the view for a restricted reader): the page is assembled, not re-serialized.
       const meta = JSON.stringify({ nextCursor: encodeCursor(page.nextSeq), hasMore: page.hasMore });
       return reply.type('application/json; charset=utf-8').send(`{"data":[${page.entries.join(',')}],"meta":${meta}}`);
     },

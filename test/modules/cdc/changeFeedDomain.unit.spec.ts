@@ -57,11 +57,21 @@ describe('feed entries', () => {
       collection: 'a',
       itemId: 'i',
       data: { id: 'i', x: 2 },
+      dataKey: 'snapshot',
       changedKeys: ['x'],
     });
     expect(feedEntryOf({ type: 'user.created', data: {} })).toBeNull();
     expect(itemSignalOf({ type: 'item.restored', data: { collection: 'a', itemId: 'i' } })).toEqual({ collection: 'a', action: 'create', itemId: 'i' });
     expect(itemSignalOf({ type: 'field.added', data: { collection: 'a' } })).toBeNull();
+  });
+
+  it('names the part of the event that is the entry data as it is, so the feed can read it from the log', () => {
+    const field = { field: 'title', type: 'string' };
+    expect(feedEntryOf({ type: 'field.updated', data: { collection: 'a', field } })).toMatchObject({ data: field, dataKey: 'field' });
+    expect(feedEntryOf({ type: 'field.removed', data: { collection: 'a', field: 'title' } })).toMatchObject({ data: null, dataKey: null });
+    // Built from the event: kept in the feed.
+    expect(feedEntryOf({ type: 'collection.updated', data: { collection: 'a', meta: { note: 'n' } } })?.dataKey).toBeNull();
+    expect(feedEntryOf({ type: 'relation.created', data: { relationId: 'r', relation: { collection: 'a' } } })?.dataKey).toBeNull();
   });
 
   it('round-trips cursors and refuses anything else', () => {

@@ -19,7 +19,7 @@ async function feedRows(siteIds: string[]) {
   for (const siteId of siteIds) {
     rows.push(
       ...(await service.context.database.withSite(siteId, (tx) =>
-        tx.query(sql`SELECT site_id, seq, position, event_id, type, collection, item_id, occurred_at, envelope
+        tx.query(sql`SELECT site_id, seq, position, event_id, type, collection, item_id, occurred_at, envelope, snapshot_key
                        FROM cdc_feed ORDER BY seq`),
       )),
       ...(await service.context.database.withSite(siteId, (tx) => tx.query(sql`SELECT * FROM cdc_feed_sites`))),

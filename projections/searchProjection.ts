@@ -91,30 +91,39 @@ interface SearchDocument {
   collection: string;
   id: string;
   texts: IndexedTexts;
-  version: number;
-  indexedAt: Date;
 }
 
-/** Writes documents of one site (at most one per item) in one statement. */
+/**
+ * Writes documents of one site (at most one per item) in one statement. PostgreSQL turns the joined
+ * title-like text (weight A) and the rest (weight B), sent as parameters, into the stored tsvector
+ * with the expression of the generated column it replaces (migrations 0151, 0306), so documents
+ * stored before and after rank alike; the joined text itself is not stored (`texts` holds it per
+ * field). A document whose texts did not change (an edit of a number, a status, a field that is not
+ * indexed) is left as it is: no tsvector is computed and no row version is written, which also
+ * spares the GIN index its entries. The row is a function of the texts alone, so skipping it keeps
+ * a rebuild's rows the same.
+ */
 function writeDocuments(tx: Queryable, siteId: string, documents: readonly SearchDocument[]): void {
   if (documents.length === 0) return;
   const rows = documents.map((document) => ({
     collection: document.collection,
     id: document.id,
-    title_text: joinedText(document.texts, 'A'),
-    body_text: joinedText(document.texts, 'B'),
+    title: joinedText(document.texts, 'A'),
+    body: joinedText(document.texts, 'B'),
     texts: document.texts,
-    version: document.version,
-    indexed_at: document.indexedAt.toISOString(),
   }));
   tx.defer(prepared(sql`
-    INSERT INTO search_documents (site_id, collection, id, title_text, body_text, texts, version, indexed_at)
-    SELECT ${siteId}, r.collection, r.id, r.title_text, r.body_text, r.texts, r.version, r.indexed_at
-      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(
-        collection text, id text, title_text text, body_text text, texts jsonb, version integer, indexed_at timestamptz)
-    ON CONFLICT (site_id, collection, id) DO UPDATE SET
-      title_text = excluded.title_text, body_text = excluded.body_text, texts = excluded.texts,
-      version = excluded.version, indexed_at = excluded.indexed_at`));
+    INSERT INTO search_documents (site_id, collection, id, document, texts)
+    SELECT ${siteId}, r.collection, r.id,
+           setweight(to_tsvector('simple'::regconfig, svc_fold_accents(r.title)), 'A') ||
+           setweight(to_tsvector('simple'::regconfig, svc_fold_accents(r.body)), 'B'),
+           r.texts
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(collection text, id text, title text, body text, texts jsonb)
+     -- A scalar subquery, not NOT EXISTS: it stays one primary-key probe per row, where an anti join
+     -- may be planned as a hash of every document of the site.
+     WHERE r.texts IS DISTINCT FROM (
+       SELECT d.texts FROM search_documents d WHERE d.site_id = ${siteId} AND d.collection = r.collection AND d.id = r.id)
+    ON CONFLICT (site_id, collection, id) DO UPDATE SET document = excluded.document, texts = excluded.texts`));
 }
 
 /** Removes documents of one site in one statement. */
@@ -149,7 +158,7 @@ async function indexItemEvents(tx: Queryable, events: readonly ItemStoredEvent[]
       continue;
     }
     const texts = indexedTextsOf(data.snapshot, await fieldTypesOf(tx, siteId, data.collection));
-    documents.push({ collection: data.collection, id: data.itemId, texts, version: event.streamPosition, indexedAt: event.recordedAt });
+    documents.push({ collection: data.collection, id: data.itemId, texts });
   }
   writeDocuments(tx, siteId, documents);
   removeDocuments(tx, siteId, removed);
@@ -161,15 +170,15 @@ async function applySchemaEvent(tx: Queryable, event: FieldStoredEvent): Promise
   if (event.type === 'field.removed') {
     const { collection, field } = event.data;
     tx.defer(sql`DELETE FROM search_fields WHERE site_id = ${siteId} AND collection = ${collection} AND field = ${field}`);
-    const documents = await tx.query<{ id: string; texts: IndexedTexts; version: number; indexed_at: Date }>(sql`
-      SELECT id, texts, version, indexed_at FROM search_documents
+    const documents = await tx.query<{ id: string; texts: IndexedTexts }>(sql`
+      SELECT id, texts FROM search_documents
        WHERE site_id = ${siteId} AND collection = ${collection} AND texts ? ${field}`);
     writeDocuments(
       tx,
       siteId,
       documents.map((document) => {
         const { [field]: _removed, ...texts } = document.texts;
-        return { collection, id: document.id, texts, version: document.version, indexedAt: document.indexed_at };
+        return { collection, id: document.id, texts };
       }),
     );
     return;

@@ -40,6 +40,17 @@ async function search(site: SearchSite, query: string) {
   return service.request('GET', `/search?${query}`, site.as);
 }
 
+/** The stored tsvector of an item's search document, and the row version (xmin) that wrote it. */
+async function storedDocument(site: SearchSite, id: string): Promise<{ document: string; rowVersion: string }> {
+  const [row] = await service.context.database.withSite(site.siteId, (tx) =>
+    tx.query<{ document: string; rowVersion: string }>({
+      text: 'SELECT document::text AS document, xmin::text AS "rowVersion" FROM search_documents WHERE site_id = $1 AND id = $2',
+      values: [site.siteId, id],
+    }),
+  );
+  return row!;
+}
+
 describe('search', () => {
   it('finds Vietnamese text without its diacritics, ranked, with highlights on the original text', async () => {
     const site = await createSearchSite();
@@ -118,6 +129,27 @@ describe('search', () => {
     const afterDelete = await search(site, 'q=sai%20gon');
     expect(afterDelete.body.data).toEqual([]);
     expect(afterDelete.body.meta.total).toBe(0);
+  });
+
+  it('stores the tsvector of the joined texts, title-like fields at weight A, and rewrites it only when the text changes', async () => {
+    const site = await createSearchSite();
+    const post = await create(site, 'posts', { title: 'Học Tiếng Việt', body: 'Bài học', tags: ['phở'], views: 1 });
+    await service.context.daemon.drain();
+    const stored = await storedDocument(site, post);
+    // Title first (positions 1-3, weight A), then body and tags joined in field order (weight B).
+    expect(stored.document).toBe("'bai':4B 'hoc':1A,5B 'pho':6B 'tieng':2A 'viet':3A");
+
+    // Neither a number nor a field that is not indexed changes the text: the row is not written again.
+    expect((await service.request('PATCH', `/items/posts/${post}`, { ...site.as, body: { views: 2, secret: 'x' } })).status).toBe(200);
+    await service.context.daemon.drain();
+    expect(await storedDocument(site, post)).toEqual(stored);
+
+    expect((await service.request('PATCH', `/items/posts/${post}`, { ...site.as, body: { body: 'Bài hai' } })).status).toBe(200);
+    await service.context.daemon.drain();
+    const rewritten = await storedDocument(site, post);
+    expect(rewritten.rowVersion).not.toBe(stored.rowVersion);
+    expect(rewritten.document).toBe("'bai':4B 'hai':5B 'hoc':1A 'pho':6B 'tieng':2A 'viet':3A");
+    expect((await search(site, 'q=hai')).body.data[0].highlights).toEqual({ body: 'Bài <mark>hai</mark>' });
   });
 
   it('drops a removed field from the index', async () => {

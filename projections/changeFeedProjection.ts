@@ -53,17 +53,23 @@ async function appendEntries(tx: Queryable, events: readonly StoredEvent[]): Pro
   // entry whose snapshot is a part of its event's data as stored leaves it to the log: its envelope
   // says null there, snapshot_key names the part, and readers put it back (feedEnvelope.ts). The log
   // row is read as stored, not upcast, so an event that an upcaster lifted (its stored version is
-  // not the one seen here) keeps its snapshot in the envelope.
+  // not the one seen here) keeps its snapshot in the envelope. The positions are a materialized
+  // column before the join: under row-level security a join condition that computes them from the
+  // JSON (`->>` is not leakproof) cannot probe the events' primary key, and PostgreSQL scanned the
+  // whole log for every batch (120 ms per batch of 50 at 100,000 articles).
   tx.defer(prepared(sql`
     WITH head AS (
       INSERT INTO cdc_feed_sites (site_id, last_seq) VALUES (${siteId}, ${rows.length})
       ON CONFLICT (site_id) DO UPDATE SET last_seq = cdc_feed_sites.last_seq + ${rows.length}
       RETURNING last_seq - ${rows.length} AS before_seq
+    ), input AS MATERIALIZED (
+      SELECT r.value AS entry, r.ordinal, (r.value->>'position')::bigint AS position
+        FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS r(value, ordinal)
     ), entries AS (
-      SELECT head.before_seq + r.ordinal AS seq, r.value AS entry,
-             CASE WHEN ev.schema_version = (r.value->>'schema_version')::integer THEN r.value->>'snapshot_key' END AS snapshot_key
-        FROM head, jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS r(value, ordinal)
-        LEFT JOIN events ev ON ev.position = (r.value->>'position')::bigint AND r.value->>'snapshot_key' IS NOT NULL
+      SELECT head.before_seq + i.ordinal AS seq, i.entry,
+             CASE WHEN ev.schema_version = (i.entry->>'schema_version')::integer THEN i.entry->>'snapshot_key' END AS snapshot_key
+        FROM head, input i
+        LEFT JOIN events ev ON ev.position = i.position AND i.entry->>'snapshot_key' IS NOT NULL
     )
     INSERT INTO cdc_feed (site_id, seq, position, event_id, type, collection, item_id, occurred_at, envelope, snapshot_key)
     SELECT ${siteId}, e.seq, (e.entry->>'position')::bigint, (e.entry->>'event_id')::uuid, e.entry->>'type', e.entry->>'collection',

@@ -3,7 +3,7 @@
 // independent of the collection's size. Only for totals those counts answer: live items with no
 // filter, or a filter that is exactly `{ status: { _eq: "<text>" } }`, read by someone whose
 // permissions put no row condition on the collection. Anything else is counted row by row.
-import { sql } from '../../../infra/postgres/sql.ts';
+import { sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
 import type { FilterTree } from '../../query/index.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { LIVE_ITEMS, type ReadContext } from './itemSource.ts';
@@ -23,23 +23,24 @@ function countedStatus(filter: FilterTree | null | undefined): string | null | u
 }
 
 /**
- * The number of live items of `collection` matching `filter`, from the counts, or null when they
- * cannot answer it (other filters, row conditions, drafts of another source, time travel).
+ * The statement that reads the number of live items of `collection` matching `filter` from the
+ * counts, or null when they cannot answer it (other filters, row conditions, drafts of another
+ * source, time travel). A list puts it in its own statement as an uncorrelated subquery (computed
+ * once), so that a page and its total take one round trip.
  */
-export async function countedTotal(
+export function countedTotalQuery(
   context: ReadContext,
   collection: string,
   filter: FilterTree | null | undefined,
   restricted: boolean,
-): Promise<number | null> {
+): SqlFragment | null {
   if (context.source !== LIVE_ITEMS || restricted) return null;
   if (context.permissions?.rowCondition(collection, 'i', context.source.table)) return null;
   const status = countedStatus(filter);
   if (status === undefined) return null;
-  const [row] = await context.tx.query<{ total: string | null }>(sql`
-    SELECT sum(live) AS total FROM item_count_deltas
-     WHERE site_id = ${context.siteId} AND collection = ${collection}${status === null ? sql`` : sql` AND status = ${status}`}`);
-  return Number(row?.total ?? 0);
+  return sql`
+    SELECT coalesce(sum(live), 0)::bigint FROM item_count_deltas
+     WHERE site_id = ${context.siteId} AND collection = ${collection}${status === null ? sql`` : sql` AND status = ${status}`}`;
 }
 
 /** Scheduler task: folds each key's count rows into one, so a total sums few rows. */

@@ -24,7 +24,7 @@ import { collectionOf, type CollectionSchema } from '../../schema/siteSchema.ts'
 import { dependentsOf, type DependentsReport } from './dependents.ts';
 import { findLiveItem } from './historyQueries.ts';
 import type { ItemRow } from './itemRecords.ts';
-import { countedTotal } from './itemCounts.ts';
+import { countedTotalQuery } from './itemCounts.ts';
 import { baseCondition, itemColumns, LIVE_ITEMS, queryFieldsOf, type ItemSource, type ReadContext } from './itemSource.ts';
 import { contentKeysOf, shapeLevel } from './relationLoader.ts';
 import { logSensitiveReads } from './sensitiveReads.ts';
@@ -161,10 +161,12 @@ export async function listItems(app: ItemsReadContext, input: ListItemsInput): P
     const singleton = collection.meta.singleton;
     const limit = singleton ? 1 : query.limit;
     const offset = singleton ? 0 : query.offset;
-    const rows = await context.tx.query<ItemRow>(
+    const counted = singleton || query.meta === 'none' ? null : countedTotalQuery(context, collection.name, query.filter, input.restrictions?.filter !== undefined);
+    const rows = await context.tx.query<ItemRow & { counted_total?: string }>(
       prepared(
         sql`
-      SELECT ${itemColumns('i', collection, contentKeysOf(selection, collection))} FROM ${context.source.table} i
+      SELECT ${itemColumns('i', collection, contentKeysOf(selection, collection))}${counted ? sql`, (${counted}) AS counted_total` : sql``}
+        FROM ${context.source.table} i
        WHERE ${where} ORDER BY ${orderBy} LIMIT ${limit} OFFSET ${offset}`,
         { plan: 'custom' },
       ),
@@ -176,8 +178,11 @@ export async function listItems(app: ItemsReadContext, input: ListItemsInput): P
     // A page that is not full is the end of the list, so it tells the total without counting: a
     // filter no index serves (`_contains` on a text) then reads the collection once, not twice.
     if (rows.length < limit && (rows.length > 0 || offset === 0)) return { data: items, meta: { total: offset + rows.length, limit, offset } };
-    const counted = await countedTotal(context, collection.name, query.filter, input.restrictions?.filter !== undefined);
-    if (counted !== null) return { data: items, meta: { total: counted, limit, offset } };
+    if (counted && rows.length > 0) return { data: items, meta: { total: Number(rows[0]!.counted_total), limit, offset } };
+    if (counted) {
+      const [row] = await context.tx.query<{ total: string }>(sql`SELECT (${counted}) AS total`);
+      return { data: items, meta: { total: Number(row!.total), limit, offset } };
+    }
     const [count] = await context.tx.query<{ total: number }>(sql`SELECT count(*)::int AS total FROM ${context.source.table} i WHERE ${where}`);
     return { data: items, meta: { total: count?.total ?? 0, limit, offset } };
   });

@@ -87,6 +87,19 @@ describe('list totals', () => {
     expect(await total(site, '&filter[status][_eq]=published')).toBe(2);
   });
 
+  it('tell the total on a full page (read with the page) and on a page past the end (read alone)', async () => {
+    const site = await createContentSite(service);
+    for (let i = 0; i < 3; i++) await createItem(site, 'articles', { title: `P${i}`, status: 'published' });
+    await createItem(site, 'articles', { title: 'D', status: 'draft' });
+    const full = await site.call('GET', '/items/articles?limit=2&filter[status][_eq]=published');
+    expect(full.body.data).toHaveLength(2);
+    expect(full.body.meta.total).toBe(3);
+    expect(full.body.data[0]).not.toHaveProperty('counted_total');
+    const pastTheEnd = await site.call('GET', '/items/articles?limit=2&offset=10');
+    expect(pastTheEnd.body.data).toHaveLength(0);
+    expect(pastTheEnd.body.meta.total).toBe(4);
+  });
+
   it('never count another site’s items', async () => {
     const [siteA, siteB] = [await createContentSite(service), await createContentSite(service)];
     for (let i = 0; i < 3; i++) await createItem(siteA, 'articles', { title: `A${i}`, status: 'published' });

@@ -29,7 +29,7 @@ const usage = `usage: npm run bench -- peer [--rounds 3] [--credentials key,jwt]
   --harness      the peer harness folder (bench.mjs, dataset.mjs, targets/, setup.sh)
   --database     ours' seeded database on DATABASE_URL's server, kept between runs with its frozen copy <name>_seed
   --reseed       drop both and seed again (otherwise an existing seed is reused)
-  --out          where the descriptors, each suite's results and summary.md go`;
+  --out          where the descriptors, each suite's results and summary.md go (the seed's credentials and ids: bench-results/<database>.state.json)`;
 
 const SITE = 'bench';
 const PORT = 8080;
@@ -49,8 +49,6 @@ interface SeedState {
   ids: string[];
   articles: number;
   seedBytes: number;
-  directusSeedLastLogId?: number;
-  directusSeedBytes?: number;
 }
 
 export async function run(args: string[]): Promise<void> {
@@ -83,17 +81,15 @@ export async function run(args: string[]): Promise<void> {
 
   const serverUrl = scratchServerUrl();
   const database = values.database!;
-  const statePath = join(out, `${database}.state.json`);
+  // Beside the databases it describes, not in --out: every run on the same seed shares it.
+  mkdirSync('bench-results', { recursive: true });
+  const statePath = resolve('bench-results', `${database}.state.json`);
   const state = values.reseed || !(await databaseExists(serverUrl, `${database}_seed`)) || !existsSync(statePath)
     ? await seedOurs(serverUrl, database, harness, statePath)
     : (JSON.parse(readFileSync(statePath, 'utf8')) as SeedState);
 
   const withDirectus = directusIsSetUp();
-  if (withDirectus && state.directusSeedLastLogId === undefined) {
-    state.directusSeedLastLogId = prepareDirectusSeed(harness);
-    state.directusSeedBytes = directusBytes();
-    writeFileSync(statePath, JSON.stringify(state, null, 2));
-  }
+  const directusSeed = withDirectus ? prepareDirectusSeed(harness) : null;
   if (!withDirectus) console.log(`Directus is not set up (run ${join(harness, 'setup.sh')} once): measuring ours alone`);
 
   const descriptors = Object.fromEntries(credentials.map((credential) => [credential, writeDescriptor(out, credential, state, serverUrl)]));
@@ -102,7 +98,7 @@ export async function run(args: string[]): Promise<void> {
     if (withDirectus) {
       const file = join(out, `directus-r${round}.json`);
       console.log(`\n== round ${round}: Directus`);
-      runDirectusSuite(harness, state.directusSeedLastLogId!, [...benchArgs, '--label', `directus r${round}`], file, toolsDir);
+      runDirectusSuite(harness, directusSeed!.lastLogId, [...benchArgs, '--label', `directus r${round}`], file, toolsDir);
       suites.push({ system: 'directus', round, file });
     }
     for (const credential of credentials) {
@@ -112,7 +108,7 @@ export async function run(args: string[]): Promise<void> {
       suites.push({ system: `ours-${credential}`, round, file });
     }
   }
-  const table = ratioTable(suites, credentials, { seedBytes: state.seedBytes, articles: state.articles, directusBytes: state.directusSeedBytes });
+  const table = ratioTable(suites, credentials, { seedBytes: state.seedBytes, articles: state.articles, directusBytes: directusSeed?.bytes });
   writeFileSync(join(out, 'summary.md'), table);
   console.log(`\n${table}\nwritten to ${join(out, 'summary.md')}`);
 }
@@ -273,8 +269,4 @@ async function runOursSuite(serverUrl: string, database: string, out: string, de
   } finally {
     await stopBenchService(child);
   }
-}
-
-function directusBytes(): number {
-  return Number(execFileSync('psql', ['-h', '127.0.0.1', '-p', '55433', '-U', 'postgres', '-d', 'directus', '-Atc', 'SELECT pg_database_size(current_database())'], { encoding: 'utf8' }).trim());
 }

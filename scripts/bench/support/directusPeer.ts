@@ -1,7 +1,7 @@
 // Directus, as the peer harness (../shared/bench/peer-directus) installs it under /tmp/directus-bench:
 // whether it is set up, and one suite of it from the seeded state (reset, restart, bench.mjs).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const DIRECTUS_HOME = '/tmp/directus-bench';
@@ -24,23 +24,37 @@ export function startDirectusDatabase(): void {
   });
 }
 
+export interface DirectusSeed {
+  /** The highest activity/revision id of the seeded state, which every suite's reset goes back to. */
+  lastLogId: number;
+  /** The database's size right after the seed. */
+  bytes: number;
+}
+
 /**
- * The highest activity/revision id of the seeded state, which every suite's reset goes back to.
- * Read once, before the first suite writes, and kept by the caller; `set-indexes.mjs on` (the fair
- * setting for the list scenario) adds rows, so it runs first.
+ * Directus' seeded state, read once, before the first suite writes, and kept beside its install
+ * (every later run resets to it). `set-indexes.mjs on` (the fair setting for the list scenario,
+ * as in SIDE-BY-SIDE.md) runs first: it adds log rows of its own.
  */
-export function prepareDirectusSeed(harness: string): number {
+export function prepareDirectusSeed(harness: string): DirectusSeed {
+  const file = join(DIRECTUS_HOME, 'peer-seed.json');
   startDirectusDatabase();
-  const flags = psql(
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as DirectusSeed;
+  const indexed = psql(
     `SELECT count(*) FROM pg_indexes WHERE tablename = 'articles' AND (indexdef LIKE '%(status)%' OR indexdef LIKE '%(published_at)%')`,
   );
-  if (Number(flags) < 2) {
+  if (Number(indexed) < 2) {
     spawnSync('bash', [join(harness, 'stop-directus.sh')], { cwd: harness, stdio: 'ignore' });
     runHarness(harness, 'start-directus.sh', []);
     execFileSync(process.execPath, ['set-indexes.mjs', 'on'], { cwd: harness, stdio: 'inherit' });
     runHarness(harness, 'stop-directus.sh', []);
   }
-  return Number(psql(`SELECT greatest((SELECT max(id) FROM directus_activity), (SELECT max(id) FROM directus_revisions))`));
+  const seed = {
+    lastLogId: Number(psql(`SELECT greatest((SELECT max(id) FROM directus_activity), (SELECT max(id) FROM directus_revisions))`)),
+    bytes: Number(psql('SELECT pg_database_size(current_database())')),
+  };
+  writeFileSync(file, JSON.stringify(seed));
+  return seed;
 }
 
 function runHarness(harness: string, script: string, args: string[], env: Record<string, string> = {}): void {

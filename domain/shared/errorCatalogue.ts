@@ -29,6 +29,13 @@ export const errorCatalogue = {
   DEPENDENT_RECORDS_EXIST: { status: 409, when: 'a restrict relation still points at the item' },
   FIELD_REQUIRED: { status: 409, when: 'set_null on a required field' },
   REVISION_STAGED: { status: 409, when: 'pinning an uncommitted revision' },
+  DOMAIN_TAKEN: { status: 409, when: 'a site domain another site uses' },
+  // Configuration manifests (the first three are reported in a dry-run's `errors`; as the error of a
+  // refused apply they are 400s)
+  UNSUPPORTED_MANIFEST_VERSION: { status: 400, when: 'a manifest whose version is not svc.config@v1' },
+  DANGLING_REFERENCE: { status: 400, when: 'a manifest field or relation naming an unknown collection' },
+  DUPLICATE_KEY: { status: 400, when: 'a manifest listing a collection, field or setting twice' },
+  DESTRUCTIVE_BLOCKED: { status: 409, when: 'a destructive apply without allowDestructive=true' },
   // Change feed and push
   CURSOR_EXPIRED: { status: 410, when: 'a change-feed cursor past retention' },
   ACK_REGRESSION: { status: 409, when: 'a checkpoint rewind' },

@@ -16,6 +16,7 @@ import { policiesProjection } from './policiesProjection.ts';
 import { pushSubscriptionsProjection } from './pushSubscriptionsProjection.ts';
 import { rolesProjection } from './rolesProjection.ts';
 import { sessionsProjection } from './sessionsProjection.ts';
+import { settingsProjection } from './settingsProjection.ts';
 import { sitesProjection } from './sitesProjection.ts';
 import { subscriberAccessProjection } from './subscriberAccessProjection.ts';
 import { teamsProjection } from './teamsProjection.ts';
@@ -25,6 +26,7 @@ import { usersProjection } from './usersProjection.ts';
 
 export const projections: readonly Projection[] = [
   sitesProjection,
+  settingsProjection,
   rolesProjection,
   usersProjection,
   sessionsProjection,

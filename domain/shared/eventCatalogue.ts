@@ -6,10 +6,12 @@ import { accessEventSchemas } from '../access/events.ts';
 import { changeFeedEventSchemas } from '../changeFeed/events.ts';
 import { contentEventSchemas } from '../content/events.ts';
 import { identityEventSchemas } from '../identity/events.ts';
+import { settingEventSchemas } from '../settings/events.ts';
 import { siteEventSchemas } from '../sites/events.ts';
 
 export const eventCatalogue = {
   ...siteEventSchemas,
+  ...settingEventSchemas,
   ...identityEventSchemas,
   ...accessEventSchemas,
   ...contentEventSchemas,

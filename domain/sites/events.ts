@@ -3,9 +3,12 @@
 // (domain/shared/eventCatalogue.ts).
 import { z } from 'zod';
 import type { EventOf } from '../shared/eventSchema.ts';
+import { siteConfigChangesSchema } from './siteConfig.ts';
 
 export const siteEventSchemas = {
   'site.created': z.object({ siteId: z.string(), name: z.string(), createdAt: z.string() }),
   'site.deleted': z.object({ siteId: z.string(), deletedAt: z.string() }),
+  /** The fields of the site's configuration that changed (see siteConfig.ts for how they merge). */
+  'site.configured': z.object({ siteId: z.string(), changes: siteConfigChangesSchema }),
 };
 export type SiteEvent = EventOf<typeof siteEventSchemas>;

@@ -19,6 +19,8 @@ import { schemaRoutes } from './schema/routes.ts';
 import { pushRoutes } from './push/routes.ts';
 import { realtimeRoutes } from './realtime/routes.ts';
 import { searchRoutes } from './search/routes.ts';
+import { settingsRoutes } from './settings/routes.ts';
+import { siteRoutes } from './site/routes.ts';
 import { teamsRoutes } from './teams/routes.ts';
 import { usersRoutes } from './users/routes.ts';
 import { utilsRoutes } from './utils/routes.ts';
@@ -45,4 +47,6 @@ export async function registerModules(api: FastifyInstance, deps: ServerDeps): P
   await api.register(async (scope) => cdcRoutes(scope, deps));
   await api.register(async (scope) => realtimeRoutes(scope, deps));
   await api.register(async (scope) => pushRoutes(scope, deps));
+  await api.register(async (scope) => siteRoutes(scope, deps));
+  await api.register(async (scope) => settingsRoutes(scope, deps));
 }

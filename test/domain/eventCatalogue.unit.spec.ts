@@ -81,6 +81,9 @@ const pin = { collection: 'articles', itemId: 'a1', field: 'author' };
 const samples: { [Type in EventType]: EventDataOf<Type> } = {
   'site.created': { siteId: 'acme', name: 'Acme', createdAt: at },
   'site.deleted': { siteId: 'acme', deletedAt: at },
+  'site.configured': { siteId: 'acme', changes: { displayTitle: 'Acme News', branding: { brandColor: '#112233' }, themeOverrides: { dark: { primary: '210 40% 98%' } } } },
+  'setting.set': { key: 'upload_policy', value: { maxBytes: 1024, allowedMimeTypes: [], allowedExtensions: [], catalogue: [] } },
+  'setting.removed': { key: 'upload_policy' },
   'api_key.created': { apiKeyId: uuid, name: 'CI', keyHash: 'h', prefix: 'svc_ab', userId: null, roleId: uuid },
   'api_key.revoked': { apiKeyId: uuid },
   'email_token.issued': { tokenId: uuid, userId: uuid, purpose: 'verify_email', tokenHash: 'h', expiresAt: at },

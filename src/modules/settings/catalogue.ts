@@ -1,0 +1,63 @@
+// The settings the service knows: each with a zod schema its value must match and a default. An
+// area that reads a setting defines it here (upload_policy for files, erasureDualControl for privacy);
+// any other key is free JSON under a size limit. Secrets never go in settings: keys that name one
+// are refused, so a credential cannot end up in an export or a config manifest.
+import { z } from 'zod';
+
+export interface SettingDefinition {
+  schema: z.ZodType;
+  default: unknown;
+  description: string;
+}
+
+export const KNOWN_SETTINGS: Readonly<Record<string, SettingDefinition>> = {
+  upload_policy: {
+    schema: z
+      .object({
+        maxBytes: z.number().int().positive(),
+        allowedMimeTypes: z.array(z.string().min(1).max(255)).max(500),
+        allowedExtensions: z.array(z.string().min(1).max(32)).max(500),
+        catalogue: z.array(z.string().min(1).max(255)).max(500),
+      })
+      .strict(),
+    default: { maxBytes: 26_214_400, allowedMimeTypes: [], allowedExtensions: [], catalogue: [] },
+    description: 'What uploads a site takes (spec "Upload policy"); an empty list does not restrict.',
+  },
+  erasureDualControl: {
+    schema: z.boolean(),
+    default: true,
+    description: 'Whether an erasure needs a second administrator to approve it.',
+  },
+};
+
+export const SETTING_KEY = /^[A-Za-z][A-Za-z0-9_.-]{0,99}$/;
+/** Key names that say the value is a secret. */
+const SECRET_KEY = /secret|password|token|api_?key|credential|private_key/i;
+export const FREE_SETTING_MAX_BYTES = 65_536;
+
+export function isKnownSetting(key: string): boolean {
+  return Object.hasOwn(KNOWN_SETTINGS, key);
+}
+
+/** What is wrong with a key, or null. */
+export function keyProblem(key: string): string | null {
+  if (!SETTING_KEY.test(key)) return 'A setting key is a letter then up to 99 letters, digits, _, . or -';
+  if (SECRET_KEY.test(key)) return 'Secrets never go in settings: keep credentials in the environment or an integration';
+  return null;
+}
+
+/** What is wrong with a value for `key`, as path (inside the value) and message, or null. */
+export function valueProblem(key: string, value: unknown): { path: (string | number)[]; message: string } | null {
+  if (value === null || value === undefined) return { path: [], message: 'A setting has a value (remove it to go back to its default)' };
+  const known = KNOWN_SETTINGS[key];
+  if (known) {
+    const result = known.schema.safeParse(value);
+    if (result.success) return null;
+    const issue = result.error.issues[0]!;
+    return { path: issue.path.map((part) => (typeof part === 'number' ? part : String(part))), message: issue.message };
+  }
+  if (Buffer.byteLength(JSON.stringify(value)) > FREE_SETTING_MAX_BYTES) {
+    return { path: [], message: `A setting's value is at most ${FREE_SETTING_MAX_BYTES} bytes of JSON` };
+  }
+  return null;
+}

@@ -6,6 +6,7 @@ import { apiKeysRoutes } from './apiKeys/routes.ts';
 import { auditRoutes } from './audit/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { cdcRoutes } from './cdc/routes.ts';
+import { configRoutes } from './config/routes.ts';
 import { instanceRoutes } from './instance/routes.ts';
 import { issuersRoutes } from './issuers/routes.ts';
 import { permissionsRoutes } from './permissions/routes.ts';
@@ -49,4 +50,5 @@ export async function registerModules(api: FastifyInstance, deps: ServerDeps): P
   await api.register(async (scope) => pushRoutes(scope, deps));
   await api.register(async (scope) => siteRoutes(scope, deps));
   await api.register(async (scope) => settingsRoutes(scope, deps));
+  await api.register(async (scope) => configRoutes(scope, deps));
 }

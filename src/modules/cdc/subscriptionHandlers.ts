@@ -6,6 +6,7 @@ import {
   subscriptionDecider,
   type SubscriptionChanges,
   type SubscriptionCommand,
+  type SubscriptionDefinition,
   type SubscriptionKind,
 } from '../../../domain/changeFeed/subscription.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
@@ -45,7 +46,7 @@ export interface CreateSubscriptionInput {
 }
 
 /** Where a new subscription starts, before the feed's head is known. */
-type StartPoint = { at: 'end' } | { at: 'start' } | { at: 'cursor'; sequence: number };
+export type StartPoint = { at: 'end' } | { at: 'start' } | { at: 'cursor'; sequence: number };
 
 function parseStartPoint(from: string | undefined): StartPoint {
   if (from === undefined || from === 'end') return { at: 'end' };
@@ -75,7 +76,7 @@ export interface UpdateSubscriptionInput {
   state?: 'active' | 'paused';
 }
 
-function subscriptionStream(siteId: string, id: string): string {
+export function subscriptionStream(siteId: string, id: string): string {
   return streamId(siteId, 'cdc-subscription', id);
 }
 
@@ -117,37 +118,41 @@ export async function createSubscription(deps: SubscriptionDeps, siteId: string,
   }
   const start = parseStartPoint(input.from);
   const subscriptionId = randomUUID();
-  await inSiteTransaction(context, siteId, async (tx) => {
-    await lockSiteSubscriptions(tx, siteId);
-    const [count] = await tx.query<{ total: number }>(sql`SELECT count(*)::int AS total FROM cdc_subscriptions WHERE site_id = ${siteId}`);
-    if ((count?.total ?? 0) >= MAX_SUBSCRIPTIONS_PER_SITE) {
-      throw new AppError('PERMISSION_DENIED', `A site has at most ${MAX_SUBSCRIPTIONS_PER_SITE} change-feed subscriptions`, {
-        extensions: { limit: MAX_SUBSCRIPTIONS_PER_SITE },
-      });
-    }
-    await assertNameFree(tx, siteId, input.name, null);
-    // By default a new subscription starts at the feed's current end: it receives what happens from now on.
-    const cursorSeq = startSequence(start, await readFeedHead(tx, siteId));
-    await handleCommandIn(tx, context.projections, {
-      siteId,
-      streamId: subscriptionStream(siteId, subscriptionId),
-      decider: subscriptionDecider,
-      command: {
-        type: 'create',
-        subscriptionId,
-        name: input.name,
-        kind: input.kind,
-        url,
-        secretCiphertext,
-        collections: input.filters?.collections ?? null,
-        operations: input.filters?.operations ?? null,
-        cursorSeq,
-      },
-      metadata,
-    });
-  });
+  const definition = { name: input.name, kind: input.kind, url, secretCiphertext, collections: input.filters?.collections ?? null, operations: input.filters?.operations ?? null };
+  await inSiteTransaction(context, siteId, (tx) => createSubscriptionIn(context, tx, siteId, { subscriptionId, ...definition }, start, metadata));
   deps.wake(siteId);
   return subscriptionId;
+}
+
+/**
+ * Creates a subscription inside the caller's transaction (a config manifest creates webhooks with
+ * its schema changes): the per-site limit and name uniqueness under the site's lock, the start cursor.
+ */
+export async function createSubscriptionIn(
+  context: AppContext,
+  tx: Queryable,
+  siteId: string,
+  definition: { subscriptionId: string } & SubscriptionDefinition,
+  start: StartPoint,
+  metadata: EventMetadata,
+): Promise<void> {
+  await lockSiteSubscriptions(tx, siteId);
+  const [count] = await tx.query<{ total: number }>(sql`SELECT count(*)::int AS total FROM cdc_subscriptions WHERE site_id = ${siteId}`);
+  if ((count?.total ?? 0) >= MAX_SUBSCRIPTIONS_PER_SITE) {
+    throw new AppError('PERMISSION_DENIED', `A site has at most ${MAX_SUBSCRIPTIONS_PER_SITE} change-feed subscriptions`, {
+      extensions: { limit: MAX_SUBSCRIPTIONS_PER_SITE },
+    });
+  }
+  await assertNameFree(tx, siteId, definition.name, null);
+  // By default a new subscription starts at the feed's current end: it receives what happens from now on.
+  const cursorSeq = startSequence(start, await readFeedHead(tx, siteId));
+  await handleCommandIn(tx, context.projections, {
+    siteId,
+    streamId: subscriptionStream(siteId, definition.subscriptionId),
+    decider: subscriptionDecider,
+    command: { type: 'create', ...definition, cursorSeq },
+    metadata,
+  });
 }
 
 export async function updateSubscription(
@@ -193,18 +198,21 @@ export async function updateSubscription(
 }
 
 export async function deleteSubscription(deps: SubscriptionDeps, siteId: string, subscriptionId: string, metadata: EventMetadata): Promise<void> {
-  await inSiteTransaction(deps.context, siteId, async (tx) => {
-    await handleCommandIn(tx, deps.context.projections, {
-      siteId,
-      streamId: subscriptionStream(siteId, subscriptionId),
-      decider: subscriptionDecider,
-      command: { type: 'delete' },
-      metadata,
-    });
-    // The reactor's own rows go with it; the attempts are history of a subscription that is gone.
-    await tx.query(sql`DELETE FROM cdc_webhook_state WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid`);
-    await tx.query(sql`DELETE FROM cdc_deliveries WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid`);
+  await inSiteTransaction(deps.context, siteId, (tx) => deleteSubscriptionIn(deps.context, tx, siteId, subscriptionId, metadata));
+}
+
+/** Deletes a subscription inside the caller's transaction, with the delivery reactor's rows of it. */
+export async function deleteSubscriptionIn(context: AppContext, tx: Queryable, siteId: string, subscriptionId: string, metadata: EventMetadata): Promise<void> {
+  await handleCommandIn(tx, context.projections, {
+    siteId,
+    streamId: subscriptionStream(siteId, subscriptionId),
+    decider: subscriptionDecider,
+    command: { type: 'delete' },
+    metadata,
   });
+  // The reactor's own rows go with it; the attempts are history of a subscription that is gone.
+  await tx.query(sql`DELETE FROM cdc_webhook_state WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid`);
+  await tx.query(sql`DELETE FROM cdc_deliveries WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid`);
 }
 
 export async function acknowledgeSubscription(

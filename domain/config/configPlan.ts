@@ -1,0 +1,112 @@
+// What importing a manifest would do to a site: the site's configuration as the planner sees it, the
+// planned changes as a dry-run lists them, and the work an apply runs through the deciders.
+import type { CollectionMeta, ContentField, RelationDefinition } from '../content/schemaModel.ts';
+import type { ManifestError, Path } from './manifest.ts';
+
+export interface SubscriptionSummary {
+  id: string;
+  name: string;
+  kind: 'pull' | 'webhook';
+  url: string | null;
+  collections: string[] | null;
+  operations: string[] | null;
+}
+
+/** A site's configuration now, read from its read models. */
+export interface SiteConfiguration {
+  collections: ReadonlyMap<string, { meta: CollectionMeta; fields: ReadonlyMap<string, ContentField> }>;
+  relations: readonly RelationDefinition[];
+  /** Change-feed subscriptions of every kind (a webhook may not take a pull subscription's name). */
+  subscriptions: readonly SubscriptionSummary[];
+  /** The settings the site has set (not the defaults of known keys). */
+  settings: ReadonlyMap<string, unknown>;
+}
+
+export const RESOURCES = ['collections', 'fields', 'relations', 'webhooks', 'settings'] as const;
+export type Resource = (typeof RESOURCES)[number];
+
+export interface PlannedChange {
+  resource: Resource;
+  action: 'create' | 'update' | 'delete' | 'rename';
+  /** The collection name, `<collection>.<field>`, `<collection>.<field>` of the relation's declaration, webhook name or setting key. */
+  key: string;
+  /** rename: the field's key before. */
+  from?: string;
+  /** update: each property that changes. */
+  changes?: Record<string, { from: unknown; to: unknown }>;
+  /** A change the manifest does not list itself: why it follows (a deleted collection takes its relations). */
+  reason?: string;
+  /** Why the change is destructive (refused without allowDestructive=true). */
+  destructive?: string;
+  /** The manifest entry that asks for it (none for deletions). */
+  path: Path | null;
+}
+
+export interface ResourceCounts {
+  create: number;
+  update: number;
+  unchanged: number;
+  delete: number;
+}
+
+export type Risk = 'low' | 'medium' | 'high';
+
+export type ManifestDiff = { risk: Risk } & Record<Resource, ResourceCounts> & { changes: PlannedChange[] };
+
+/** A collection brought to exactly `meta` (null keeps it) and `fields` by one applySchema command. */
+export interface CollectionWork {
+  name: string;
+  meta: CollectionMeta | null;
+  fields: ContentField[];
+  /** Where each of `fields` is in the manifest (null: a field the site keeps). */
+  fieldPaths: (Path | null)[];
+  path: Path | null;
+}
+
+export interface WebhookCreate {
+  name: string;
+  url: string;
+  secret: string;
+  collections: string[] | null;
+  operations: string[] | null;
+}
+
+export interface WebhookUpdate {
+  id: string;
+  changes: { url?: string; collections?: string[] | null; operations?: string[] | null };
+}
+
+/** The work of an apply, in the order it runs. */
+export interface PlanWork {
+  relationDeletes: string[];
+  collections: CollectionWork[];
+  collectionDeletes: string[];
+  relations: { relation: RelationDefinition; path: Path | null }[];
+  webhookDeletes: string[];
+  webhookUpdates: WebhookUpdate[];
+  webhookCreates: WebhookCreate[];
+  settingsSet: Record<string, unknown>;
+  settingsRemove: string[];
+}
+
+/** What only the site's rows can tell: whether items hold values where the plan drops or reshapes. */
+export interface DataChecks {
+  /** Collections the plan deletes. */
+  collections: string[];
+  /** Fields the plan removes or renames away. */
+  fields: { collection: string; field: string }[];
+  /** Fields whose type or translatable option changes: refused over values, live or past (the schema's rule). */
+  reshaped: { collection: string; field: string; path: Path }[];
+}
+
+export interface ConfigPlan {
+  changes: PlannedChange[];
+  counts: Record<Resource, ResourceCounts>;
+  errors: ManifestError[];
+  work: PlanWork;
+  dataChecks: DataChecks;
+}
+
+export function emptyCounts(): Record<Resource, ResourceCounts> {
+  return Object.fromEntries(RESOURCES.map((resource) => [resource, { create: 0, update: 0, unchanged: 0, delete: 0 }])) as Record<Resource, ResourceCounts>;
+}

@@ -1,0 +1,95 @@
+// Plans the import of a manifest into a site, purely: from the site's configuration, the manifest
+// and the mode, the changes (as a dry-run lists them), the errors only the site can tell (unknown
+// collections, rules of the schema as it will be), and the work of an apply. `merge` creates and
+// updates; `replace-managed` also deletes what the manifest leaves out within its managedScopes;
+// `replace-all` deletes whatever it leaves out. A section the manifest does not have is left alone.
+import { emptyCounts, type ConfigPlan, type DataChecks, type ManifestDiff, type PlannedChange, type Risk, type SiteConfiguration } from './configPlan.ts';
+import { isManaged, type ScopedResource } from './managedScopes.ts';
+import type { ImportMode } from './manifest.ts';
+import { planSettings, planWebhooks } from './planDelivery.ts';
+import { planRelations } from './planRelations.ts';
+import { planSchema } from './planSchema.ts';
+import type { ParsedManifest } from './readManifest.ts';
+
+export function planImport(current: SiteConfiguration, manifest: ParsedManifest, mode: ImportMode, newId: () => string): ConfigPlan {
+  const plan: ConfigPlan = {
+    changes: [],
+    counts: emptyCounts(),
+    errors: [],
+    work: {
+      relationDeletes: [],
+      collections: [],
+      collectionDeletes: [],
+      relations: [],
+      webhookDeletes: [],
+      webhookUpdates: [],
+      webhookCreates: [],
+      settingsSet: {},
+      settingsRemove: [],
+    },
+    dataChecks: { collections: [], fields: [], reshaped: [] },
+  };
+  const record = (change: PlannedChange) => {
+    plan.changes.push(change);
+    plan.counts[change.resource][change.action === 'rename' ? 'update' : change.action] += 1;
+  };
+  const deletable = (resource: ScopedResource) => mode === 'replace-all' || (mode === 'replace-managed' && isManaged(manifest.managedScopes, resource));
+  const schema = planSchema(current, manifest, deletable, plan, record);
+  planRelations(current, manifest, deletable, schema, plan, record, newId);
+  planWebhooks(current, manifest, deletable, plan, record);
+  planSettings(current, manifest, deletable, plan, record);
+  return plan;
+}
+
+/** What the site's rows say: the collections of DataChecks.collections and the `<collection>.<field>`s of DataChecks.fields that hold values. */
+export interface DataPresence {
+  collections: ReadonlySet<string>;
+  fields: ReadonlySet<string>;
+}
+
+/**
+ * Marks the destructive changes (refused without allowDestructive=true) and returns them: dropping
+ * a collection or field that holds data, renaming a field that holds data (its values stay under the
+ * old name), changing a field's type, widening a relation's onDelete to cascade.
+ */
+export function markDestructive(changes: PlannedChange[], presence: DataPresence): PlannedChange[] {
+  for (const change of changes) {
+    if (change.resource === 'collections' && change.action === 'delete' && presence.collections.has(change.key)) {
+      change.destructive = 'the collection holds items';
+    } else if (change.resource === 'fields' && change.action === 'delete' && presence.fields.has(change.key)) {
+      change.destructive = 'items hold values in the field';
+    } else if (change.resource === 'fields' && change.action === 'rename' && presence.fields.has(change.from!)) {
+      change.destructive = `items hold values in "${change.from}": values are stored under a field's name, so they would stay under the old name and the renamed field would start empty`;
+    } else if (change.resource === 'fields' && change.action === 'update' && change.changes?.type) {
+      change.destructive = `the type changes from ${String(change.changes.type.from)} to ${String(change.changes.type.to)}`;
+    } else if (change.resource === 'relations' && change.changes?.onDelete && change.changes.onDelete.to === 'cascade') {
+      change.destructive = `onDelete widens from ${String(change.changes.onDelete.from)} to cascade`;
+    }
+  }
+  return changes.filter((change) => change.destructive !== undefined);
+}
+
+/**
+ * high: a destructive change, or deleting a collection (even an empty one);
+ * medium: deleting anything else, renaming a field, or changing a relation or a webhook (where data
+ * points and flows);
+ * low: only creating, and updating collections, fields and settings (or nothing at all).
+ */
+export function riskOf(changes: readonly PlannedChange[]): Risk {
+  if (changes.some((change) => change.destructive !== undefined || (change.resource === 'collections' && change.action === 'delete'))) return 'high';
+  const medium = changes.some(
+    (change) =>
+      change.action === 'delete' || change.action === 'rename' || (change.action === 'update' && (change.resource === 'relations' || change.resource === 'webhooks')),
+  );
+  return medium ? 'medium' : 'low';
+}
+
+export function diffOf(plan: ConfigPlan): ManifestDiff {
+  return { risk: riskOf(plan.changes), ...plan.counts, changes: plan.changes };
+}
+
+export function hasWork(plan: ConfigPlan): boolean {
+  return plan.changes.length > 0;
+}
+
+export type { DataChecks };

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { settingsDecider, settingsOutcome } from '../../../domain/settings/settings.ts';
+import { settingsDecider, settingsOutcome, type SettingEvent } from '../../../domain/settings/settings.ts';
 import { deciderSpecification } from '../deciderSpecification.ts';
 
 const spec = deciderSpecification(settingsDecider);
-const set = (key: string, value: unknown) => ({ type: 'setting.set', data: { key, value } });
+const set = (key: string, value: unknown): SettingEvent => ({ type: 'setting.set', data: { key, value } });
 
 describe('settings decider', () => {
   it('records one event per key whose value changes, set keys first, in key order', () => {

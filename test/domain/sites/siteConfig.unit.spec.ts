@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { siteDecider } from '../../../domain/sites/site.ts';
+import { siteDecider, type SiteEvent } from '../../../domain/sites/site.ts';
+import type { SiteConfigChanges } from '../../../domain/sites/siteConfig.ts';
 import { applySiteConfigChanges, initialSiteConfig, isHostname, isHslTriple, isHttpUrl } from '../../../domain/sites/siteConfig.ts';
 import { deciderSpecification } from '../deciderSpecification.ts';
 
 const spec = deciderSpecification(siteDecider);
 const created = { type: 'site.created', data: { siteId: 'acme', name: 'Acme', createdAt: '2026-01-01T00:00:00.000Z' } };
-const configured = (changes: Record<string, unknown>) => ({ type: 'site.configured', data: { siteId: 'acme', changes } });
+const configured = (changes: SiteConfigChanges): SiteEvent => ({ type: 'site.configured', data: { siteId: 'acme', changes } });
 
 describe('site configuration', () => {
   it('records only the fields that change: branding by key, theme overrides by mode', () => {

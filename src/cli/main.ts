@@ -1,4 +1,4 @@
-// The `svc` command line: start, migrate, site create, projections status|rebuild, events tail.
+// The `svc` command line: start, migrate, site create, projections status|rebuild, events tail, config export|diff|apply.
 import { Command } from 'commander';
 import { z } from 'zod';
 import { ConfigError, loadConfig, type Config } from '../config/config.ts';
@@ -10,6 +10,7 @@ import { projections, findProjection } from '../../projections/index.ts';
 import { createContext, createLogger, resolveDatabaseUrl } from '../boot/boot.ts';
 import { projectionStatus, rebuildProjection } from '../runtime/projectionRunner.ts';
 import { createSite } from '../modules/instance/handlers.ts';
+import { configCommand } from './configCommand.ts';
 
 function config(): Config {
   try {
@@ -163,6 +164,8 @@ export function buildCli(): Command {
         listener.release();
       }),
     );
+
+  program.addCommand(configCommand(config));
 
   return program;
 }

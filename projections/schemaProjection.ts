@@ -60,32 +60,41 @@ const indexOf = (name: SqlFragment) => sql`to_regclass('public.' || quote_ident(
  */
 async function syncFieldIndex(tx: Queryable, siteId: string, collection: string, fieldName: string): Promise<void> {
   if (COLUMN_FIELDS.has(fieldName)) return;
-  const [row] = await tx.query<{ definition: ContentField; live: boolean }>(sql`
-    SELECT f.definition, (c.deleted_at IS NULL) AS live
-      FROM collection_fields f JOIN collections c ON c.site_id = f.site_id AND c.name = f.collection
-     WHERE f.site_id = ${siteId} AND f.collection = ${collection} AND f.field = ${fieldName}`);
-  let wanted = Boolean(row?.live && row.definition.indexed);
+  const name = sql`svc_item_field_index_name(${siteId}, ${collection}, ${fieldName}, k.kind)`;
+  const sameField = sql`f.site_id = ${siteId} AND f.collection = ${collection} AND f.field = ${fieldName} AND f.kind = k.kind`;
+  // `recorded`: a row of the field, or an index of it in the catalog, of any kind.
+  const [row] = await tx.query<{ definition: ContentField | null; live: boolean | null; recorded: boolean }>(sql`
+    SELECT f.definition, (c.deleted_at IS NULL) AS live,
+           EXISTS (SELECT 1 FROM item_field_indexes x WHERE x.site_id = ${siteId} AND x.collection = ${collection} AND x.field = ${fieldName})
+             OR EXISTS (SELECT 1 FROM unnest(${INDEX_KINDS}::text[]) AS k(kind) WHERE ${indexOf(name)} IS NOT NULL) AS recorded
+      FROM (VALUES (1)) AS one (x)
+      LEFT JOIN collection_fields f ON f.site_id = ${siteId} AND f.collection = ${collection} AND f.field = ${fieldName}
+      LEFT JOIN collections c ON c.site_id = f.site_id AND c.name = f.collection`);
+  const definition = row?.definition ?? null;
+  let wanted = Boolean(row?.live && definition?.indexed);
   if (row?.live && !wanted) {
     const relations = await tx.query<{ definition: RelationDefinition }>(sql`SELECT definition FROM collection_relations WHERE site_id = ${siteId}`);
     wanted = relations.some(({ definition }) =>
       storedFieldsOf(definition).some((stored) => stored.collection === collection && stored.field === fieldName),
     );
   }
-  const kind = wanted && row ? indexKindOf(row.definition) : null;
+  const kind = wanted && definition ? indexKindOf(definition) : null;
+  // Nothing recorded and nothing wanted: nothing to write (a new field that asks for no index).
+  if (!row?.recorded && !kind) return;
   const stable = await catalogIsStable(tx);
   const unwanted = INDEX_KINDS.filter((other) => other !== kind);
-  const name = sql`svc_item_field_index_name(${siteId}, ${collection}, ${fieldName}, k.kind)`;
-  const sameField = sql`f.site_id = ${siteId} AND f.collection = ${collection} AND f.field = ${fieldName} AND f.kind = k.kind`;
   // Kinds no longer wanted: a row without an index goes; an index (or a row while the catalog may
   // be changing) is left to the builder to drop.
-  tx.defer(sql`
-    DELETE FROM item_field_indexes f USING unnest(${unwanted}::text[]) AS k(kind)
-     WHERE ${sameField} AND ${stable}::boolean AND ${indexOf(name)} IS NULL`);
-  tx.defer(sql`
-    INSERT INTO item_field_indexes (site_id, collection, field, kind, state)
-    SELECT ${siteId}, ${collection}, ${fieldName}, k.kind, 'dropping' FROM unnest(${unwanted}::text[]) AS k(kind)
-     WHERE ${indexOf(name)} IS NOT NULL OR EXISTS (SELECT 1 FROM item_field_indexes f WHERE ${sameField})
-    ON CONFLICT (site_id, collection, field, kind) DO UPDATE SET state = 'dropping', error = NULL`);
+  if (row?.recorded) {
+    tx.defer(sql`
+      DELETE FROM item_field_indexes f USING unnest(${unwanted}::text[]) AS k(kind)
+       WHERE ${sameField} AND ${stable}::boolean AND ${indexOf(name)} IS NULL`);
+    tx.defer(sql`
+      INSERT INTO item_field_indexes (site_id, collection, field, kind, state)
+      SELECT ${siteId}, ${collection}, ${fieldName}, k.kind, 'dropping' FROM unnest(${unwanted}::text[]) AS k(kind)
+       WHERE ${indexOf(name)} IS NOT NULL OR EXISTS (SELECT 1 FROM item_field_indexes f WHERE ${sameField})
+      ON CONFLICT (site_id, collection, field, kind) DO UPDATE SET state = 'dropping', error = NULL`);
+  }
   if (!kind) return;
   // The wanted kind: a row already asking for it stays as it is (its build may be under way).
   tx.defer(sql`
@@ -105,14 +114,19 @@ async function upsertRelation(tx: Queryable, siteId: string, relation: RelationD
     ON CONFLICT (site_id, id) DO UPDATE SET definition = excluded.definition, updated_at = excluded.updated_at`);
 }
 
-/** Every schema event moves the site's schema version and wakes schema caches, after its rows. */
+/**
+ * Every schema event moves the site's schema version and wakes schema caches, after its rows. Both
+ * travel without a round trip of their own (the version with the next statement, the NOTIFY once
+ * per site after the commit), so a transaction of many schema events (a config manifest's apply)
+ * pays for its rows only.
+ */
 function changesSchema<Type extends EventType>(apply: EventHandler<Type>): EventHandler<Type> {
   return async (tx, event) => {
     await apply(tx, event);
-    await tx.query(sql`
+    tx.defer(sql`
       INSERT INTO schema_versions (site_id, version) VALUES (${event.siteId}, ${event.position})
       ON CONFLICT (site_id) DO UPDATE SET version = GREATEST(schema_versions.version, excluded.version)`);
-    await tx.query(sql`SELECT pg_notify('svc_schema', ${event.siteId})`);
+    tx.notifyAfterCommit('svc_schema', event.siteId);
   };
 }
 

@@ -153,3 +153,20 @@ describe('one transaction', () => {
     expect((await call('GET', '/collections')).body.data).toEqual([]);
   });
 });
+
+describe("the site's own rules, in the dry-run as in the apply", () => {
+  it("reports a deleted collection's name and a deleted relation's id, which their history reserves", async () => {
+    const { call, dryRun, importManifest } = await blogSite({ empty: true });
+    expect((await call('DELETE', '/relations/article-author')).status).toBe(204);
+    expect((await call('DELETE', '/collections/authors')).status).toBe(204);
+    const dry = await dryRun(manifest(blogSchema));
+    expect(dry.valid).toBe(false);
+    expect(dry.errors.map((error: { code: string; path: unknown[] }) => [error.code, error.path.join('.')])).toEqual([
+      ['CONFLICT', 'body.collections.1.name'],
+      ['CONFLICT', 'body.relations.0.id'],
+    ]);
+    const applied = await importManifest(manifest(blogSchema));
+    expect(applied.status).toBe(409);
+    expect(applied.body.errors[0].extensions.errors).toEqual(dry.errors);
+  });
+});

@@ -32,7 +32,9 @@ export interface PlannedChange {
   key: string;
   /** rename: the field's key before. */
   from?: string;
-  /** update: each property that changes. */
+  /** rename: how many items (live or soft-deleted) hold a value that moves to the new name (known once the site's rows are read). */
+  moves?: number;
+  /** update (and rename): each property that changes. */
   changes?: Record<string, { from: unknown; to: unknown }>;
   /** A change the manifest does not list itself: why it follows (a deleted collection takes its relations). */
   reason?: string;
@@ -53,7 +55,19 @@ export type Risk = 'low' | 'medium' | 'high';
 
 export type ManifestDiff = { risk: Risk } & Record<Resource, ResourceCounts> & { changes: PlannedChange[] };
 
-/** A collection brought to exactly `meta` (null keeps it) and `fields` by one applySchema command. */
+/** A rename whose values can move: the new field stores them as the old one did (same type and translatable option). */
+export interface FieldRename {
+  from: string;
+  to: string;
+  /** The old field's declaration, kept while its values move. */
+  before: ContentField;
+}
+
+/**
+ * A collection brought to exactly `meta` (null keeps it) and `fields` by one applySchema command; when
+ * renamed fields hold values, by two around the move (the first keeps the old fields, the second
+ * removes them).
+ */
 export interface CollectionWork {
   name: string;
   meta: CollectionMeta | null;
@@ -61,6 +75,7 @@ export interface CollectionWork {
   /** Where each of `fields` is in the manifest (null: a field the site keeps). */
   fieldPaths: (Path | null)[];
   path: Path | null;
+  renames: FieldRename[];
 }
 
 export interface WebhookCreate {

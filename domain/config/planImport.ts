@@ -8,7 +8,7 @@ import { isManaged, type ScopedResource } from './managedScopes.ts';
 import type { ImportMode } from './manifest.ts';
 import { planSettings, planWebhooks } from './planDelivery.ts';
 import { planRelations } from './planRelations.ts';
-import { planSchema } from './planSchema.ts';
+import { planSchema, reshapes } from './planSchema.ts';
 import type { ParsedManifest } from './readManifest.ts';
 
 export function planImport(current: SiteConfiguration, manifest: ParsedManifest, mode: ImportMode, newId: () => string): ConfigPlan {
@@ -41,16 +41,21 @@ export function planImport(current: SiteConfiguration, manifest: ParsedManifest,
   return plan;
 }
 
-/** What the site's rows say: the collections of DataChecks.collections and the `<collection>.<field>`s of DataChecks.fields that hold values. */
+/**
+ * What the site's rows say: the collections of DataChecks.collections that hold items, and for each
+ * `<collection>.<field>` of DataChecks.fields that holds values, how many items (live or soft-deleted) do.
+ */
 export interface DataPresence {
   collections: ReadonlySet<string>;
-  fields: ReadonlySet<string>;
+  fields: ReadonlyMap<string, number>;
 }
 
 /**
  * Marks the destructive changes (refused without allowDestructive=true) and returns them: dropping
- * a collection or field that holds data, renaming a field that holds data (its values stay under the
- * old name), changing a field's type, widening a relation's onDelete to cascade.
+ * a collection or field that holds data, changing a field's type (a rename included: its values are
+ * not moved), renaming a field that holds data while changing its translatable option (its values
+ * stay under the old name), widening a relation's onDelete to cascade. A rename that keeps the
+ * field's storage records how many values it moves (`moves`).
  */
 export function markDestructive(changes: PlannedChange[], presence: DataPresence): PlannedChange[] {
   for (const change of changes) {
@@ -58,8 +63,8 @@ export function markDestructive(changes: PlannedChange[], presence: DataPresence
       change.destructive = 'the collection holds items';
     } else if (change.resource === 'fields' && change.action === 'delete' && presence.fields.has(change.key)) {
       change.destructive = 'items hold values in the field';
-    } else if (change.resource === 'fields' && change.action === 'rename' && presence.fields.has(change.from!)) {
-      change.destructive = `items hold values in "${change.from}": values are stored under a field's name, so they would stay under the old name and the renamed field would start empty`;
+    } else if (change.resource === 'fields' && change.action === 'rename') {
+      markRename(change, presence.fields.get(change.from!) ?? 0);
     } else if (change.resource === 'fields' && change.action === 'update' && change.changes?.type) {
       change.destructive = `the type changes from ${String(change.changes.type.from)} to ${String(change.changes.type.to)}`;
     } else if (change.resource === 'relations' && change.changes?.onDelete && change.changes.onDelete.to === 'cascade') {
@@ -67,6 +72,15 @@ export function markDestructive(changes: PlannedChange[], presence: DataPresence
     }
   }
   return changes.filter((change) => change.destructive !== undefined);
+}
+
+function markRename(change: PlannedChange, held: number): void {
+  const changes = change.changes ?? {};
+  const left = `values are not moved: they stay under "${change.from}" and the renamed field starts empty`;
+  if (changes.type) change.destructive = `the type changes from ${String(changes.type.from)} to ${String(changes.type.to)}${held > 0 ? `; ${held} items' ${left}` : ''}`;
+  else if (reshapes(changes)) {
+    if (held > 0) change.destructive = `the translatable option changes, so ${held} items' ${left}`;
+  } else change.moves = held;
 }
 
 /**

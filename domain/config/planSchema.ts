@@ -3,7 +3,7 @@
 // brings it to. A field whose `id` names an existing field of another name is a rename.
 import { collectionDecider, diffCollectionSchema, type CollectionState } from '../content/collectionDecider.ts';
 import type { ContentField } from '../content/schemaModel.ts';
-import type { ConfigPlan, PlannedChange, SiteConfiguration } from './configPlan.ts';
+import type { ConfigPlan, FieldRename, PlannedChange, SiteConfiguration } from './configPlan.ts';
 import type { ScopedResource } from './managedScopes.ts';
 import type { ParsedField, ParsedManifest } from './readManifest.ts';
 
@@ -36,8 +36,14 @@ function renamesOf(collection: string, entries: readonly ParsedField[], currentF
   return renames;
 }
 
+/** What differs between a renamed field's declaration and its new one (its name aside). */
+function renameChanges(before: ContentField, after: ContentField): Record<string, { from: unknown; to: unknown }> {
+  const state: CollectionState = { ...collectionDecider.initialState(), lifecycle: 'active', fields: new Map([[after.field, { ...before, field: after.field }]]) };
+  return diffCollectionSchema(state, { meta: null, fields: [after] }).fields.updated[0]?.changes ?? {};
+}
+
 /** Whether a field change alters how its values are stored (its type or its translatable option). */
-function reshapes(changes: Record<string, { from: unknown; to: unknown }>): boolean {
+export function reshapes(changes: Record<string, { from: unknown; to: unknown }>): boolean {
   if (changes.type) return true;
   const options = changes.options as { from: Record<string, unknown>; to: Record<string, unknown> } | undefined;
   return options !== undefined && (options.from.translatable === true) !== (options.to.translatable === true);
@@ -86,13 +92,18 @@ export function planSchema(current: SiteConfiguration, manifest: ParsedManifest,
     }
     const pathOf = new Map(entries.map((entry) => [entry.field.field, entry.path]));
     const touched = new Set<string>();
+    const movable: FieldRename[] = [];
     for (const added of diff.fields.added) {
       touched.add(added.field);
       const before = renames.get(added.field);
       const key = `${name}.${added.field}`;
       if (before) {
-        record({ resource: 'fields', action: 'rename', key, from: `${name}.${before}`, path: pathOf.get(added.field) ?? null });
+        const declared = currentFields.get(before)!;
+        const changes = renameChanges(declared, added);
+        const rename: PlannedChange = { resource: 'fields', action: 'rename', key, from: `${name}.${before}`, path: pathOf.get(added.field) ?? null };
+        record(Object.keys(changes).length > 0 ? { ...rename, changes } : rename);
         plan.dataChecks.fields.push({ collection: name, field: before });
+        if (!reshapes(changes)) movable.push({ from: before, to: added.field, before: declared });
       } else record({ resource: 'fields', action: 'create', key, path: pathOf.get(added.field) ?? null });
     }
     for (const update of diff.fields.updated) {
@@ -109,7 +120,14 @@ export function planSchema(current: SiteConfiguration, manifest: ParsedManifest,
     plan.counts.fields.unchanged += entries.filter((entry) => !touched.has(entry.field.field)).length;
     if (diff.status !== 'unchanged') {
       changed.add(name);
-      plan.work.collections.push({ name, meta, fields: desired, fieldPaths: [...kept.map(() => null), ...entries.map((entry) => entry.path)], path: collectionEntry?.path ?? null });
+      plan.work.collections.push({
+        name,
+        meta,
+        fields: desired,
+        fieldPaths: [...kept.map(() => null), ...entries.map((entry) => entry.path)],
+        path: collectionEntry?.path ?? null,
+        renames: movable,
+      });
     }
   }
   for (const name of deleted) {

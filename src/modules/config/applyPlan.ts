@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { collectionDecider, type CollectionCommand } from '../../../domain/content/collectionDecider.ts';
 import { relationDecider, type RelationCommand, type RelationState } from '../../../domain/content/relationDecider.ts';
-import type { CollectionWork, ConfigPlan } from '../../../domain/config/configPlan.ts';
+import type { CollectionWork, ConfigPlan, FieldRename } from '../../../domain/config/configPlan.ts';
 import type { ManifestError, Path } from '../../../domain/config/manifest.ts';
 import { subscriptionDecider } from '../../../domain/changeFeed/subscription.ts';
 import type { RelationDefinition } from '../../../domain/content/schemaModel.ts';
@@ -14,11 +14,13 @@ import { AppError } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
 import { readStream, startedStreams } from '../../../infra/eventstore/eventStore.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
+import { sql } from '../../../infra/postgres/sql.ts';
 import { handleCommandIn } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { createSubscriptionIn, deleteSubscriptionIn, subscriptionStream } from '../cdc/subscriptionHandlers.ts';
 import type { SecretBox } from '../cdc/webhookSecrets.ts';
 import { collectionStreamId, relationStreamId } from '../schema/handlers.ts';
+import { changeStoredValuesIn } from '../items/changeItem.ts';
 import { writeSettingsIn } from '../settings/settingsStore.ts';
 
 export interface ApplyTools {
@@ -31,6 +33,47 @@ export interface ApplyTools {
 
 function applySchemaCommand(work: CollectionWork): CollectionCommand {
   return { type: 'applySchema', collection: work.name, meta: work.meta, fields: work.fields };
+}
+
+/** The renames of a collection whose values move: those the plan found values for. */
+function movingRenames(plan: ConfigPlan, work: CollectionWork): FieldRename[] {
+  const moving = new Set(plan.changes.filter((change) => change.action === 'rename' && (change.moves ?? 0) > 0).map((change) => change.key));
+  return work.renames.filter((rename) => moving.has(`${work.name}.${rename.to}`));
+}
+
+/**
+ * A collection's applySchema commands: one, or when values move, two around the move: the new fields
+ * added with the old ones kept, then the old ones removed.
+ */
+function schemaSteps(work: CollectionWork, renames: readonly FieldRename[]): CollectionWork[] {
+  if (renames.length === 0) return [work];
+  const keeping = { ...work, fields: [...work.fields, ...renames.map((rename) => rename.before)], fieldPaths: [...work.fieldPaths, ...renames.map(() => null)] };
+  return [keeping, work];
+}
+
+/**
+ * Moves the values of renamed fields to their new names, item by item through the items' write path:
+ * an `item.updated` per item (live or soft-deleted) that holds a value under an old name, which sets
+ * the new name and clears the old one. The items come from the read model; the values from each
+ * item's stream, under its lock. Returns how many items moved.
+ */
+async function moveValues(context: AppContext, tx: Queryable, siteId: string, work: CollectionWork, renames: readonly FieldRename[], metadata: EventMetadata) {
+  const from = renames.map((rename) => rename.from);
+  const rows = await tx.query<{ id: string }>(sql`
+    SELECT id FROM items WHERE site_id = ${siteId} AND collection = ${work.name}
+       AND EXISTS (SELECT 1 FROM unnest(${from}::text[]) AS f(name) WHERE data ? f.name AND data -> f.name <> 'null'::jsonb)
+     ORDER BY id`);
+  const fields = [...work.fields.map((field) => field.field), ...from];
+  const cause = { configImport: { renamed: Object.fromEntries(renames.map((rename) => [rename.from, rename.to])) } };
+  const values = (snapshot: Record<string, unknown>) =>
+    Object.fromEntries(renames.flatMap(({ from: old, to }) => ((snapshot[old] ?? null) === null ? [] : [[to, snapshot[old]], [old, null]])));
+  const now = new Date().toISOString();
+  let moved = 0;
+  for (const { id } of rows) {
+    const appended = await changeStoredValuesIn(context, tx, { siteId, collection: work.name, itemId: id, values, fields, metadata, cause, now });
+    if (appended > 0) moved += 1;
+  }
+  return moved;
 }
 
 /** A decider's error at the manifest entry it is about (deciders speak of `['body', …]` of their own command). */
@@ -56,7 +99,7 @@ function asManifestError(error: unknown): ManifestError {
   return { code: error.code, message: error.message, path: error.path };
 }
 
-/** The errors the deciders would answer, from each stream's current state; nothing is appended. */
+/** The errors the deciders would answer, from each stream's current state; nothing is appended (needs the plan's destructive marks, which say what moves). */
 export async function rehearsePlan(tx: Queryable, siteId: string, plan: ConfigPlan, base: Path): Promise<ManifestError[]> {
   const errors: ManifestError[] = [];
   const streams = [
@@ -67,9 +110,11 @@ export async function rehearsePlan(tx: Queryable, siteId: string, plan: ConfigPl
   const history = async (stream: string) => (started.has(stream) ? readStream(tx, stream) : []);
   for (const work of plan.work.collections) {
     const events = await history(collectionStreamId(siteId, work.name));
-    const state = events.reduce(collectionDecider.evolve, collectionDecider.initialState());
+    let state = events.reduce(collectionDecider.evolve, collectionDecider.initialState());
     try {
-      collectionDecider.decide(applySchemaCommand(work), state);
+      for (const step of schemaSteps(work, movingRenames(plan, work))) {
+        state = collectionDecider.decide(applySchemaCommand(step), state).reduce(collectionDecider.evolve, state);
+      }
     } catch (error) {
       errors.push(asManifestError(error instanceof AppError ? collectionError(error, work, base) : error));
     }
@@ -97,10 +142,14 @@ export async function applyPlanIn(context: AppContext, tx: Queryable, siteId: st
 
   for (const relationId of work.relationDeletes) await relationCommand(relationId, { type: 'deleteRelation', relationId });
   for (const collection of work.collections) {
-    try {
-      await collectionCommand(collection.name, applySchemaCommand(collection));
-    } catch (error) {
-      throw error instanceof AppError ? collectionError(error, collection, tools.base) : error;
+    const renames = movingRenames(plan, collection);
+    for (const [index, step] of schemaSteps(collection, renames).entries()) {
+      if (index > 0) await moveValues(context, tx, siteId, collection, renames, metadata);
+      try {
+        await collectionCommand(collection.name, applySchemaCommand(step));
+      } catch (error) {
+        throw error instanceof AppError ? collectionError(error, step, tools.base) : error;
+      }
     }
   }
   for (const name of work.collectionDeletes) await collectionCommand(name, { type: 'deleteCollection', collection: name });

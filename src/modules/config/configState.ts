@@ -20,7 +20,7 @@ export async function readSiteConfiguration(tx: Queryable, siteId: string): Prom
   return { collections, relations: schema.relations, subscriptions: await readSubscriptions(tx, siteId), settings };
 }
 
-/** Which of the collections and fields an import drops or renames hold data (items live or soft-deleted). */
+/** Which of the collections and fields an import drops or renames hold data (items live or soft-deleted), and in how many items. */
 export async function readDataPresence(tx: Queryable, siteId: string, checks: DataChecks): Promise<DataPresence> {
   const collections = checks.collections.length
     ? await tx.query<{ collection: string }>(sql`
@@ -28,12 +28,16 @@ export async function readDataPresence(tx: Queryable, siteId: string, checks: Da
          WHERE EXISTS (SELECT 1 FROM items i WHERE i.site_id = ${siteId} AND i.collection = c.collection)`)
     : [];
   const fields = checks.fields.length
-    ? await tx.query<{ collection: string; field: string }>(sql`
-        SELECT c.collection, c.field FROM unnest(${checks.fields.map((f) => f.collection)}::text[], ${checks.fields.map((f) => f.field)}::text[]) AS c(collection, field)
-         WHERE EXISTS (SELECT 1 FROM items i WHERE i.site_id = ${siteId} AND i.collection = c.collection
-                          AND i.data ? c.field AND i.data -> c.field <> 'null'::jsonb)`)
+    ? await tx.query<{ collection: string; field: string; held: number }>(sql`
+        SELECT c.collection, c.field, h.held FROM unnest(${checks.fields.map((f) => f.collection)}::text[], ${checks.fields.map((f) => f.field)}::text[]) AS c(collection, field)
+         CROSS JOIN LATERAL (SELECT count(*)::int AS held FROM items i WHERE i.site_id = ${siteId} AND i.collection = c.collection
+                                AND i.data ? c.field AND i.data -> c.field <> 'null'::jsonb) AS h
+         WHERE h.held > 0`)
     : [];
-  return { collections: new Set(collections.map((row) => row.collection)), fields: new Set(fields.map((row) => `${row.collection}.${row.field}`)) };
+  return {
+    collections: new Set(collections.map((row) => row.collection)),
+    fields: new Map(fields.map((row) => [`${row.collection}.${row.field}`, row.held])),
+  };
 }
 
 /**

@@ -81,9 +81,9 @@ async function evaluate(tx: Queryable, siteId: string, manifest: ParsedManifest,
     ...settingErrors(manifest),
     ...plan.errors,
     ...(await reshapeErrors(tx, siteId, plan.dataChecks)),
-    ...(await rehearsePlan(tx, siteId, plan, manifest.base)),
   ];
   markDestructive(plan.changes, await readDataPresence(tx, siteId, plan.dataChecks));
+  errors.push(...(await rehearsePlan(tx, siteId, plan, manifest.base)));
   return { plan, errors };
 }
 

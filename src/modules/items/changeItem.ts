@@ -1,14 +1,16 @@
 // Changing an item: PATCH merges, PUT replaces, or the item's draft (X-Svc-Draft); with `restore`, a
 // soft-deleted item is brought back by the same write (a revert). The principal's update rules are
 // checked on the body first and on the row inside the write's transaction.
-import type { ItemChanges, ItemCommand, ItemSnapshot } from '../../../domain/content/itemDecider.ts';
-import type { EventMetadata } from '../../../domain/shared/events.ts';
+import { itemDecider, type ItemChanges, type ItemCommand, type ItemEvent, type ItemSnapshot, type ItemState } from '../../../domain/content/itemDecider.ts';
+import type { Decider, EventMetadata } from '../../../domain/shared/events.ts';
+import type { Queryable } from '../../../infra/postgres/database.ts';
 import type { Access } from '../../access/access.ts';
 import { assertRowAccess } from '../../access/itemAccess.ts';
 import { assertMayUpdate } from '../../access/itemWriteRules.ts';
-import { inSiteTransaction } from '../../runtime/commandHandler.ts';
+import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
+import type { AppContext } from '../../runtime/context.ts';
 import { collectionOf, declaredFields } from '../../schema/siteSchema.ts';
-import { runItemCommand, type ItemsWriteContext, type ItemWriteResult } from './itemStreams.ts';
+import { itemStreamId, runItemCommand, type ItemsWriteContext, type ItemWriteResult } from './itemStreams.ts';
 import { prepareChanges } from './prepareChanges.ts';
 
 export interface ChangeItemInput {
@@ -79,4 +81,68 @@ export async function changeItem(context: ItemsWriteContext, input: ChangeItemIn
 /** Changes an item and returns its snapshot. */
 export async function updateItem(context: ItemsWriteContext, input: ChangeItemInput): Promise<ItemSnapshot> {
   return (await changeItem(context, input)).snapshot;
+}
+
+/**
+ * The item decider, except that a soft-deleted item takes an update too and stays deleted: the
+ * `item.updated` (its snapshot keeps `deletedAt`), then an `item.deleted` restating the deletion,
+ * since an item's last event is its state. An item that is gone (purged, never created) takes nothing.
+ */
+const storedValuesDecider: Decider<ItemState, ItemCommand, ItemEvent> = {
+  initialState: itemDecider.initialState,
+  evolve: itemDecider.evolve,
+  decide(command, state) {
+    if (state.lifecycle !== 'live' && state.lifecycle !== 'deleted') return [];
+    if (state.lifecycle === 'live') return itemDecider.decide(command, state);
+    const events = itemDecider.decide(command, { ...state, lifecycle: 'live' });
+    const last = events.at(-1);
+    if (!last) return [];
+    const { cause, ...data } = last.data;
+    return [...events, { type: 'item.deleted', data: { ...data, delta: { deletedAt: data.snapshot.deletedAt }, ...(cause ? { cause } : {}) } }];
+  },
+};
+
+export interface StoredValuesChange {
+  siteId: string;
+  collection: string;
+  itemId: string;
+  /** The values to set, from the item as its stream has it (a field's value under its new name, say). */
+  values: (snapshot: ItemSnapshot) => Record<string, unknown>;
+  /** The collection's declared fields at the write. */
+  fields: readonly string[];
+  metadata: EventMetadata;
+  cause?: Record<string, unknown>;
+  now: string;
+}
+
+/**
+ * A system write of values an item already holds (a config import moving a renamed field's values),
+ * inside the caller's transaction: an `item.updated` as a PATCH of those values, without the body
+ * rules, required fields or a principal's rules; a soft-deleted item stays deleted (see above).
+ * Returns the number of events appended (0: nothing to change).
+ */
+export async function changeStoredValuesIn(context: Pick<AppContext, 'projections'>, tx: Queryable, change: StoredValuesChange): Promise<number> {
+  const result = await handleCommandIn(tx, context.projections, {
+    siteId: change.siteId,
+    streamId: itemStreamId(change.siteId, change.collection, change.itemId),
+    decider: storedValuesDecider,
+    command: (state: ItemState): ItemCommand => ({
+      type: 'updateItem',
+      collection: change.collection,
+      itemId: change.itemId,
+      changes: { values: state.snapshot ? change.values(state.snapshot) : {}, keepHashes: [], translations: {} },
+      mode: 'patch',
+      target: 'main',
+      required: [],
+      fields: change.fields,
+      eventType: 'item.updated',
+      actorId: change.metadata.actor.id,
+      now: change.now,
+      ...(change.cause ? { cause: change.cause } : {}),
+    }),
+    metadata: change.metadata,
+    load: 'head',
+    lock: true,
+  });
+  return result.events.length;
 }

@@ -95,6 +95,7 @@ describe('planning an import', () => {
     expect(renamed.counts.fields).toEqual({ create: 0, update: 1, unchanged: 0, delete: 0 });
     expect(renamed.dataChecks.fields).toEqual([{ collection: 'articles', field: 'body' }]);
     expect(renamed.work.collections[0]!.fields.map((field) => field.field)).toEqual(['title', 'content']);
+    expect(renamed.work.collections[0]!.renames.map(({ from, to }) => `${from} -> ${to}`)).toEqual(['body -> content']);
     // An id whose field is gone, or whose new name is taken, is no rename.
     expect(plan({ fields: [{ id: 'articles.gone', collection: 'articles', field: 'extra', type: 'text' }] }).changes[0]!.action).toBe('create');
     expect(plan({ fields: [{ id: 'articles.body', collection: 'articles', field: 'title', type: 'string' }] }).changes).toEqual([]);
@@ -118,16 +119,30 @@ describe('planning an import', () => {
 describe('destructive changes and risk', () => {
   it('marks drops and renames over data, type changes and onDelete widened to cascade', () => {
     const retyped = plan({ fields: [{ collection: 'articles', field: 'title', type: 'text' }] });
-    expect(markDestructive(retyped.changes, { collections: new Set(), fields: new Set() })).toHaveLength(1);
+    expect(markDestructive(retyped.changes, { collections: new Set(), fields: new Map() })).toHaveLength(1);
     expect(retyped.dataChecks.reshaped).toEqual([{ collection: 'articles', field: 'title', path: ['body', 'fields', 0, 'type'] }]);
     expect(diffOf(retyped).risk).toBe('high');
 
     const dropped = plan({ ...articles }, 'replace-all');
-    expect(markDestructive(dropped.changes, { collections: new Set(), fields: new Set() })).toEqual([]);
-    expect(markDestructive(dropped.changes, { collections: new Set(['legacy']), fields: new Set(['articles.body']) }).map((change) => change.key)).toEqual([
+    expect(markDestructive(dropped.changes, { collections: new Set(), fields: new Map() })).toEqual([]);
+    expect(markDestructive(dropped.changes, { collections: new Set(['legacy']), fields: new Map([['articles.body', 2]]) }).map((change) => change.key)).toEqual([
       'articles.body',
       'legacy',
     ]);
+  });
+
+  it('counts the values a rename moves, and marks a rename that changes the type (its values do not move)', () => {
+    const renamed = plan({ fields: [{ id: 'articles.body', collection: 'articles', field: 'content', type: 'text' }] });
+    expect(markDestructive(renamed.changes, { collections: new Set(), fields: new Map([['articles.body', 3]]) })).toEqual([]);
+    expect(renamed.changes[0]).toMatchObject({ action: 'rename', moves: 3 });
+    expect(diffOf(renamed).risk).toBe('medium');
+
+    const retyped = plan({ fields: [{ id: 'articles.body', collection: 'articles', field: 'content', type: 'string' }] });
+    expect(retyped.changes[0]!.changes).toEqual({ type: { from: 'text', to: 'string' } });
+    expect(retyped.work.collections[0]!.renames).toEqual([]);
+    const [blocked] = markDestructive(retyped.changes, { collections: new Set(), fields: new Map([['articles.body', 3]]) });
+    expect(blocked!.destructive).toMatch(/^the type changes from text to string; 3 items' values are not moved/);
+    expect(markDestructive(plan({ fields: [{ id: 'articles.body', collection: 'articles', field: 'content', type: 'string' }] }).changes, { collections: new Set(), fields: new Map() })).toHaveLength(1);
   });
 
   it('rates creates low, deletes and relation or webhook changes medium, destruction and collection deletes high', () => {

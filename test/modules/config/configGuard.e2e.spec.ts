@@ -104,7 +104,7 @@ describe('renames by stable id', () => {
     const { site, dryRun, apply, exportConfig } = await blogSite({ empty: true });
     const body = renamed('articles.title', 'headline');
     const dry = await dryRun(body);
-    expect(dry.diff.changes).toEqual([{ resource: 'fields', action: 'rename', key: 'articles.headline', from: 'articles.title', path: ['body', 'fields', 0] }]);
+    expect(dry.diff.changes).toEqual([{ resource: 'fields', action: 'rename', key: 'articles.headline', from: 'articles.title', moves: 0, path: ['body', 'fields', 0] }]);
     expect(dry.diff).toMatchObject({ risk: 'medium', fields: { create: 0, update: 1, unchanged: 3, delete: 0 } });
     expect((await apply(body)).applied).toEqual({ created: 0, updated: 1, deleted: 0 });
     const ids = (await exportConfig()).fields.map((field: { id: string }) => field.id);
@@ -118,11 +118,12 @@ describe('renames by stable id', () => {
     expect((await dryRun(body)).diff.changes).toEqual([]);
   });
 
-  it('refuses to rename a field that holds values without the flag: the values would stay under the old name', async () => {
-    const { importManifest } = await blogSite();
-    const refused = await importManifest(renamed('articles.views', 'view_count'));
+  it('refuses a rename that changes the type without the flag, as a type change (renames.e2e.spec.ts: renames that move values)', async () => {
+    const { importManifest } = await blogSite({ empty: true });
+    const body = manifest({ ...blogSchema, fields: blogSchema.fields.map((entry) => (entry.field === 'views' ? { ...entry, id: 'articles.views', field: 'view_count', type: 'bigInteger' } : entry)) });
+    const refused = await importManifest(body);
     expect(refused.status).toBe(409);
-    expect(refused.body.errors[0].extensions.blocked[0]).toMatchObject({ action: 'rename', key: 'articles.view_count', from: 'articles.views' });
+    expect(refused.body.errors[0].extensions.blocked[0]).toMatchObject({ action: 'rename', key: 'articles.view_count', from: 'articles.views', destructive: 'the type changes from integer to bigInteger' });
   });
 
   it('refuses an id of another collection', async () => {

@@ -141,8 +141,8 @@ export async function changeStoredValuesIn(context: Pick<AppContext, 'projection
       ...(change.cause ? { cause: change.cause } : {}),
     }),
     metadata: change.metadata,
+    // No lock: a concurrent write of the item fails the append's version check, and the caller's transaction is retried.
     load: 'head',
-    lock: true,
   });
   return result.events.length;
 }

@@ -140,21 +140,16 @@ describe('a rename moves the values', () => {
   });
 });
 
-describe('the move of a large collection', () => {
-  it('moves 10,000 items in one apply', { timeout: 120_000 }, async () => {
+describe('the move of a collection of many items', () => {
+  // Correctness at more than a handful of items; the move rate is measured outside the suite (docs/configuration.md).
+  it('moves every value in one apply', async () => {
     const { site, apply, call } = await configSite(service);
     await apply(manifest(blogSchema));
-    for (let batch = 0; batch < 5; batch += 1) {
-      const items = Array.from({ length: 2_000 }, (_, index) => ({ title: `Article ${batch * 2_000 + index}`, views: index }));
-      const created = await call('POST', '/items/articles', items);
-      expect(created.status).toBe(201);
-    }
-    const started = performance.now();
+    const items = Array.from({ length: 600 }, (_, index) => ({ title: `Article ${index}`, views: index }));
+    expect((await call('POST', '/items/articles', items)).status).toBe(201);
     const applied = await apply(renamedSchema({ 'articles.title': { field: 'headline' } }));
-    const elapsed = performance.now() - started;
-    console.log(`moved 10,000 values in ${Math.round(elapsed)} ms`);
-    expect(applied.diff.changes[0].moves).toBe(10_000);
+    expect(applied.diff.changes[0].moves).toBe(600);
     const { rows } = await owner.query<{ n: number }>(`SELECT count(*)::int AS n FROM items WHERE site_id = $1 AND data ->> 'headline' LIKE 'Article %' AND data ->> 'title' IS NULL`, [site.siteId]);
-    expect(rows[0]!.n).toBe(10_000);
+    expect(rows[0]!.n).toBe(600);
   });
 });

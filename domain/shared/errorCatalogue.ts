@@ -30,6 +30,11 @@ export const errorCatalogue = {
   FIELD_REQUIRED: { status: 409, when: 'set_null on a required field' },
   REVISION_STAGED: { status: 409, when: 'pinning an uncommitted revision' },
   DOMAIN_TAKEN: { status: 409, when: 'a site domain another site uses' },
+  // Releases (EDITORIAL_GATE_REQUIRED and ITEM_DELETED are reasons in a publish's outcomes, not answers)
+  EMPTY_RELEASE: { status: 422, when: 'publishing a release with no items' },
+  ALREADY_PUBLISHED: { status: 409, when: 'publishing a release that is published' },
+  RELEASE_IMMUTABLE: { status: 409, when: 'editing the items of a published release' },
+  ITEM_NOT_FOUND: { status: 404, when: 'a release item that does not exist in the site' },
   // Configuration manifests (the first three are reported in a dry-run's `errors`; as the error of a
   // refused apply they are 400s)
   UNSUPPORTED_MANIFEST_VERSION: { status: 400, when: 'a manifest whose version is not svc.config@v1' },

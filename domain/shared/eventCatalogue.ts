@@ -5,7 +5,9 @@ import type { z } from 'zod';
 import { accessEventSchemas } from '../access/events.ts';
 import { changeFeedEventSchemas } from '../changeFeed/events.ts';
 import { contentEventSchemas } from '../content/events.ts';
+import { editorialEventSchemas } from '../editorial/events.ts';
 import { identityEventSchemas } from '../identity/events.ts';
+import { releaseEventSchemas } from '../releases/events.ts';
 import { settingEventSchemas } from '../settings/events.ts';
 import { siteEventSchemas } from '../sites/events.ts';
 
@@ -16,6 +18,8 @@ export const eventCatalogue = {
   ...accessEventSchemas,
   ...contentEventSchemas,
   ...changeFeedEventSchemas,
+  ...editorialEventSchemas,
+  ...releaseEventSchemas,
 };
 
 export type EventType = keyof typeof eventCatalogue;

@@ -102,6 +102,19 @@ const samples: { [Type in EventType]: EventDataOf<Type> } = {
   'team.created': { teamId: uuid, name: 'Desk', description: null, members: [uuid] },
   'team.updated': { teamId: uuid, changes: { members: [] } },
   'team.deleted': { teamId: uuid },
+  'release.created': {
+    releaseId: uuid,
+    name: 'Spring launch',
+    atomicityMode: 'all_or_nothing',
+    publishAt: at,
+    maintenanceWindow: { windows: [{ dow: 1, start: '22:00', end: '23:30' }] },
+    status: 'scheduled',
+    items: [{ collection: 'articles', itemId: 'a1', targetStatus: 'published', revisionId: null }],
+  },
+  'release.updated': { releaseId: uuid, changes: { publishAt: null, status: 'draft', name: 'Later' } },
+  'release.items_added': { releaseId: uuid, items: [{ collection: 'articles', itemId: 'a2', targetStatus: 'archived', revisionId: uuid }] },
+  'release.items_removed': { releaseId: uuid, items: [{ collection: 'articles', itemId: 'a1' }] },
+  'release.deleted': { releaseId: uuid },
   'user.created': { userId: uuid, email: 'ada@example.test', passwordHash: null, firstName: 'Ada', lastName: null, roleId: uuid, status: 'invited' },
   'user.password_changed': { userId: uuid, passwordHash: 'h', tokenVersion: 2, reason: 'reset' },
   'user.sign_in_failed': { userId: uuid, reason: 'wrong_password' },
@@ -164,6 +177,18 @@ const samples: { [Type in EventType]: EventDataOf<Type> } = {
   'push_subscription.registered': { subscriptionId: 'e1', userId: uuid, endpoint: 'https://push.example.test/1', keys: { p256dh: 'k', auth: 'a' } },
   'push_subscription.removed': { subscriptionId: 'e1', reason: 'gone' },
   'notification.published': { notificationId: uuid, kind: 'system', severity: 'info', title: 'Hi', body: null, deepLink: null, entityId: null },
+  editorial_transition: {
+    collection: 'articles',
+    itemId: 'a1',
+    move: 'reject',
+    from: 'in_review',
+    to: 'rejected',
+    actorId: uuid,
+    reason: 'Sources missing',
+    reviewerId: null,
+    authorId: uuid,
+    itemVersion: 2,
+  },
 };
 
 describe('the event catalogue', () => {

@@ -1,5 +1,6 @@
 // The review decider, given events / when command / then events.
 import { describe, it } from 'vitest';
+import type { ReviewMove, ReviewStatus } from '../../../domain/editorial/events.ts';
 import { reviewDecider } from '../../../domain/editorial/review.ts';
 import { deciderSpecification } from '../deciderSpecification.ts';
 
@@ -7,7 +8,7 @@ const spec = deciderSpecification(reviewDecider);
 const author = 'author-1';
 const reviewer = 'reviewer-1';
 const base = { collection: 'articles', itemId: 'a1', reviewerId: reviewer, authorId: author };
-const transition = (move: string, from: string, to: string, extra: { actorId?: string | null; reason?: string | null; itemVersion?: number } = {}) => ({
+const transition = (move: ReviewMove, from: ReviewStatus, to: ReviewStatus, extra: { actorId?: string | null; reason?: string | null; itemVersion?: number } = {}) => ({
   type: 'editorial_transition' as const,
   data: { ...base, move, from, to, actorId: extra.actorId ?? author, reason: extra.reason ?? null, itemVersion: extra.itemVersion ?? 1 },
 });

@@ -2,7 +2,7 @@
 // machine, item edits, and what a published release refuses.
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../../domain/shared/appError.ts';
-import { releaseDecider, type ReleaseState } from '../../../domain/releases/release.ts';
+import { releaseDecider, type ReleaseEvent, type ReleaseState } from '../../../domain/releases/release.ts';
 import { deciderSpecification } from '../deciderSpecification.ts';
 
 const spec = deciderSpecification(releaseDecider);
@@ -14,8 +14,8 @@ const earlier = '2029-12-31T10:00:00.000Z';
 const a1 = { collection: 'articles', itemId: 'a1', targetStatus: 'published', revisionId: null };
 const a2 = { collection: 'articles', itemId: 'a2', targetStatus: 'archived', revisionId };
 const meta = { name: 'Launch', atomicityMode: 'all_or_nothing' as const, maintenanceWindow: null };
-const created = { type: 'release.created', data: { releaseId, ...meta, publishAt: null, status: 'draft', items: [a1] } };
-const scheduled = { type: 'release.created', data: { releaseId, ...meta, publishAt: later, status: 'scheduled', items: [a1] } };
+const created: ReleaseEvent = { type: 'release.created', data: { releaseId, ...meta, publishAt: null, status: 'draft', items: [a1] } };
+const scheduled: ReleaseEvent = { type: 'release.created', data: { releaseId, ...meta, publishAt: later, status: 'scheduled', items: [a1] } };
 
 function stateWithStatus(status: ReleaseState['status']): ReleaseState {
   return { ...spec.given([created]).state, status };

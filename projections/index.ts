@@ -3,6 +3,7 @@ import { apiKeysProjection } from './apiKeysProjection.ts';
 import { auditProjection } from './auditProjection.ts';
 import { cdcSubscriptionsProjection } from './cdcSubscriptionsProjection.ts';
 import { changeFeedProjection } from './changeFeedProjection.ts';
+import { editorialProjection } from './editorialProjection.ts';
 import { fieldAccessLogProjection } from './fieldAccessLogProjection.ts';
 import { itemHistoryProjection } from './itemHistoryProjection.ts';
 import { itemPinsProjection } from './itemPinsProjection.ts';
@@ -44,6 +45,7 @@ export const projections: readonly Projection[] = [
   itemPinsProjection,
   cdcSubscriptionsProjection,
   pushSubscriptionsProjection,
+  editorialProjection,
   // Async ones are applied by the daemon in this order: the change feed first, as realtime-ish consumers wait on it.
   changeFeedProjection,
   searchProjection,

@@ -15,6 +15,7 @@ import { searchProjection } from './searchProjection.ts';
 import type { Projection } from './projection.ts';
 import { policiesProjection } from './policiesProjection.ts';
 import { pushSubscriptionsProjection } from './pushSubscriptionsProjection.ts';
+import { releasesProjection } from './releasesProjection.ts';
 import { rolesProjection } from './rolesProjection.ts';
 import { sessionsProjection } from './sessionsProjection.ts';
 import { settingsProjection } from './settingsProjection.ts';
@@ -45,6 +46,7 @@ export const projections: readonly Projection[] = [
   itemPinsProjection,
   cdcSubscriptionsProjection,
   pushSubscriptionsProjection,
+  releasesProjection,
   editorialProjection,
   // Async ones are applied by the daemon in this order: the change feed first, as realtime-ish consumers wait on it.
   changeFeedProjection,

@@ -19,6 +19,7 @@ import { versionRoutes } from './items/versionRoutes.ts';
 import { schemaRoutes } from './schema/routes.ts';
 import { pushRoutes } from './push/routes.ts';
 import { realtimeRoutes } from './realtime/routes.ts';
+import { releasesRoutes } from './releases/routes.ts';
 import { searchRoutes } from './search/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
 import { siteRoutes } from './site/routes.ts';
@@ -51,4 +52,5 @@ export async function registerModules(api: FastifyInstance, deps: ServerDeps): P
   await api.register(async (scope) => siteRoutes(scope, deps));
   await api.register(async (scope) => settingsRoutes(scope, deps));
   await api.register(async (scope) => configRoutes(scope, deps));
+  await api.register(async (scope) => releasesRoutes(scope, deps));
 }

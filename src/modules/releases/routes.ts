@@ -1,0 +1,72 @@
+// /releases (site admin): release CRUD with its items. Publishing, the scheduler, preview and revert
+// are not built yet. Input errors of the body are 422 VALIDATION_FAILED (the spec's rule for releases).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AppError, errors } from '../../../domain/shared/appError.ts';
+import { handleError, toAppError } from '../../server/errorHandler.ts';
+import type { ServerDeps } from '../../server/serverDeps.ts';
+import { uuidOr404 } from '../users/identityHelpers.ts';
+import { createRelease, deleteRelease, updateRelease } from './handlers.ts';
+import { findRelease, listReleases } from './queries.ts';
+import { createReleaseBody, listReleasesQuery, releaseSchema, updateReleaseBody } from './schemas.ts';
+
+const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
+const idParams = z.object({ id: z.string() });
+
+/** Schema errors of the body become 422; everything else is handled as usual. */
+function unprocessableOnInvalidBody(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const appError = toAppError(error);
+  if (appError?.code === 'VALIDATION_FAILED' && appError.status === 400 && appError.path[0] === 'body') {
+    return handleError(new AppError('VALIDATION_FAILED', appError.message, { path: appError.path, unprocessable: true }), request, reply);
+  }
+  return handleError(error, request, reply);
+}
+
+export async function releasesRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  api.get(
+    '/releases',
+    { config: siteAdmin, schema: { tags: ['releases'], querystring: listReleasesQuery } },
+    async (request) => {
+      const { limit, page } = request.query;
+      const result = await context.database.withSite(request.siteId, (tx) => listReleases(tx, request.siteId, request.query));
+      return { data: result.releases, meta: { total: result.total, page, pageSize: limit } };
+    },
+  );
+
+  api.post(
+    '/releases',
+    {
+      config: siteAdmin,
+      errorHandler: unprocessableOnInvalidBody,
+      schema: { tags: ['releases'], body: createReleaseBody, response: { 201: z.object({ data: releaseSchema }) } },
+    },
+    async (request, reply) => reply.status(201).send({ data: await createRelease(context, request.siteId, request.body, request.metadata) }),
+  );
+
+  api.get('/releases/:id', { config: siteAdmin, schema: { tags: ['releases'], params: idParams } }, async (request) => {
+    const id = uuidOr404(request.params.id, 'Release');
+    const release = await context.database.withSite(request.siteId, (tx) => findRelease(tx, request.siteId, id));
+    if (!release) throw errors.notFound('Release not found');
+    return { data: release };
+  });
+
+  api.patch(
+    '/releases/:id',
+    {
+      config: siteAdmin,
+      errorHandler: unprocessableOnInvalidBody,
+      schema: { tags: ['releases'], params: idParams, body: updateReleaseBody, response: { 200: z.object({ data: releaseSchema }) } },
+    },
+    async (request) => ({
+      data: await updateRelease(context, request.siteId, uuidOr404(request.params.id, 'Release'), request.body, request.metadata),
+    }),
+  );
+
+  api.delete('/releases/:id', { config: siteAdmin, schema: { tags: ['releases'], params: idParams } }, async (request, reply) => {
+    await deleteRelease(context, request.siteId, uuidOr404(request.params.id, 'Release'), request.metadata);
+    return reply.status(204).send();
+  });
+}

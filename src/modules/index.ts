@@ -7,6 +7,7 @@ import { auditRoutes } from './audit/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { cdcRoutes } from './cdc/routes.ts';
 import { configRoutes } from './config/routes.ts';
+import { editorialRoutes } from './editorial/routes.ts';
 import { instanceRoutes } from './instance/routes.ts';
 import { issuersRoutes } from './issuers/routes.ts';
 import { permissionsRoutes } from './permissions/routes.ts';
@@ -52,5 +53,6 @@ export async function registerModules(api: FastifyInstance, deps: ServerDeps): P
   await api.register(async (scope) => siteRoutes(scope, deps));
   await api.register(async (scope) => settingsRoutes(scope, deps));
   await api.register(async (scope) => configRoutes(scope, deps));
+  await api.register(async (scope) => editorialRoutes(scope, deps));
   await api.register(async (scope) => releasesRoutes(scope, deps));
 }

@@ -10,6 +10,7 @@ import { assertMayUpdate } from '../../access/itemWriteRules.ts';
 import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { collectionOf, declaredFields } from '../../schema/siteSchema.ts';
+import { assertEditorialGate, voidReviewOnEdit } from '../editorial/gate.ts';
 import { itemStreamId, runItemCommand, type ItemsWriteContext, type ItemWriteResult } from './itemStreams.ts';
 import { prepareChanges } from './prepareChanges.ts';
 
@@ -30,10 +31,23 @@ export interface ChangeItemInput {
   locale?: string | null;
   /** A soft-deleted item is restored by the same write (item.restored, then the change): a revert. */
   restore?: boolean;
+  /** The publish write of an editorial approval (src/modules/editorial): neither gated nor voiding the review. */
+  editorialApproval?: boolean;
 }
 
 /** Changes an item (or its draft) and returns it with its new version. */
 export async function changeItem(context: ItemsWriteContext, input: ChangeItemInput): Promise<ItemWriteResult> {
+  const write = await prepareItemChange(context, input);
+  return inSiteTransaction(context, input.siteId, write);
+}
+
+/** changeItem inside the caller's transaction (an editorial approval publishes the item with its review). */
+export async function changeItemIn(context: ItemsWriteContext, tx: Queryable, input: ChangeItemInput): Promise<ItemWriteResult> {
+  return (await prepareItemChange(context, input))(tx);
+}
+
+/** The checks and hashing done outside a transaction; returns the write to run in one. */
+async function prepareItemChange(context: ItemsWriteContext, input: ChangeItemInput): Promise<(tx: Queryable) => Promise<ItemWriteResult>> {
   const schema = await context.schemas.site(input.siteId);
   assertMayUpdate(input.access, input.collection, input.changes, input.mode, declaredFields(schema, input.collection));
   const collection = collectionOf(schema, input.collection);
@@ -64,9 +78,12 @@ export async function changeItem(context: ItemsWriteContext, input: ChangeItemIn
     ...(input.cause ? { cause: input.cause } : {}),
     ...(input.restore ? { restore: true } : {}),
   };
-  const result = await inSiteTransaction(context, input.siteId, async (tx) => {
+  // Editorial review (docs/publishing.md): on a gated collection, publishing needs an approval, and an edit voids one.
+  const reviewed = collection.meta.editorialWorkflow && !input.draft && !input.editorialApproval;
+  return async (tx) => {
     await assertRowAccess(tx, input.access, 'update', collection.name, input.itemId);
-    return runItemCommand(context, tx, {
+    if (reviewed) await assertEditorialGate(tx, input.siteId, collection.name, input.itemId, changes.values.status);
+    const result = await runItemCommand(context, tx, {
       siteId: input.siteId,
       collection: collection.name,
       itemId: input.itemId,
@@ -74,8 +91,9 @@ export async function changeItem(context: ItemsWriteContext, input: ChangeItemIn
       metadata: input.metadata,
       ...(input.expectedVersion !== undefined ? { expectedVersion: input.expectedVersion } : {}),
     });
-  });
-  return { snapshot: result.snapshot, version: result.version, draft: result.draft };
+    if (reviewed) await voidReviewOnEdit(context, tx, { siteId: input.siteId, collection: collection.name, itemId: input.itemId, version: result.version, metadata: input.metadata });
+    return { snapshot: result.snapshot, version: result.version, draft: result.draft };
+  };
 }
 
 /** Changes an item and returns its snapshot. */

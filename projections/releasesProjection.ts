@@ -52,6 +52,24 @@ export const releasesProjection = defineProjection({
          WHERE r.site_id = ${event.siteId} AND r.release_id = ${releaseId} AND r.collection = i.collection AND r.item_id = i."itemId"`);
       await tx.query(sql`UPDATE releases SET updated_at = ${event.recordedAt} WHERE site_id = ${event.siteId} AND id = ${releaseId}`);
     },
+    'release.published': async (tx, event) => {
+      const { releaseId, status, outcomes } = event.data;
+      await tx.query(sql`
+        UPDATE releases SET status = ${status}, published_at = ${event.recordedAt}, updated_at = ${event.recordedAt}
+         WHERE site_id = ${event.siteId} AND id = ${releaseId}`);
+      // The first version a publish moved an item from is kept: a revert goes back to before the release.
+      await tx.query(sql`
+        UPDATE release_items r SET outcome = o.outcome, outcome_reason = o.reason, outcome_message = o.message,
+               from_version = coalesce(r.from_version, o."fromVersion"), to_version = coalesce(o."toVersion", r.to_version)
+          FROM jsonb_to_recordset(${JSON.stringify(outcomes)}::jsonb)
+               AS o(collection text, "itemId" text, outcome text, reason text, message text, "fromVersion" int, "toVersion" int)
+         WHERE r.site_id = ${event.siteId} AND r.release_id = ${releaseId} AND r.collection = o.collection AND r.item_id = o."itemId"`);
+    },
+    'release.reverted': async (tx, event) => {
+      await tx.query(sql`
+        UPDATE releases SET reverted_at = ${event.recordedAt}, updated_at = ${event.recordedAt}
+         WHERE site_id = ${event.siteId} AND id = ${event.data.releaseId}`);
+    },
     'release.deleted': async (tx, event) => {
       await tx.query(sql`DELETE FROM release_items WHERE site_id = ${event.siteId} AND release_id = ${event.data.releaseId}`);
       await tx.query(sql`DELETE FROM releases WHERE site_id = ${event.siteId} AND id = ${event.data.releaseId}`);

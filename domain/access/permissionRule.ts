@@ -17,6 +17,8 @@ export const CAPABILITIES: readonly string[] = [
   'media:update',
   'media:delete',
   'cdc:subscribe',
+  /** Publish and revert releases (their items still go through the holder's update rules); site administrators hold it. */
+  'releases:publish',
   'agents:freeze',
   READ_DECRYPTED,
 ];

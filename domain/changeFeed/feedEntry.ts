@@ -3,15 +3,20 @@
 // Pure: the projection stores what this returns (an entry's data by reference to the log where it is
 // a part of the event's data as it is), the realtime fan-out reads the same mapping.
 
-export const FEED_RESOURCES = ['items', 'collections', 'fields', 'relations'] as const;
+const SCHEMA_RESOURCES = ['items', 'collections', 'fields', 'relations'] as const;
+export const FEED_RESOURCES = [...SCHEMA_RESOURCES, 'releases'] as const;
 export type FeedResource = (typeof FEED_RESOURCES)[number];
-export const FEED_OPERATIONS = ['create', 'update', 'delete'] as const;
+const CHANGE_OPERATIONS = ['create', 'update', 'delete'] as const;
+/** A release's publish and revert are one entry each, besides the entries of the items they wrote. */
+const RELEASE_OPERATIONS = ['publish', 'revert'] as const;
+export const FEED_OPERATIONS = [...CHANGE_OPERATIONS, ...RELEASE_OPERATIONS] as const;
 export type FeedOperation = (typeof FEED_OPERATIONS)[number];
-export type FeedType = `${FeedResource}.${FeedOperation}`;
+export type FeedType = `${(typeof SCHEMA_RESOURCES)[number]}.${(typeof CHANGE_OPERATIONS)[number]}` | `releases.${(typeof RELEASE_OPERATIONS)[number]}`;
 
-export const FEED_TYPES: readonly FeedType[] = FEED_RESOURCES.flatMap((resource) =>
-  FEED_OPERATIONS.map((operation) => `${resource}.${operation}` as FeedType),
-);
+export const FEED_TYPES: readonly FeedType[] = [
+  ...SCHEMA_RESOURCES.flatMap((resource) => CHANGE_OPERATIONS.map((operation) => `${resource}.${operation}` as FeedType)),
+  ...RELEASE_OPERATIONS.map((operation) => `releases.${operation}` as FeedType),
+];
 
 /** Log event type → feed type. Restore brings an item back (create); revert and promote rewrite it (update). */
 export const FEED_TYPE_OF_EVENT: Readonly<Record<string, FeedType>> = {
@@ -31,6 +36,8 @@ export const FEED_TYPE_OF_EVENT: Readonly<Record<string, FeedType>> = {
   'relation.created': 'relations.create',
   'relation.updated': 'relations.update',
   'relation.deleted': 'relations.delete',
+  'release.published': 'releases.publish',
+  'release.reverted': 'releases.revert',
 };
 
 export const FEED_EVENT_TYPES: readonly string[] = Object.keys(FEED_TYPE_OF_EVENT);
@@ -99,6 +106,11 @@ export function feedEntryOf(event: { type: string; data: Record<string, unknown>
         dataKey: operation === 'delete' || !field ? null : 'field',
         changedKeys: field ? Object.keys(field) : [],
       };
+    }
+    case 'releases': {
+      // Site administrators' entries (restricted readers never see them): the release and what happened to each item.
+      const { releaseId, ...rest } = data;
+      return { type, collection: null, itemId: text(releaseId), data: { releaseId: text(releaseId), ...rest }, dataKey: null, changedKeys: Object.keys(rest) };
     }
     case 'relations': {
       const { relationId, ...rest } = data;

@@ -1,6 +1,7 @@
 // Events of the releases context: a release is a named set of items, each with the status it will
 // take when the release is published (optionally a pinned revision), and when and how to publish.
-// Publishing itself (release.published with its outcomes) is not part of this file yet.
+// Publishing appends `release.published` with one outcome per item (and the item versions it moved,
+// which a revert restores); a revert appends `release.reverted`.
 import { z } from 'zod';
 import type { EventOf } from '../shared/eventSchema.ts';
 
@@ -33,6 +34,32 @@ export const releaseChangesSchema = z.object({
 });
 export type ReleaseChanges = z.infer<typeof releaseChangesSchema>;
 
+export const OUTCOMES = ['published', 'skipped', 'failed'] as const;
+export type OutcomeKind = (typeof OUTCOMES)[number];
+
+/** Why an item was not published (a failed outcome). */
+export const OUTCOME_REASONS = ['ITEM_DELETED', 'EDITORIAL_GATE_REQUIRED', 'PERMISSION_DENIED', 'VALIDATION_FAILED', 'RECORD_NOT_FOUND'] as const;
+export type OutcomeReason = (typeof OUTCOME_REASONS)[number];
+
+/** The statuses a publish ends in. */
+export const PUBLISH_STATUSES = ['published', 'partially_failed', 'failed'] as const;
+export type PublishStatus = (typeof PUBLISH_STATUSES)[number];
+
+export const outcomeSchema = releaseItemKeySchema.extend({
+  outcome: z.enum(OUTCOMES),
+  reason: z.enum(OUTCOME_REASONS).optional(),
+  /** What was refused, in words (the item write's error message). */
+  message: z.string().optional(),
+  /** A published item: its version before the publish and after it (equal when it already stood so). */
+  fromVersion: z.number().int().optional(),
+  toVersion: z.number().int().optional(),
+});
+export type Outcome = z.infer<typeof outcomeSchema>;
+
+/** An item a revert moved back: from the version the release left, to the one restoring the state before it. */
+export const revertedItemSchema = releaseItemKeySchema.extend({ fromVersion: z.number().int(), toVersion: z.number().int(), restoredVersion: z.number().int() });
+export type RevertedItem = z.infer<typeof revertedItemSchema>;
+
 export const releaseEventSchemas = {
   'release.created': z.object({
     releaseId: z.string(),
@@ -48,5 +75,16 @@ export const releaseEventSchemas = {
   'release.items_added': z.object({ releaseId: z.string(), items: z.array(releaseItemSchema) }),
   'release.items_removed': z.object({ releaseId: z.string(), items: z.array(releaseItemKeySchema) }),
   'release.deleted': z.object({ releaseId: z.string() }),
+  /** A publish, with its item writes in the same transaction: the status it ended in and each item's outcome. */
+  'release.published': z.object({
+    releaseId: z.string(),
+    status: z.enum(PUBLISH_STATUSES),
+    atomicityMode: z.enum(ATOMICITY_MODES),
+    /** Who started it: a request, or the scheduler tick. */
+    trigger: z.enum(['manual', 'scheduler']),
+    outcomes: z.array(outcomeSchema),
+  }),
+  /** A revert: the items the release published, brought back to their state before it. */
+  'release.reverted': z.object({ releaseId: z.string(), forced: z.boolean(), items: z.array(revertedItemSchema) }),
 };
 export type ReleaseEvent = EventOf<typeof releaseEventSchemas>;

@@ -2,12 +2,25 @@
 // state machine of the spec: created without publishAt → draft, with it → scheduled; setting or
 // clearing publishAt moves it between the two. A published release is a record of what went out:
 // nothing of it changes (409 RELEASE_IMMUTABLE), and a release that published anything (published,
-// partially_failed) cannot be deleted. Publishing is not decided here yet.
+// partially_failed) cannot be deleted. A publish records its outcomes (the item writes are the
+// handler's, in the same transaction): a draft, scheduled, failed or partially_failed release may be
+// published, a published one not (409 ALREADY_PUBLISHED). A revert brings back what a publish moved.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import type { AtomicityMode, MaintenanceWindow, ReleaseChanges, ReleaseEvent, ReleaseItem, ReleaseItemKey, ReleaseStatus } from './events.ts';
+import type {
+  AtomicityMode,
+  MaintenanceWindow,
+  Outcome,
+  PublishStatus,
+  ReleaseChanges,
+  ReleaseEvent,
+  ReleaseItem,
+  ReleaseItemKey,
+  ReleaseStatus,
+  RevertedItem,
+} from './events.ts';
 
-export type { AtomicityMode, MaintenanceWindow, ReleaseEvent, ReleaseItem, ReleaseItemKey, ReleaseStatus };
+export type { AtomicityMode, MaintenanceWindow, Outcome, PublishStatus, ReleaseEvent, ReleaseItem, ReleaseItemKey, ReleaseStatus, RevertedItem };
 
 export interface ReleaseMeta {
   name: string;
@@ -19,13 +32,24 @@ export interface ReleaseMeta {
 export type ReleaseCommand =
   | ({ type: 'createRelease'; releaseId: string; items: ReleaseItem[]; now: string } & ReleaseMeta)
   | { type: 'updateRelease'; changes: Partial<ReleaseMeta>; addItems?: ReleaseItem[]; removeItems?: ReleaseItemKey[]; now: string }
-  | { type: 'deleteRelease' };
+  | { type: 'deleteRelease' }
+  | { type: 'publishRelease'; outcomes: Outcome[]; trigger: 'manual' | 'scheduler' }
+  | { type: 'revertRelease'; items: RevertedItem[]; forced: boolean };
+
+/** An item a publish moved: the version before the release's first publish of it, and the one it left. */
+export interface PublishedItem {
+  fromVersion: number;
+  toVersion: number;
+}
 
 export interface ReleaseState extends ReleaseMeta {
   status: 'absent' | 'deleted' | ReleaseStatus;
   releaseId: string | null;
   /** By `itemKey`. */
   items: Record<string, ReleaseItem>;
+  /** By `itemKey`: what the publishes moved (a revert's work). */
+  published: Record<string, PublishedItem>;
+  reverted: boolean;
 }
 
 export const itemKey = (item: ReleaseItemKey): string => `${item.collection}/${item.itemId}`;
@@ -49,6 +73,37 @@ const scheduleStatus = (publishAt: string | null): ReleaseStatus => (publishAt ?
 
 function assertExists(state: ReleaseState): void {
   if (state.status === 'absent' || state.status === 'deleted') throw new AppError('NOT_FOUND', 'Release not found');
+}
+
+/** all_or_nothing publishes everything or nothing; best_effort ends published, partially_failed or failed by what went out. */
+export function publishStatus(outcomes: readonly Outcome[]): PublishStatus {
+  const published = outcomes.filter((outcome) => outcome.outcome === 'published').length;
+  if (published === outcomes.length) return 'published';
+  return published === 0 ? 'failed' : 'partially_failed';
+}
+
+/** Whether a publish may run now: 404 for no release, 409 ALREADY_PUBLISHED, 422 EMPTY_RELEASE. */
+export function assertPublishable(state: ReleaseState): void {
+  assertExists(state);
+  if (state.status === 'published') throw new AppError('ALREADY_PUBLISHED', 'This release is already published');
+  if (Object.keys(state.items).length === 0) throw new AppError('EMPTY_RELEASE', 'A release with no items cannot be published', { path: [] });
+}
+
+/** Whether a revert may run: the release published something and was not reverted yet (409 otherwise). */
+export function assertRevertible(state: ReleaseState): void {
+  assertExists(state);
+  if (state.reverted) throw new AppError('CONFLICT', 'This release was already reverted', { path: [] });
+  if (Object.keys(state.published).length === 0) throw new AppError('CONFLICT', 'This release has published nothing to revert', { path: [] });
+}
+
+function foldPublished(published: Record<string, PublishedItem>, outcomes: readonly Outcome[]): Record<string, PublishedItem> {
+  const next = { ...published };
+  for (const outcome of outcomes) {
+    if (outcome.outcome !== 'published' || outcome.fromVersion === undefined || outcome.toVersion === undefined) continue;
+    const key = itemKey(outcome);
+    next[key] = { fromVersion: next[key]?.fromVersion ?? outcome.fromVersion, toVersion: outcome.toVersion };
+  }
+  return next;
 }
 
 function metaChanges(state: ReleaseState, requested: Partial<ReleaseMeta>): ReleaseChanges {
@@ -100,13 +155,23 @@ const withItems = (items: Record<string, ReleaseItem>, added: readonly ReleaseIt
 });
 
 export const releaseDecider: Decider<ReleaseState, ReleaseCommand, ReleaseEvent> = {
-  initialState: () => ({ status: 'absent', releaseId: null, name: '', atomicityMode: 'all_or_nothing', publishAt: null, maintenanceWindow: null, items: {} }),
+  initialState: () => ({
+    status: 'absent',
+    releaseId: null,
+    name: '',
+    atomicityMode: 'all_or_nothing',
+    publishAt: null,
+    maintenanceWindow: null,
+    items: {},
+    published: {},
+    reverted: false,
+  }),
   evolve(state, event) {
     const typed = event as ReleaseEvent;
     switch (typed.type) {
       case 'release.created': {
         const { releaseId, name, atomicityMode, publishAt, maintenanceWindow, status, items } = typed.data;
-        return { status, releaseId, name, atomicityMode, publishAt, maintenanceWindow, items: withItems({}, items) };
+        return { status, releaseId, name, atomicityMode, publishAt, maintenanceWindow, items: withItems({}, items), published: {}, reverted: false };
       }
       case 'release.updated': {
         const { changes } = typed.data;
@@ -127,6 +192,10 @@ export const releaseDecider: Decider<ReleaseState, ReleaseCommand, ReleaseEvent>
       }
       case 'release.deleted':
         return { ...state, status: 'deleted' };
+      case 'release.published':
+        return { ...state, status: typed.data.status, published: foldPublished(state.published, typed.data.outcomes) };
+      case 'release.reverted':
+        return { ...state, reverted: true };
       default:
         return state;
     }
@@ -148,6 +217,14 @@ export const releaseDecider: Decider<ReleaseState, ReleaseCommand, ReleaseEvent>
           throw new AppError('RELEASE_IMMUTABLE', 'A release that published items is kept as the record of what went out');
         }
         return [{ type: 'release.deleted', data: { releaseId: state.releaseId! } }];
+      case 'publishRelease': {
+        assertPublishable(state);
+        const { outcomes, trigger } = command;
+        return [{ type: 'release.published', data: { releaseId: state.releaseId!, status: publishStatus(outcomes), atomicityMode: state.atomicityMode, trigger, outcomes } }];
+      }
+      case 'revertRelease':
+        assertRevertible(state);
+        return [{ type: 'release.reverted', data: { releaseId: state.releaseId!, forced: command.forced, items: command.items } }];
     }
   },
 };

@@ -115,6 +115,17 @@ const samples: { [Type in EventType]: EventDataOf<Type> } = {
   'release.items_added': { releaseId: uuid, items: [{ collection: 'articles', itemId: 'a2', targetStatus: 'archived', revisionId: uuid }] },
   'release.items_removed': { releaseId: uuid, items: [{ collection: 'articles', itemId: 'a1' }] },
   'release.deleted': { releaseId: uuid },
+  'release.published': {
+    releaseId: uuid,
+    status: 'partially_failed',
+    atomicityMode: 'best_effort',
+    trigger: 'scheduler',
+    outcomes: [
+      { collection: 'articles', itemId: 'a1', outcome: 'published', fromVersion: 2, toVersion: 3 },
+      { collection: 'articles', itemId: 'a2', outcome: 'failed', reason: 'EDITORIAL_GATE_REQUIRED', message: 'needs an approval' },
+    ],
+  },
+  'release.reverted': { releaseId: uuid, forced: false, items: [{ collection: 'articles', itemId: 'a1', fromVersion: 3, toVersion: 4, restoredVersion: 2 }] },
   'user.created': { userId: uuid, email: 'ada@example.test', passwordHash: null, firstName: 'Ada', lastName: null, roleId: uuid, status: 'invited' },
   'user.password_changed': { userId: uuid, passwordHash: 'h', tokenVersion: 2, reason: 'reset' },
   'user.sign_in_failed': { userId: uuid, reason: 'wrong_password' },

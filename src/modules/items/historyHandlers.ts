@@ -44,6 +44,11 @@ function versionStream(key: ItemKey, versionKey: string): string {
 
 // ---- revert ----
 
+/** What a write in mode `replace` sets to bring an item back to a revision's `data`: status, sort and content fields. */
+export function revisionChanges(collection: CollectionSchema, data: ItemData): ItemData {
+  return { status: data.status ?? null, sort: data.sort ?? null, ...writableContent(collection, data) };
+}
+
 /**
  * Replaces the item's status, sort and content fields with those of one of its revisions (fields
  * since removed from the collection are left out); writes `item.reverted` with cause { revisionId }.
@@ -54,11 +59,7 @@ function versionStream(key: ItemKey, versionKey: string): string {
 export async function revertItem(context: AppContext, key: ItemKey, revisionId: string, access: Access, metadata: EventMetadata) {
   const collection = await context.schemas.collection(key.siteId, key.collection);
   const revision = await context.database.withSite(key.siteId, (tx) => requireItemRevision(tx, key, revisionId, ['body', 'revisionId']));
-  const changes: ItemData = {
-    status: revision.data.status ?? null,
-    sort: revision.data.sort ?? null,
-    ...writableContent(collection, revision.data),
-  };
+  const changes = revisionChanges(collection, revision.data);
   const snapshot = await updateItem(context, {
     siteId: key.siteId,
     collection: key.collection,

@@ -93,6 +93,14 @@ export async function findRevision(tx: Queryable, siteId: string, revisionId: st
   return row ? revisionOf(row) : null;
 }
 
+/** Revisions of the site by id, in one read (ids that are not UUIDs are skipped); in no particular order. */
+export async function findRevisions(tx: Queryable, siteId: string, revisionIds: readonly string[]): Promise<Revision[]> {
+  const ids = [...new Set(revisionIds.filter(isUuid))];
+  if (ids.length === 0) return [];
+  const rows = await tx.query<RevisionRow>(sql`${REVISION_WITH_CONTENT} WHERE r.site_id = ${siteId} AND r.revision_id = ANY(${ids}::uuid[])`);
+  return rows.map(revisionOf);
+}
+
 /** The revision `revisionId` of this very item, or 404 RECORD_NOT_FOUND. */
 export async function requireItemRevision(
   tx: Queryable,
@@ -105,6 +113,18 @@ export async function requireItemRevision(
     throw new AppError('RECORD_NOT_FOUND', `No revision ${revisionId} of this item`, { path });
   }
   return revision;
+}
+
+/** The revision that made version `version` of the item, or null. */
+export async function findRevisionAtVersion(
+  tx: Queryable,
+  key: { siteId: string; collection: string; itemId: string },
+  version: number,
+): Promise<Revision | null> {
+  const [row] = await tx.query<RevisionRow>(sql`
+    ${REVISION_WITH_CONTENT}
+     WHERE r.site_id = ${key.siteId} AND r.collection = ${key.collection} AND r.item_id = ${key.itemId} AND r.version = ${version}`);
+  return row ? revisionOf(row) : null;
 }
 
 /** The live (not soft-deleted) item row, or null. */

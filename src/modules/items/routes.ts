@@ -1,6 +1,7 @@
 // /items/:collection — generic CRUD over a collection's items: list (filter, sort, fields, deep,
 // aggregates), bulk create, PATCH/PUT with If-Match and ETag, soft delete with the dependents check,
-// and resolve-dependents. Headers: X-Svc-Locale (translations), X-Svc-Draft (the item's draft).
+// and resolve-dependents. Headers: X-Svc-Locale (translations), X-Svc-Draft (the item's draft),
+// X-Svc-Release on reads (a release's preview, src/modules/releases/preview.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -20,6 +21,7 @@ import { shapeSnapshot } from './itemRecords.ts';
 import { getItemAsOf, listItemsAsOf, parseAsOf } from './historyAsOf.ts';
 import { logHistoryReads, sensitiveReadOf } from './historyItemRows.ts';
 import { getDependents, getItem, listItems } from './queries.ts';
+import { releasePreviewSource } from '../releases/preview.ts';
 
 /** At most this many items in one bulk create. */
 export const MAX_BULK_ITEMS = 2_000;
@@ -76,6 +78,8 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
   api.get('/items/:collection', { config: readRoute, schema: { tags: ['items'], params: collectionParams } }, async (request) => {
     const query = parseListQuery(request.query as Record<string, unknown>);
     const locale = localeOf(request);
+    // Release preview (docs/publishing.md): the same list over the items as the release would leave them.
+    const preview = await releasePreviewSource(context, request);
     const input = {
       siteId: request.siteId,
       collection: request.params.collection,
@@ -85,6 +89,7 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
       locale,
       draft: draftOf(request),
       metadata: request.metadata,
+      ...(preview ? { source: preview } : {}),
     };
     // Time travel (history module, docs/history.md): the same list over the items as they stood at asOf.
     const { asOf } = request.query as Record<string, unknown>;
@@ -124,6 +129,7 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
     checkItemId(request.params.id);
     const query = parseListQuery(request.query as Record<string, unknown>);
     const locale = localeOf(request);
+    const preview = await releasePreviewSource(context, request);
     const input = {
       siteId: request.siteId,
       collection: request.params.collection,
@@ -134,6 +140,7 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
       locale,
       draft: draftOf(request),
       metadata: request.metadata,
+      ...(preview ? { source: preview } : {}),
     };
     // Time travel (history module, docs/history.md): the item as it stood at asOf.
     const { asOf } = request.query as Record<string, unknown>;

@@ -12,7 +12,7 @@ import { requireItemRevision } from '../items/historyQueries.ts';
 import { findRelease, missingItems } from './queries.ts';
 import type { AddItemInput, ReleaseView, UpdateReleaseBody } from './schemas.ts';
 
-const releaseStream = (siteId: string, releaseId: string) => streamId(siteId, 'release', releaseId);
+export const releaseStream = (siteId: string, releaseId: string) => streamId(siteId, 'release', releaseId);
 
 const toReleaseItem = (input: AddItemInput): ReleaseItem => ({
   collection: input.collection,

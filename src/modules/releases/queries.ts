@@ -14,6 +14,8 @@ interface ReleaseRow {
   item_count: number;
   created_at: Date;
   updated_at: Date;
+  published_at: Date | null;
+  reverted_at: Date | null;
 }
 
 interface ReleaseItemRow {
@@ -22,6 +24,8 @@ interface ReleaseItemRow {
   target_status: string;
   revision_id: string | null;
   added_at: Date;
+  outcome: ReleaseView['items'][number]['outcome'];
+  outcome_reason: ReleaseView['items'][number]['reason'];
 }
 
 const summaryOf = (row: ReleaseRow): ReleaseSummaryView => ({
@@ -34,10 +38,13 @@ const summaryOf = (row: ReleaseRow): ReleaseSummaryView => ({
   itemCount: row.item_count,
   createdAt: row.created_at.toISOString(),
   updatedAt: row.updated_at.toISOString(),
+  publishedAt: row.published_at?.toISOString() ?? null,
+  revertedAt: row.reverted_at?.toISOString() ?? null,
 });
 
 const RELEASE_SELECT = sql`
   SELECT r.id, r.name, r.status, r.atomicity_mode, r.publish_at, r.maintenance_window, r.created_at, r.updated_at,
+         r.published_at, r.reverted_at,
          (SELECT count(*)::int FROM release_items i WHERE i.site_id = r.site_id AND i.release_id = r.id) AS item_count
     FROM releases r`;
 
@@ -58,7 +65,7 @@ export async function findRelease(tx: Queryable, siteId: string, releaseId: stri
   const [row] = await tx.query<ReleaseRow>(sql`${RELEASE_SELECT} WHERE r.site_id = ${siteId} AND r.id = ${releaseId}`);
   if (!row) return null;
   const items = await tx.query<ReleaseItemRow>(sql`
-    SELECT collection, item_id, target_status, revision_id::text, added_at FROM release_items
+    SELECT collection, item_id, target_status, revision_id::text, added_at, outcome, outcome_reason FROM release_items
      WHERE site_id = ${siteId} AND release_id = ${releaseId} ORDER BY added_at, collection, item_id`);
   return {
     ...summaryOf(row),
@@ -68,6 +75,8 @@ export async function findRelease(tx: Queryable, siteId: string, releaseId: stri
       targetStatus: item.target_status,
       revisionId: item.revision_id,
       addedAt: item.added_at.toISOString(),
+      outcome: item.outcome,
+      reason: item.outcome_reason,
     })),
   };
 }
@@ -82,4 +91,20 @@ export async function missingItems(tx: Queryable, siteId: string, items: readonl
      WHERE i.site_id = ${siteId} AND i.deleted_at IS NULL`);
   const found = new Set(rows.map((row) => `${row.collection}/${row.id}`));
   return items.flatMap((item, index) => (found.has(`${item.collection}/${item.itemId}`) ? [] : [index]));
+}
+
+export interface ItemVersion {
+  version: number;
+  deleted: boolean;
+}
+
+/** The version of each item (soft-deleted ones too) by `<collection>/<itemId>`; an item that does not exist is absent. */
+export async function itemVersions(tx: Queryable, siteId: string, items: readonly { collection: string; itemId: string }[]): Promise<Map<string, ItemVersion>> {
+  if (items.length === 0) return new Map();
+  const rows = await tx.query<{ collection: string; id: string; version: number; deleted: boolean }>(sql`
+    SELECT i.collection, i.id, i.version, i.deleted_at IS NOT NULL AS deleted FROM items i
+      JOIN jsonb_to_recordset(${JSON.stringify(items)}::jsonb) AS k(collection text, "itemId" text)
+        ON i.collection = k.collection AND i.id = k."itemId"
+     WHERE i.site_id = ${siteId}`);
+  return new Map(rows.map((row) => [`${row.collection}/${row.id}`, { version: row.version, deleted: row.deleted }]));
 }

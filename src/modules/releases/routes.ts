@@ -1,5 +1,6 @@
-// /releases (site admin): release CRUD with its items. Publishing, the scheduler, preview and revert
-// are not built yet. Input errors of the body are 422 VALIDATION_FAILED (the spec's rule for releases).
+// /releases (site admin): release CRUD with its items, publish and revert (the scheduler publishes
+// due releases: scheduledReleases.ts). Input errors of the body are 422 VALIDATION_FAILED (the spec's
+// rule for releases).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -8,10 +9,23 @@ import { handleError, toAppError } from '../../server/errorHandler.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { uuidOr404 } from '../users/identityHelpers.ts';
 import { createRelease, deleteRelease, updateRelease } from './handlers.ts';
+import { publishRelease } from './publishRelease.ts';
 import { findRelease, listReleases } from './queries.ts';
-import { createReleaseBody, listReleasesQuery, releaseSchema, updateReleaseBody } from './schemas.ts';
+import { revertRelease } from './revertRelease.ts';
+import {
+  createReleaseBody,
+  listReleasesQuery,
+  publishAnswer,
+  publishReleaseBody,
+  releaseSchema,
+  revertAnswer,
+  revertReleaseBody,
+  updateReleaseBody,
+} from './schemas.ts';
 
 const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
+/** Publishing and reverting: site administrators, or holders of the capability, each item held to their update rules. */
+const publisher = { site: 'required' as const, access: 'bearer' as const, capability: 'releases:publish' };
 const idParams = z.object({ id: z.string() });
 
 /** Schema errors of the body become 422; everything else is handled as usual. */
@@ -69,4 +83,32 @@ export async function releasesRoutes(app: FastifyInstance, { context }: ServerDe
     await deleteRelease(context, request.siteId, uuidOr404(request.params.id, 'Release'), request.metadata);
     return reply.status(204).send();
   });
+
+  api.post(
+    '/releases/:id/publish',
+    {
+      config: publisher,
+      errorHandler: unprocessableOnInvalidBody,
+      schema: { tags: ['releases'], params: idParams, body: publishReleaseBody, response: { 200: publishAnswer } },
+    },
+    async (request) => {
+      const releaseId = uuidOr404(request.params.id, 'Release');
+      const published = await publishRelease(context, { siteId: request.siteId, releaseId, access: await request.access(), metadata: request.metadata });
+      return { data: published! };
+    },
+  );
+
+  api.post(
+    '/releases/:id/revert',
+    {
+      config: publisher,
+      errorHandler: unprocessableOnInvalidBody,
+      schema: { tags: ['releases'], params: idParams, body: revertReleaseBody, response: { 200: revertAnswer } },
+    },
+    async (request) => {
+      const releaseId = uuidOr404(request.params.id, 'Release');
+      const force = request.body?.force ?? false;
+      return { data: await revertRelease(context, { siteId: request.siteId, releaseId, access: await request.access(), metadata: request.metadata, force }) };
+    },
+  );
 }

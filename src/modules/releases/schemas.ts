@@ -1,7 +1,7 @@
 // The shapes of the releases routes: what they take (a refusal is 422 VALIDATION_FAILED with the
 // path of the field, the spec's rule for releases) and what they answer.
 import { z } from 'zod';
-import { ATOMICITY_MODES, RELEASE_STATUSES } from '../../../domain/releases/events.ts';
+import { ATOMICITY_MODES, OUTCOME_REASONS, OUTCOMES, PUBLISH_STATUSES, RELEASE_STATUSES } from '../../../domain/releases/events.ts';
 import { uuidSchema } from '../../../domain/shared/uuid.ts';
 
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
@@ -59,6 +59,9 @@ const releaseItemSchema = z.object({
   targetStatus: z.string(),
   revisionId: z.string().nullable(),
   addedAt: z.string(),
+  /** The item's outcome in the release's last publish (null before any). */
+  outcome: z.enum(OUTCOMES).nullable(),
+  reason: z.enum(OUTCOME_REASONS).nullable(),
 });
 
 /** A release as the list answers it; the detail adds its items. */
@@ -72,7 +75,32 @@ export const releaseSummarySchema = z.object({
   itemCount: z.number(),
   createdAt: z.string(),
   updatedAt: z.string(),
+  publishedAt: z.string().nullable(),
+  revertedAt: z.string().nullable(),
 });
 export const releaseSchema = releaseSummarySchema.extend({ items: z.array(releaseItemSchema) });
 export type ReleaseSummaryView = z.infer<typeof releaseSummarySchema>;
 export type ReleaseView = z.infer<typeof releaseSchema>;
+
+export const publishReleaseBody = z.object({}).strict().nullish();
+export const revertReleaseBody = z.object({ force: z.boolean().default(false) }).strict().nullish();
+
+const outcomeSchema = z.object({
+  collection: z.string(),
+  itemId: z.string(),
+  outcome: z.enum(OUTCOMES),
+  reason: z.enum(OUTCOME_REASONS).optional(),
+  message: z.string().optional(),
+  fromVersion: z.number().optional(),
+  toVersion: z.number().optional(),
+});
+export const publishAnswer = z.object({ data: z.object({ release: releaseSchema, status: z.enum(PUBLISH_STATUSES), outcomes: z.array(outcomeSchema) }) });
+export type PublishAnswer = z.infer<typeof publishAnswer>['data'];
+
+export const revertAnswer = z.object({
+  data: z.object({
+    release: releaseSchema,
+    items: z.array(z.object({ collection: z.string(), itemId: z.string(), fromVersion: z.number(), toVersion: z.number(), restoredVersion: z.number() })),
+  }),
+});
+export type RevertAnswer = z.infer<typeof revertAnswer>['data'];

@@ -125,7 +125,7 @@ describe('GET /cdc/events', () => {
       ['?limit=501', ['query', 'limit']],
       ['?limit=0', ['query', 'limit']],
       ['?wait=26', ['query', 'wait']],
-      ['?operations=publish', ['query', 'operations']],
+      ['?operations=upsert', ['query', 'operations']],
       ['?collections=bad%20name', ['query', 'collections']],
     ] as const) {
       const response = await events(site, query);

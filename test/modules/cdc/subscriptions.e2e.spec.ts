@@ -67,7 +67,7 @@ describe('/cdc/subscriptions', () => {
       [{ name: 'x', kind: 'webhook', webhook: { url: 'https://example.com/x', secret: 'short' } }, ['body', 'webhook', 'secret']],
       [{ name: 'x', kind: 'carrier-pigeon' }, ['body', 'kind']],
       [{ name: '', kind: 'pull' }, ['body', 'name']],
-      [{ name: 'x', kind: 'pull', filters: { operations: ['publish'] } }, ['body', 'filters', 'operations']],
+      [{ name: 'x', kind: 'pull', filters: { operations: ['upsert'] } }, ['body', 'filters', 'operations']],
       [{ name: 'x', kind: 'pull', filters: { collections: ['bad name'] } }, ['body', 'filters', 'collections']],
       [{ name: 'x', kind: 'pull', webhook: { url: 'https://example.com/x', secret: 'a-long-enough-secret' } }, ['body', 'webhook']],
       [{ name: 'x', kind: 'pull', surprise: true }, ['body']],

@@ -89,7 +89,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
   if (options.runProjections !== false) {
     await daemon.start();
     fieldIndexBuilder.start();
-    const scheduler = startScheduler(context, { intervalMs: config.SVC_SCHEDULER_INTERVAL_MS });
+    if (config.SVC_SCHEDULER_INTERVAL_MS !== undefined) logger.warn('SVC_SCHEDULER_INTERVAL_MS is deprecated: set SVC_SCHEDULER_TICK_MS instead');
+    const scheduler = startScheduler(context, { intervalMs: config.SVC_SCHEDULER_TICK_MS });
     closeHooks.push(() => scheduler.stop());
   }
   return context;

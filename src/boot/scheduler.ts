@@ -3,6 +3,7 @@
 // to `scheduledTasks`; it receives the tick's time, so it can be run in tests with any `now`.
 import { pruneChangeFeeds } from '../modules/cdc/retention.ts';
 import { compactItemCounts } from '../modules/items/itemCounts.ts';
+import { publishDueReleases } from '../modules/releases/scheduledReleases.ts';
 import type { AppContext } from '../runtime/context.ts';
 import { advisoryKey } from '../runtime/projectionRunner.ts';
 
@@ -13,6 +14,7 @@ export interface ScheduledTask {
 }
 
 export const scheduledTasks: ScheduledTask[] = [
+  { name: 'releases', run: publishDueReleases },
   { name: 'cdc-retention', run: pruneChangeFeeds },
   { name: 'item-counts', run: compactItemCounts },
 ];

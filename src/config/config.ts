@@ -75,7 +75,10 @@ const environmentSchema = z.object({
   SVC_RATE_LIMIT_FAIL_CLOSED: booleanFlag,
   // Change feed, webhooks, realtime and web push (durations in milliseconds unless named otherwise).
   SVC_CDC_RETENTION: durationMs.default(7 * 86_400_000),
-  SVC_SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(100).default(30_000),
+  /** The scheduler tick (due releases, change-feed retention, item counts); unset: SVC_SCHEDULER_INTERVAL_MS, else 5 s. */
+  SVC_SCHEDULER_TICK_MS: z.coerce.number().int().min(100).optional(),
+  /** Deprecated alias of SVC_SCHEDULER_TICK_MS, used only when that is unset. */
+  SVC_SCHEDULER_INTERVAL_MS: z.coerce.number().int().min(100).optional(),
   SVC_WEBHOOK_ALLOW_PRIVATE: booleanFlag,
   SVC_WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   SVC_WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(1_000).default(15),
@@ -91,10 +94,13 @@ const environmentSchema = z.object({
   SVC_VAPID_SUBJECT: z.string().regex(/^(mailto:|https:\/\/)\S+$/, 'must be a mailto: or https: URL').default('mailto:webpush@localhost'),
 });
 
-export type Config = Omit<z.infer<typeof environmentSchema>, 'SVC_SECRET'> & {
+export type Config = Omit<z.infer<typeof environmentSchema>, 'SVC_SECRET' | 'SVC_SCHEDULER_TICK_MS'> & {
   SVC_SECRET: string;
+  SVC_SCHEDULER_TICK_MS: number;
   dataDir: string;
 };
+
+const DEFAULT_SCHEDULER_TICK_MS = 5_000;
 
 export class ConfigError extends Error {}
 
@@ -116,7 +122,12 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     throw new ConfigError('invalid environment variable SVC_VAPID_PUBLIC_KEY: SVC_VAPID_PUBLIC_KEY and SVC_VAPID_PRIVATE_KEY go together');
   }
   const dataDir = resolve(values.SVC_DATA_DIR);
-  return { ...values, dataDir, SVC_SECRET: values.SVC_SECRET ?? deploymentSecret(values.NODE_ENV, dataDir) };
+  return {
+    ...values,
+    dataDir,
+    SVC_SECRET: values.SVC_SECRET ?? deploymentSecret(values.NODE_ENV, dataDir),
+    SVC_SCHEDULER_TICK_MS: values.SVC_SCHEDULER_TICK_MS ?? values.SVC_SCHEDULER_INTERVAL_MS ?? DEFAULT_SCHEDULER_TICK_MS,
+  };
 }
 
 /** Outside production a missing SVC_SECRET is generated once and kept in the data dir. */

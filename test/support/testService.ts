@@ -46,6 +46,8 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     SVC_INSTANCE_TOKEN: INSTANCE_TOKEN,
     SVC_PROJECTION_POLL_MS: '200',
     SVC_DB_POOL_SIZE: '10',
+    // Tests tick the scheduler themselves (startScheduler(...).tick(now)); a background tick could take a task's lock first.
+    SVC_SCHEDULER_TICK_MS: '3600000',
     ...overrides,
   });
 }

@@ -56,7 +56,7 @@ async function move(context: AppContext, tx: Queryable, target: ReviewTarget, co
   return (await findReview(tx, target.siteId, target.collection, target.itemId))!;
 }
 
-/** Who may submit: a reviewer, or whoever may update items of the collection (an author). */
+/** Who may submit: a reviewer, or whoever may update the collection's items (an author). */
 export async function submitReview(context: AppContext, target: ReviewTarget, reviewerId: string | null): Promise<ReviewView> {
   if (!target.access.hasCapability(REVIEWER_CAPABILITY) && !target.access.can('update', target.collection)) {
     throw errors.forbidden(`Submitting for review needs update on "${target.collection}" or the ${REVIEWER_CAPABILITY} capability`);

@@ -5,6 +5,7 @@
 // `release.published` carries the outcomes and commits with the item events (docs/publishing.md).
 import { assertPublishable, itemKey, releaseDecider, type Outcome, type ReleaseCommand, type ReleaseItem, type ReleaseState } from '../../../domain/releases/release.ts';
 import type { OutcomeReason } from '../../../domain/releases/events.ts';
+import { isInsideMaintenanceWindow } from '../../../domain/releases/maintenanceWindow.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
@@ -33,7 +34,9 @@ export interface PublishRequest {
 /** Thrown inside the transaction when the scheduler finds the release no longer due (another instance published it). */
 class NotDue extends Error {}
 
-const isDue = (state: ReleaseState, dueAt: Date) => state.status === 'scheduled' && state.publishAt !== null && Date.parse(state.publishAt) <= dueAt.getTime();
+/** Still scheduled, publishAt come, and inside its maintenance window (re-read under the lock: an edit since the tick's read counts). */
+const isDue = (state: ReleaseState, dueAt: Date) =>
+  state.status === 'scheduled' && state.publishAt !== null && Date.parse(state.publishAt) <= dueAt.getTime() && isInsideMaintenanceWindow(state.maintenanceWindow, dueAt);
 
 /** The outcome reason of an item write's refusal; null for what is not a refusal (it fails the whole publish). */
 function reasonOf(error: unknown): OutcomeReason | null {

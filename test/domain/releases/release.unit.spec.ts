@@ -115,4 +115,43 @@ describe('release decider', () => {
     ]);
     expect(releaseDecider.decide({ type: 'deleteRelease' }, failed)).toEqual([{ type: 'release.deleted', data: { releaseId } }]);
   });
+
+  describe('publish and revert', () => {
+    const ok = (itemId: string, fromVersion: number, toVersion: number) => ({ collection: 'articles', itemId, outcome: 'published' as const, fromVersion, toVersion });
+    const blocked = { collection: 'articles', itemId: 'a2', outcome: 'failed' as const, reason: 'ITEM_DELETED' as const };
+    const publishedEvent = (status: 'published' | 'partially_failed' | 'failed', outcomes: unknown[]): ReleaseEvent =>
+      ({ type: 'release.published', data: { releaseId, status, atomicityMode: 'all_or_nothing', trigger: 'manual', outcomes } }) as ReleaseEvent;
+
+    it('records the outcomes with the status they add up to', () => {
+      spec.given([created]).when({ type: 'publishRelease', outcomes: [ok('a1', 1, 2)], trigger: 'manual' }).then([publishedEvent('published', [ok('a1', 1, 2)])]);
+      spec.given([created]).when({ type: 'publishRelease', outcomes: [ok('a1', 1, 2), blocked], trigger: 'manual' }).then([publishedEvent('partially_failed', [ok('a1', 1, 2), blocked])]);
+      const skipped = { collection: 'articles', itemId: 'a1', outcome: 'skipped' as const };
+      spec.given([created]).when({ type: 'publishRelease', outcomes: [skipped, blocked], trigger: 'manual' }).then([publishedEvent('failed', [skipped, blocked])]);
+    });
+
+    it('refuses to publish a published release (409), an empty one (422) and one that does not exist (404)', () => {
+      spec.given([created, publishedEvent('published', [ok('a1', 1, 2)])]).when({ type: 'publishRelease', outcomes: [], trigger: 'manual' }).thenThrows('ALREADY_PUBLISHED', 409);
+      const emptied: ReleaseEvent = { type: 'release.items_removed', data: { releaseId, items: [{ collection: 'articles', itemId: 'a1' }] } };
+      spec.given([created, emptied]).when({ type: 'publishRelease', outcomes: [], trigger: 'manual' }).thenThrows('EMPTY_RELEASE', 422);
+      spec.given([]).when({ type: 'publishRelease', outcomes: [], trigger: 'manual' }).thenThrows('NOT_FOUND', 404);
+    });
+
+    it('publishes a failed or partially_failed release again, keeping the version each item was first moved from', () => {
+      const first = publishedEvent('partially_failed', [ok('a1', 1, 2), blocked]);
+      const second = publishedEvent('published', [ok('a1', 2, 2), ok('a2', 4, 5)]);
+      spec.given([created, first]).when({ type: 'publishRelease', outcomes: [ok('a1', 2, 2), ok('a2', 4, 5)], trigger: 'scheduler' }).then([
+        { type: 'release.published', data: { releaseId, status: 'published', atomicityMode: 'all_or_nothing', trigger: 'scheduler', outcomes: [ok('a1', 2, 2), ok('a2', 4, 5)] } },
+      ]);
+      expect(spec.given([created, first, second]).state.published).toEqual({ 'articles/a1': { fromVersion: 1, toVersion: 2 }, 'articles/a2': { fromVersion: 4, toVersion: 5 } });
+    });
+
+    it('reverts once, and only a release that published something', () => {
+      const items = [{ collection: 'articles', itemId: 'a1', fromVersion: 2, toVersion: 3, restoredVersion: 1 }];
+      const reverted: ReleaseEvent = { type: 'release.reverted', data: { releaseId, forced: false, items } };
+      spec.given([created, publishedEvent('published', [ok('a1', 1, 2)])]).when({ type: 'revertRelease', items, forced: false }).then([reverted]);
+      spec.given([created, publishedEvent('published', [ok('a1', 1, 2)]), reverted]).when({ type: 'revertRelease', items, forced: true }).thenThrows('CONFLICT', 409);
+      spec.given([created]).when({ type: 'revertRelease', items: [], forced: false }).thenThrows('CONFLICT', 409);
+      spec.given([created, publishedEvent('failed', [blocked])]).when({ type: 'revertRelease', items: [], forced: false }).thenThrows('CONFLICT', 409);
+    });
+  });
 });

@@ -92,6 +92,10 @@ const environmentSchema = z.object({
   SVC_VAPID_PUBLIC_KEY: optionalString.pipe(z.string().regex(/^[A-Za-z0-9_-]{80,100}$/, 'must be a base64url P-256 public key').optional()),
   SVC_VAPID_PRIVATE_KEY: optionalString.pipe(z.string().regex(/^[A-Za-z0-9_-]{40,50}$/, 'must be a base64url P-256 private key').optional()),
   SVC_VAPID_SUBJECT: z.string().regex(/^(mailto:|https:\/\/)\S+$/, 'must be a mailto: or https: URL').default('mailto:webpush@localhost'),
+  // GraphQL: the cost budget of one operation (its depth limit, 12, is fixed; src/modules/graphql/limits.ts).
+  SVC_GQL_MAX_COST: z.coerce.number().int().min(1).default(1000),
+  SVC_GQL_DEFAULT_LIST_SIZE: z.coerce.number().int().min(1).default(20),
+  SVC_GQL_MAX_LIST_MULTIPLIER: z.coerce.number().int().min(1).default(100),
 });
 
 export type Config = Omit<z.infer<typeof environmentSchema>, 'SVC_SECRET' | 'SVC_SCHEDULER_TICK_MS'> & {

@@ -8,6 +8,7 @@ import { authRoutes } from './auth/routes.ts';
 import { cdcRoutes } from './cdc/routes.ts';
 import { configRoutes } from './config/routes.ts';
 import { editorialRoutes } from './editorial/routes.ts';
+import { graphqlRoutes } from './graphql/routes.ts';
 import { instanceRoutes } from './instance/routes.ts';
 import { issuersRoutes } from './issuers/routes.ts';
 import { permissionsRoutes } from './permissions/routes.ts';
@@ -20,6 +21,7 @@ import { versionRoutes } from './items/versionRoutes.ts';
 import { schemaRoutes } from './schema/routes.ts';
 import { pushRoutes } from './push/routes.ts';
 import { realtimeRoutes } from './realtime/routes.ts';
+import { startRealtimeService } from './realtime/realtimeService.ts';
 import { releasesRoutes } from './releases/routes.ts';
 import { searchRoutes } from './search/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
@@ -29,6 +31,8 @@ import { usersRoutes } from './users/routes.ts';
 import { utilsRoutes } from './utils/routes.ts';
 
 export async function registerModules(api: FastifyInstance, deps: ServerDeps): Promise<void> {
+  // One realtime service per server: the WebSocket routes and GraphQL subscriptions share its fan-out.
+  const realtime = await startRealtimeService(deps.context);
   await api.register(async (scope) => utilsRoutes(scope, deps));
   await api.register(async (scope) => instanceRoutes(scope, deps));
   await api.register(async (scope) => authRoutes(scope, deps));
@@ -48,11 +52,12 @@ export async function registerModules(api: FastifyInstance, deps: ServerDeps): P
   await api.register(async (scope) => pinRoutes(scope, deps));
   await api.register(async (scope) => searchRoutes(scope, deps));
   await api.register(async (scope) => cdcRoutes(scope, deps));
-  await api.register(async (scope) => realtimeRoutes(scope, deps));
+  await api.register(async (scope) => realtimeRoutes(scope, deps, realtime));
   await api.register(async (scope) => pushRoutes(scope, deps));
   await api.register(async (scope) => siteRoutes(scope, deps));
   await api.register(async (scope) => settingsRoutes(scope, deps));
   await api.register(async (scope) => configRoutes(scope, deps));
   await api.register(async (scope) => editorialRoutes(scope, deps));
   await api.register(async (scope) => releasesRoutes(scope, deps));
+  await api.register(async (scope) => graphqlRoutes(scope, deps, realtime));
 }

@@ -6,7 +6,7 @@ import { AppError, errors } from '../../../domain/shared/appError.ts';
 import type { UserPrincipal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { newConnectionId } from './realtimeHub.ts';
-import { startRealtimeService } from './realtimeService.ts';
+import type { RealtimeService } from './realtimeService.ts';
 import { issueTicket, redeemTicket, type RealtimeTicket, type TicketKind } from './tickets.ts';
 
 interface Admission {
@@ -14,9 +14,9 @@ interface Admission {
   connectionId: string;
 }
 
-export async function realtimeRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
+/** `realtime` is the server's one realtime service (started by registerModules, shared with GraphQL). */
+export async function realtimeRoutes(app: FastifyInstance, { context }: ServerDeps, realtime: RealtimeService): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const realtime = await startRealtimeService(context);
   const admissions = new WeakMap<FastifyRequest, Admission>();
 
   function userOf(request: FastifyRequest): UserPrincipal {

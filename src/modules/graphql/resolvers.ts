@@ -1,0 +1,204 @@
+// The resolvers of a site's GraphQL schema: the same read and write paths as REST (listItems,
+// getItem with the caller's read permissions; createItems, changeItem, deleteItem with its Access),
+// so filters, masks, row conditions, events, revisions, audit, the change feed and the editorial
+// gate behave exactly as there. Errors leave as GraphQL errors with the spec's codes (./errors.ts).
+import type { FastifyRequest } from 'fastify';
+import type { GraphQLFieldResolver, GraphQLResolveInfo } from 'graphql';
+import { AppError } from '../../../domain/shared/appError.ts';
+import type { Access } from '../../access/access.ts';
+import { guardItemRead } from '../../access/itemGuards.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT, type FilterTree, type ListQuery, type SortSpec } from '../../query/index.ts';
+import type { AppContext } from '../../runtime/context.ts';
+import { changeItem } from '../items/changeItem.ts';
+import { localeOf } from '../items/contentHeaders.ts';
+import { createItemsWithVersions } from '../items/createItems.ts';
+import { deleteItem } from '../items/deleteItem.ts';
+import { getItem, listItems } from '../items/queries.ts';
+import type { RealtimeService } from '../realtime/realtimeService.ts';
+import { graphqlErrorOf } from './errors.ts';
+import { readSelection, type ReadSelection } from './selection.ts';
+
+/** What every resolver of one request shares. */
+export interface GraphqlContext {
+  app: AppContext;
+  request: FastifyRequest;
+  access: Access;
+  realtime: RealtimeService | null;
+  /** Aborts when the client goes away (subscriptions end). */
+  signal: AbortSignal;
+}
+
+type Args = Record<string, unknown>;
+
+/** Runs a resolver, turning what it throws into a GraphQL error with the spec's code and status. */
+function guarded<T>(resolve: (args: Args, context: GraphqlContext, info: GraphQLResolveInfo) => Promise<T>): GraphQLFieldResolver<unknown, GraphqlContext, Args> {
+  return async (_source, args, context, info) => {
+    try {
+      return await resolve(args, context, info);
+    } catch (error) {
+      throw graphqlErrorOf(error);
+    }
+  };
+}
+
+const invalid = (message: string, argument: string) => new AppError('VALIDATION_FAILED', message, { path: [argument] });
+
+function objectArgument(value: unknown, argument: string): Record<string, unknown> | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'object' || Array.isArray(value)) throw invalid(`${argument} must be an object`, argument);
+  return value as Record<string, unknown>;
+}
+
+function integerArgument(value: unknown, argument: string, fallback: number, max: number): number {
+  if (value === undefined || value === null) return fallback;
+  const number = value as number;
+  if (number < 0 || number > max) throw invalid(`${argument} must be between 0 and ${max}`, argument);
+  return number;
+}
+
+/** `filter` and the `status` shorthand, as one REST filter tree. */
+function filterOf(args: Args): FilterTree | null {
+  const filter = objectArgument(args.filter, 'filter');
+  const status = args.status as string | null | undefined;
+  if (status === undefined || status === null) return filter;
+  const byStatus = { status: { _eq: status } };
+  return filter ? { _and: [filter, byStatus] } : byStatus;
+}
+
+function sortOf(args: Args): SortSpec[] {
+  return ((args.sort as string[] | null | undefined) ?? []).map((entry) =>
+    entry.startsWith('-') ? { field: entry.slice(1), direction: 'desc' as const } : { field: entry, direction: 'asc' as const },
+  );
+}
+
+function readInput(context: GraphqlContext, collection: string) {
+  const { request } = context;
+  return { siteId: request.siteId, collection, principal: request.principal, locale: localeOf(request), metadata: request.metadata };
+}
+
+/** The item as the caller may read it with this selection, or null when it is not (or no longer) visible. */
+async function readItem(context: GraphqlContext, collection: string, id: string, selection: ReadSelection): Promise<Record<string, unknown> | null> {
+  const input = readInput(context, collection);
+  const restrictions = await guardItemRead(context.app, context.request, collection, { filter: null, sort: [], deep: selection.deep, locale: input.locale });
+  try {
+    return (await getItem(context.app, { ...input, id, query: selection, restrictions })).item;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'RECORD_NOT_FOUND') return null;
+    throw error;
+  }
+}
+
+export function listResolver(collection: string) {
+  return guarded(async (args, context, info) => {
+    const selection = readSelection(info);
+    const filter = filterOf(args);
+    const sort = sortOf(args);
+    const query: ListQuery = {
+      fields: selection.fields,
+      filter,
+      sort,
+      limit: integerArgument(args.limit, 'limit', DEFAULT_LIMIT, MAX_LIMIT),
+      offset: integerArgument(args.offset, 'offset', 0, Number.MAX_SAFE_INTEGER),
+      page: null,
+      meta: 'none',
+      aggregate: null,
+      groupBy: [],
+      deep: selection.deep,
+      search: (args.search as string | null | undefined) ?? null,
+    };
+    const input = readInput(context, collection);
+    const restrictions = await guardItemRead(context.app, context.request, collection, { filter, sort, deep: selection.deep, locale: input.locale });
+    const { data } = await listItems(context.app, { ...input, query, restrictions });
+    // A singleton collection answers its one item.
+    return Array.isArray(data) ? data : data ? [data] : [];
+  });
+}
+
+export function byIdResolver(collection: string) {
+  return guarded(async (args, context, info) => readItem(context, collection, String(args.id), readSelection(info)));
+}
+
+/** `data` plus the `status` and `sort` shorthands, as the body of a REST write. */
+function writeBody(args: Args): Record<string, unknown> {
+  const body = { ...(objectArgument(args.data, 'data') ?? {}) };
+  if (args.status !== undefined && args.status !== null) body.status = args.status;
+  if (args.sort !== undefined && args.sort !== null) body.sort = args.sort;
+  return body;
+}
+
+/** A written item as the caller may read it; `{ id }` alone when its read rules do not reach it. */
+async function written(context: GraphqlContext, collection: string, id: string, info: GraphQLResolveInfo): Promise<Record<string, unknown>> {
+  return (await readItem(context, collection, id, readSelection(info))) ?? { id };
+}
+
+export function createResolver(collection: string) {
+  return guarded(async (args, context, info) => {
+    const [result] = await createItemsWithVersions(context.app, {
+      siteId: context.request.siteId,
+      collection,
+      items: [writeBody(args)],
+      access: context.access,
+      metadata: context.request.metadata,
+      locale: localeOf(context.request),
+    });
+    return written(context, collection, result!.snapshot.id, info);
+  });
+}
+
+export function updateResolver(collection: string) {
+  return guarded(async (args, context, info) => {
+    const id = String(args.id);
+    await changeItem(context.app, {
+      siteId: context.request.siteId,
+      collection,
+      itemId: id,
+      changes: writeBody(args),
+      mode: 'patch',
+      access: context.access,
+      metadata: context.request.metadata,
+      locale: localeOf(context.request),
+    });
+    return written(context, collection, id, info);
+  });
+}
+
+export function deleteResolver(collection: string) {
+  return guarded(async (args, context) => {
+    await deleteItem(context.app, { siteId: context.request.siteId, collection, itemId: String(args.id), access: context.access, metadata: context.request.metadata });
+    return true;
+  });
+}
+
+export interface ItemEventPayload {
+  action: string;
+  itemId: string;
+  item: Record<string, unknown> | null;
+}
+
+/** Whether the caller reads every row of the collection (a delete can then be told without a row to check). */
+function readsEveryRow(access: Access, collection: string): boolean {
+  if (access.admin) return true;
+  const filter = access.rowFilter('read', collection);
+  return filter.kind === 'constant' && filter.value;
+}
+
+/**
+ * `<collection>_events`: the realtime fan-out's item events of this site and collection, each with
+ * the item as the subscriber may read it now (`_data`-like JSON). Changes to rows its read conditions
+ * exclude are left out; so are deletes, unless it reads every row. Empty without a realtime channel.
+ */
+export function eventsSubscriber(collection: string): GraphQLFieldResolver<unknown, GraphqlContext, Args> {
+  return async function* subscribe(_source, _args, context) {
+    if (!context.realtime) return;
+    const everyRow = readsEveryRow(context.access, collection);
+    const all: ReadSelection = { fields: ['*'], deep: {} };
+    for await (const event of await context.realtime.itemEvents(context.request.siteId, collection, context.signal)) {
+      if (event.action === 'delete') {
+        if (everyRow) yield { action: event.action, itemId: event.itemId, item: null } satisfies ItemEventPayload;
+        continue;
+      }
+      const item = await readItem(context, collection, event.itemId, all);
+      if (item) yield { action: event.action, itemId: event.itemId, item } satisfies ItemEventPayload;
+    }
+  };
+}

@@ -1,0 +1,192 @@
+// Builds a site's GraphQL schema from its content schema and what the caller may do (docs/graphql.md):
+// for every collection it may read, an item type, `X(filter, sort, limit, offset, status, search)`,
+// `X_by_id(id)` and the subscription `X_events`; `create_X`, `update_X`, `delete_X` where it may
+// write; `_collections` and `_schemaWarnings` at the root. Built once per (site, schema version,
+// exposure) by ./schemaCache.ts, never per request. Each item field carries how it is read
+// (`extensions.svc`), which ./selection.ts turns into the REST field list the one read path runs.
+import {
+  GraphQLBoolean,
+  GraphQLFloat,
+  GraphQLID,
+  GraphQLInt,
+  GraphQLList,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLSchema,
+  GraphQLString,
+  type GraphQLFieldConfig,
+  type GraphQLFieldConfigMap,
+  type GraphQLOutputType,
+} from 'graphql';
+import type { FieldType } from '../../../domain/content/schemaModel.ts';
+import type { CollectionSchema, SiteSchema } from '../../schema/siteSchema.ts';
+import { uniqueNames } from './names.ts';
+import { createResolver, deleteResolver, eventsSubscriber, listResolver, byIdResolver, updateResolver, type GraphqlContext } from './resolvers.ts';
+import { DateTimeScalar, JSONScalar } from './scalars.ts';
+import type { ItemFieldInfo } from './selection.ts';
+
+/** What the caller may do, by collection: the part of the schema it is shown. */
+export interface Exposure {
+  read: ReadonlySet<string>;
+  create: ReadonlySet<string>;
+  update: ReadonlySet<string>;
+  delete: ReadonlySet<string>;
+}
+
+export interface BuiltSchema {
+  schema: GraphQLSchema;
+  /** Names that had to change (collisions), for `_schemaWarnings` and the logs. */
+  warnings: string[];
+}
+
+const SCALAR_OF: Record<FieldType, GraphQLOutputType> = {
+  boolean: GraphQLBoolean,
+  integer: GraphQLInt,
+  float: GraphQLFloat,
+  decimal: GraphQLFloat,
+  bigInteger: GraphQLString,
+  dateTime: DateTimeScalar,
+  date: DateTimeScalar,
+  time: DateTimeScalar,
+  timestamp: DateTimeScalar,
+  string: GraphQLString,
+  text: GraphQLString,
+  uuid: GraphQLString,
+  hash: GraphQLString,
+  slug: GraphQLString,
+  code: GraphQLString,
+  color: GraphQLString,
+  json: JSONScalar,
+  csv: JSONScalar,
+  geometry: JSONScalar,
+  files: JSONScalar,
+};
+
+const STRUCTURAL: [string, GraphQLOutputType][] = [
+  ['id', new GraphQLNonNull(GraphQLID)],
+  ['status', GraphQLString],
+  ['sort', GraphQLInt],
+  ['createdAt', DateTimeScalar],
+  ['updatedAt', DateTimeScalar],
+  ['userCreated', GraphQLString],
+  ['userUpdated', GraphQLString],
+  ['_data', JSONScalar],
+];
+const STRUCTURAL_NAMES = new Set(STRUCTURAL.map(([name]) => name));
+
+const RESERVED_TYPES = new Set(['Query', 'Mutation', 'Subscription', 'JSON', 'DateTime', 'ItemEvent', 'String', 'Int', 'Float', 'Boolean', 'ID']);
+const ROOT_SUFFIXES = ['', '_by_id', '_events'];
+const ROOT_PREFIXES = ['create_', 'update_', 'delete_'];
+const ROOT_FIXED = new Set(['_collections', '_schemaWarnings']);
+
+const itemEvent = new GraphQLObjectType({
+  name: 'ItemEvent',
+  fields: {
+    action: { type: new GraphQLNonNull(GraphQLString), description: 'create, update or delete' },
+    itemId: { type: new GraphQLNonNull(GraphQLID) },
+    item: { type: JSONScalar, description: 'The item as the subscriber may read it now (null once deleted or out of reach)' },
+  },
+});
+
+/** Type names for the collections, unique among themselves, the fixed types and each other's root fields. */
+function collectionNames(collections: readonly string[], warnings: string[]): Map<string, string> {
+  const names = new Map<string, string>();
+  const rootFields = new Set(ROOT_FIXED);
+  const typeNames = new Set(RESERVED_TYPES);
+  for (const [original, base] of uniqueNames(collections, new Set(), 'Collection', warnings)) {
+    const rootsOf = (name: string) => [...ROOT_SUFFIXES.map((suffix) => `${name}${suffix}`), ...ROOT_PREFIXES.map((prefix) => `${prefix}${name}`)];
+    let name = base;
+    for (let suffix = 2; typeNames.has(name) || rootsOf(name).some((root) => rootFields.has(root)); suffix += 1) name = `${base}_${suffix}`;
+    if (name !== base) warnings.push(`Collection "${original}" is exposed as "${name}": "${base}" collides with another name of the schema`);
+    names.set(original, name);
+    typeNames.add(name);
+    for (const root of rootsOf(name)) rootFields.add(root);
+  }
+  return names;
+}
+
+/** The item type of a collection; relations to collections the caller cannot read stay ids (m2o) or are left out (o2m). */
+function itemTypeOf(collection: CollectionSchema, typeName: string, types: Map<string, GraphQLObjectType>, warnings: string[]): GraphQLObjectType {
+  return new GraphQLObjectType({
+    name: typeName,
+    fields: () => {
+      const fields: GraphQLFieldConfigMap<Record<string, unknown>, GraphqlContext> = {};
+      const value = (source: string, type: GraphQLOutputType, kind: ItemFieldInfo['kind'] = 'value', related?: string): GraphQLFieldConfig<Record<string, unknown>, GraphqlContext> => ({
+        type,
+        extensions: { svc: { kind, source, ...(related ? { related } : {}) } satisfies ItemFieldInfo },
+        resolve: kind === 'data' ? (item) => item : (item) => item[source] ?? null,
+      });
+      for (const [name, type] of STRUCTURAL) fields[name] = value(name, type, name === '_data' ? 'data' : 'value');
+      const declared = [...new Set([...collection.fields.keys(), ...collection.aliasFields])].filter((name) => !STRUCTURAL_NAMES.has(name));
+      const names = uniqueNames(declared, STRUCTURAL_NAMES, `Field of "${collection.name}"`, warnings);
+      for (const [original, name] of names) {
+        const field = collection.fields.get(original) ?? collection.queryFields.get(original);
+        const relation = collection.queryFields.get(original)?.relation;
+        const relatedType = relation ? types.get(relation.relatedCollection) : undefined;
+        if (relation?.kind === 'm2o') {
+          fields[name] = relatedType ? value(original, relatedType, 'm2o', relation.relatedCollection) : value(original, GraphQLString);
+        } else if (relation?.kind === 'o2m') {
+          if (!relatedType) continue;
+          fields[name] = {
+            ...value(original, new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(relatedType))), 'o2m', relation.relatedCollection),
+            args: { limit: { type: GraphQLInt }, offset: { type: GraphQLInt } },
+          };
+        } else if (relation || collection.aliasFields.has(original)) {
+          // m2m and m2a are read through `_data`.
+          continue;
+        } else {
+          fields[name] = value(original, (field && SCALAR_OF[field.type]) ?? JSONScalar);
+        }
+      }
+      return fields;
+    },
+  });
+}
+
+const listArgs = {
+  filter: { type: JSONScalar },
+  sort: { type: new GraphQLList(new GraphQLNonNull(GraphQLString)) },
+  limit: { type: GraphQLInt },
+  offset: { type: GraphQLInt },
+  status: { type: GraphQLString },
+  search: { type: GraphQLString },
+};
+
+const writeArgs = { data: { type: JSONScalar }, status: { type: GraphQLString }, sort: { type: GraphQLInt } };
+
+export function buildGraphqlSchema(site: SiteSchema, exposure: Exposure): BuiltSchema {
+  const warnings: string[] = [];
+  const readable = [...site.collections.keys()].filter((name) => exposure.read.has(name)).sort();
+  const typeNames = collectionNames(readable, warnings);
+  const types = new Map<string, GraphQLObjectType>();
+  for (const name of readable) types.set(name, itemTypeOf(site.collections.get(name)!, typeNames.get(name)!, types, warnings));
+
+  const query: GraphQLFieldConfigMap<unknown, GraphqlContext> = {
+    _collections: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))), resolve: () => readable },
+    _schemaWarnings: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))), resolve: () => warnings },
+  };
+  const mutation: GraphQLFieldConfigMap<unknown, GraphqlContext> = {};
+  const subscription: GraphQLFieldConfigMap<unknown, GraphqlContext> = {};
+  for (const collection of readable) {
+    const name = typeNames.get(collection)!;
+    const type = types.get(collection)!;
+    query[name] = { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))), args: listArgs, resolve: listResolver(collection) };
+    query[`${name}_by_id`] = { type, args: { id: { type: new GraphQLNonNull(GraphQLID) } }, resolve: byIdResolver(collection) };
+    subscription[`${name}_events`] = { type: new GraphQLNonNull(itemEvent), subscribe: eventsSubscriber(collection), resolve: (event) => event };
+    if (exposure.create.has(collection)) {
+      mutation[`create_${name}`] = { type: new GraphQLNonNull(type), args: writeArgs, resolve: createResolver(collection) };
+    }
+    if (exposure.update.has(collection)) {
+      mutation[`update_${name}`] = { type: new GraphQLNonNull(type), args: { id: { type: new GraphQLNonNull(GraphQLID) }, ...writeArgs }, resolve: updateResolver(collection) };
+    }
+    if (exposure.delete.has(collection)) {
+      mutation[`delete_${name}`] = { type: new GraphQLNonNull(GraphQLBoolean), args: { id: { type: new GraphQLNonNull(GraphQLID) } }, resolve: deleteResolver(collection) };
+    }
+  }
+  const schema = new GraphQLSchema({
+    query: new GraphQLObjectType({ name: 'Query', fields: query }),
+    ...(Object.keys(mutation).length > 0 ? { mutation: new GraphQLObjectType({ name: 'Mutation', fields: mutation }) } : {}),
+    ...(Object.keys(subscription).length > 0 ? { subscription: new GraphQLObjectType({ name: 'Subscription', fields: subscription }) } : {}),
+  });
+  return { schema, warnings };
+}

@@ -14,7 +14,7 @@ import { localeOf } from '../items/contentHeaders.ts';
 import { createItemsWithVersions } from '../items/createItems.ts';
 import { deleteItem } from '../items/deleteItem.ts';
 import { getItem, listItems } from '../items/queries.ts';
-import type { RealtimeService } from '../realtime/realtimeService.ts';
+import type { ItemEvent, RealtimeService } from '../realtime/realtimeService.ts';
 import { graphqlErrorOf } from './errors.ts';
 import { readSelection, type ReadSelection } from './selection.ts';
 
@@ -182,23 +182,29 @@ function readsEveryRow(access: Access, collection: string): boolean {
   return filter.kind === 'constant' && filter.value;
 }
 
+async function* payloads(context: GraphqlContext, collection: string, events: AsyncIterable<ItemEvent> | Iterable<ItemEvent>): AsyncGenerator<ItemEventPayload> {
+  const everyRow = readsEveryRow(context.access, collection);
+  const all: ReadSelection = { fields: ['*'], deep: {} };
+  for await (const event of events) {
+    if (event.action === 'delete') {
+      if (everyRow) yield { action: event.action, itemId: event.itemId, item: null };
+      continue;
+    }
+    const item = await readItem(context, collection, event.itemId, all);
+    if (item) yield { action: event.action, itemId: event.itemId, item };
+  }
+}
+
 /**
  * `<collection>_events`: the realtime fan-out's item events of this site and collection, each with
  * the item as the subscriber may read it now (`_data`-like JSON). Changes to rows its read conditions
- * exclude are left out; so are deletes, unless it reads every row. Empty without a realtime channel.
+ * exclude are left out; so are deletes, unless it reads every row. The stream is followed before the
+ * subscription answers (every change committed after the response's headers is delivered); without a
+ * realtime channel it is empty.
  */
 export function eventsSubscriber(collection: string): GraphQLFieldResolver<unknown, GraphqlContext, Args> {
-  return async function* subscribe(_source, _args, context) {
-    if (!context.realtime) return;
-    const everyRow = readsEveryRow(context.access, collection);
-    const all: ReadSelection = { fields: ['*'], deep: {} };
-    for await (const event of await context.realtime.itemEvents(context.request.siteId, collection, context.signal)) {
-      if (event.action === 'delete') {
-        if (everyRow) yield { action: event.action, itemId: event.itemId, item: null } satisfies ItemEventPayload;
-        continue;
-      }
-      const item = await readItem(context, collection, event.itemId, all);
-      if (item) yield { action: event.action, itemId: event.itemId, item } satisfies ItemEventPayload;
-    }
+  return async (_source, _args, context) => {
+    if (!context.realtime) return payloads(context, collection, []);
+    return payloads(context, collection, await context.realtime.itemEvents(context.request.siteId, collection, context.signal));
   };
 }

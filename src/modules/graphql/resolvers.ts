@@ -49,10 +49,10 @@ function objectArgument(value: unknown, argument: string): Record<string, unknow
   return value as Record<string, unknown>;
 }
 
-function integerArgument(value: unknown, argument: string, fallback: number, max: number): number {
+function integerArgument(value: unknown, argument: string, fallback: number, min: number, max: number): number {
   if (value === undefined || value === null) return fallback;
   const number = value as number;
-  if (number < 0 || number > max) throw invalid(`${argument} must be between 0 and ${max}`, argument);
+  if (number < min || number > max) throw invalid(`${argument} must be between ${min} and ${max}`, argument);
   return number;
 }
 
@@ -97,8 +97,8 @@ export function listResolver(collection: string) {
       fields: selection.fields,
       filter,
       sort,
-      limit: integerArgument(args.limit, 'limit', DEFAULT_LIMIT, MAX_LIMIT),
-      offset: integerArgument(args.offset, 'offset', 0, Number.MAX_SAFE_INTEGER),
+      limit: integerArgument(args.limit, 'limit', DEFAULT_LIMIT, 1, MAX_LIMIT),
+      offset: integerArgument(args.offset, 'offset', 0, 0, Number.MAX_SAFE_INTEGER),
       page: null,
       meta: 'none',
       aggregate: null,

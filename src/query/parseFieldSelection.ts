@@ -37,7 +37,8 @@ export interface RelationSelection {
   selection: FieldSelection;
 }
 
-export const MAX_SELECTION_DEPTH = 6;
+/** Relation levels a selection may nest: as deep as a GraphQL query may go (depth 12), each level one batched read. */
+export const MAX_SELECTION_DEPTH = 12;
 
 /** `fields` null means `*`. Unknown fields give 400 with path `['fields']`. */
 export function parseFieldSelection(fields: readonly string[] | null, collection: string, resolveFields: ResolveFields): FieldSelection {

@@ -64,7 +64,7 @@ describe('parseFieldSelection', () => {
     expect(parseFieldSelection(null, 'authors', resolveFields).local).toContain('name');
   });
 
-  it.each([['nope'], ['title.length'], ['author.nope'], ['*.title'], ['a-b'], ['comments.article.comments.article.comments.article.title']])('refuses %s with path fields', (field) => {
+  it.each([['nope'], ['title.length'], ['author.nope'], ['*.title'], ['a-b'], [`${'comments.article.'.repeat(7)}title`]])('refuses %s with path fields', (field) => {
     let error: unknown;
     try {
       parseFieldSelection([field], 'articles', resolveFields);
@@ -109,7 +109,7 @@ describe('parseFieldSelection', () => {
       [['blocks.item.body.x'], 'blocks.item:texts.body'],
       [['title:headings'], 'not the item field of a many-to-any relation'],
       [['blocks.collection:headings.title'], 'not the item field of a many-to-any relation'],
-      [['blocks.item:authors.articles.blocks.item:authors.articles.title'], 'nest at most'],
+      [['blocks.item:authors.articles.blocks.item:authors.articles.blocks.item:authors.articles.blocks.item:authors.articles.title'], 'nest at most'],
     ])('refuses %j with path fields', (fields, message) => {
       const error = refusal(fields);
       expect(error).toBeInstanceOf(AppError);

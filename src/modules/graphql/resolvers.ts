@@ -10,7 +10,6 @@ import { guardItemRead } from '../../access/itemGuards.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT, type FilterTree, type ListQuery, type SortSpec } from '../../query/index.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { changeItem } from '../items/changeItem.ts';
-import { localeOf } from '../items/contentHeaders.ts';
 import { createItemsWithVersions } from '../items/createItems.ts';
 import { deleteItem } from '../items/deleteItem.ts';
 import { getItem, listItems } from '../items/queries.ts';
@@ -26,6 +25,8 @@ export interface GraphqlContext {
   realtime: RealtimeService | null;
   /** Aborts when the client goes away (subscriptions end). */
   signal: AbortSignal;
+  /** X-Svc-Locale, else the site's default language: translatable fields are values of their type, never language maps. */
+  locale: string;
 }
 
 type Args = Record<string, unknown>;
@@ -73,7 +74,7 @@ function sortOf(args: Args): SortSpec[] {
 
 function readInput(context: GraphqlContext, collection: string) {
   const { request } = context;
-  return { siteId: request.siteId, collection, principal: request.principal, locale: localeOf(request), metadata: request.metadata };
+  return { siteId: request.siteId, collection, principal: request.principal, locale: context.locale, metadata: request.metadata };
 }
 
 /** The item as the caller may read it with this selection, or null when it is not (or no longer) visible. */
@@ -139,7 +140,7 @@ export function createResolver(collection: string) {
       items: [writeBody(args)],
       access: context.access,
       metadata: context.request.metadata,
-      locale: localeOf(context.request),
+      locale: context.locale,
     });
     return written(context, collection, result!.snapshot.id, info);
   });
@@ -156,7 +157,7 @@ export function updateResolver(collection: string) {
       mode: 'patch',
       access: context.access,
       metadata: context.request.metadata,
-      locale: localeOf(context.request),
+      locale: context.locale,
     });
     return written(context, collection, id, info);
   });

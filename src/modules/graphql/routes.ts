@@ -8,6 +8,7 @@ import { createYoga, type Plugin } from 'graphql-yoga';
 import { NoSchemaIntrospectionCustomRule, type ValidationRule } from 'graphql';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { toAppError } from '../../server/errorHandler.ts';
+import { localeOf } from '../items/contentHeaders.ts';
 import type { RealtimeService } from '../realtime/realtimeService.ts';
 import { asValidationError, graphqlError, graphqlErrorOf } from './errors.ts';
 import { costLimitRule, depthLimitRule, queryLimitsFromConfig } from './limits.ts';
@@ -96,7 +97,8 @@ export async function graphqlRoutes(app: FastifyInstance, { context }: ServerDep
       aborted.abort();
       open.delete(aborted);
     });
-    const graphql: GraphqlContext = { app: context, request, access: await request.access(), realtime, signal: aborted.signal };
+    const locale = localeOf(request) ?? (await context.schemas.site(request.siteId)).defaultLanguage;
+    const graphql: GraphqlContext = { app: context, request, access: await request.access(), realtime, signal: aborted.signal, locale };
     return send(reply, await yoga.handleNodeRequestAndResponse(request, reply, { req: request, reply, graphql }));
   }
 

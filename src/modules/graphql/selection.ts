@@ -14,7 +14,7 @@ import {
   type GraphQLResolveInfo,
   type SelectionSetNode,
 } from 'graphql';
-import type { DeepQuery } from '../../query/index.ts';
+import { MAX_LIMIT, type DeepQuery } from '../../query/index.ts';
 
 /** How an item field is read (a GraphQL field's `extensions.svc`): a column or declared value, the whole item (`_data`), or a relation to expand. */
 export interface ItemFieldInfo {
@@ -36,8 +36,8 @@ function infoOf(type: GraphQLObjectType, name: string): ItemFieldInfo | undefine
   return type.getFields()[name]?.extensions?.svc as ItemFieldInfo | undefined;
 }
 
-function validation(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'VALIDATION', status: 400 } });
+function validation(message: string, path?: (string | number)[]): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'VALIDATION', status: 400, ...(path ? { path } : {}) } });
 }
 
 /** Every field node of a selection set, through inline fragments and fragment spreads. */
@@ -56,6 +56,13 @@ function fieldNodes(selectionSet: SelectionSetNode | undefined, info: GraphQLRes
 /** The o2m's deep entry for its `limit`/`offset`; the same relation selected twice must ask the same. */
 function o2mDeep(type: GraphQLObjectType, node: FieldNode, info: GraphQLResolveInfo, source: string, deep: Record<string, DeepQuery>): DeepQuery {
   const args = getArgumentValues(type.getFields()[node.name.value]!, node, info.variableValues) as { limit?: number | null; offset?: number | null };
+  // As REST's deep[<relation>][limit|offset]: limit 1–200, offset from 0.
+  if (args.limit !== undefined && args.limit !== null && (args.limit < 1 || args.limit > MAX_LIMIT)) {
+    throw validation(`"${node.name.value}" limit must be an integer from 1 to ${MAX_LIMIT}`, ['deep', source, 'limit']);
+  }
+  if (args.offset !== undefined && args.offset !== null && args.offset < 0) {
+    throw validation(`"${node.name.value}" offset must not be negative`, ['deep', source, 'offset']);
+  }
   const wanted = emptyDeep(args.limit ?? null, args.offset ?? null);
   const current = deep[source];
   if (!current) return (deep[source] = wanted);

@@ -27,6 +27,7 @@ import type { ItemRow } from './itemRecords.ts';
 import { countedTotalQuery } from './itemCounts.ts';
 import { baseCondition, itemColumns, LIVE_ITEMS, queryFieldsOf, type ItemSource, type ReadContext } from './itemSource.ts';
 import { contentKeysOf, shapeLevel } from './relationLoader.ts';
+import { searchCondition } from './itemSearch.ts';
 import { logSensitiveReads } from './sensitiveReads.ts';
 
 /** What item reads need of the application context. */
@@ -98,6 +99,7 @@ async function withReadContext<T>(
   input: ReadItemsInput,
   filter: FilterTree | null,
   work: (prepared: Prepared) => Promise<T>,
+  search: string | null = null,
 ): Promise<T> {
   const schema = await app.schemas.site(input.siteId);
   const collection = collectionOf(schema, input.collection);
@@ -107,6 +109,7 @@ async function withReadContext<T>(
   const compileContext = { alias: 'i', table: source.table, ...dynamic };
   const conditions: SqlFragment[] = [];
   if (filter) conditions.push(compileFilter(filter, { ...compileContext, fields: fields(collection.name) ?? collection.queryFields, resolveFields: fields }));
+  if (search) conditions.push(searchCondition(input.siteId, collection.name, search, 'i'));
   if (input.restrictions?.filter) {
     // Permission conditions mean the same whatever language the request reads in.
     const permissionContext = { ...compileContext, fields: collection.queryFields, resolveFields: schema.resolveFields, path: ['permissions', 'filter'] };
@@ -161,7 +164,7 @@ export async function listItems(app: ItemsReadContext, input: ListItemsInput): P
     const singleton = collection.meta.singleton;
     const limit = singleton ? 1 : query.limit;
     const offset = singleton ? 0 : query.offset;
-    const counted = singleton || query.meta === 'none' ? null : countedTotalQuery(context, collection.name, query.filter, input.restrictions?.filter !== undefined);
+    const counted = singleton || query.meta === 'none' ? null : countedTotalQuery(context, collection.name, query.filter, input.restrictions?.filter !== undefined || query.search !== null);
     const rows = await context.tx.query<ItemRow & { counted_total?: string }>(
       prepared(
         sql`
@@ -185,7 +188,7 @@ export async function listItems(app: ItemsReadContext, input: ListItemsInput): P
     }
     const [count] = await context.tx.query<{ total: number }>(sql`SELECT count(*)::int AS total FROM ${context.source.table} i WHERE ${where}`);
     return { data: items, meta: { total: count?.total ?? 0, limit, offset } };
-  });
+  }, query.search);
 }
 
 async function aggregateItems(app: ItemsReadContext, input: ListItemsInput): Promise<ListItemsResult> {
@@ -207,7 +210,7 @@ async function aggregateItems(app: ItemsReadContext, input: ListItemsInput): Pro
         : sql`SELECT ${compiled.select} FROM ${context.source.table} i WHERE ${where}`,
     );
     return { data: rows.map((row) => shapeAggregateRow(row, compiled.columns)) };
-  });
+  }, query.search);
 }
 
 /**

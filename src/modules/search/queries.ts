@@ -7,6 +7,7 @@ import type { IndexedTexts } from '../../../projections/searchProjection.ts';
 import type { SensitiveRead } from '../../../domain/content/sensitiveReads.ts';
 import { presentItemRow, readOptionsFor, sensitiveReadOf, type StoredItemRow } from '../items/historyItemRows.ts';
 import type { SiteSchema } from '../../schema/siteSchema.ts';
+import { MAX_SEARCH_WORDS, prefixQuery } from '../items/itemSearch.ts';
 import { highlight, queryWords } from './highlights.ts';
 
 export interface SearchHit {
@@ -29,8 +30,6 @@ export interface SearchRequest {
   locale?: string | null;
 }
 
-const MAX_WORDS = 32;
-
 /** A page of hits, the total, and the pii/phi fields the hits show (the caller logs them). */
 export async function searchItems(
   tx: Queryable,
@@ -38,11 +37,9 @@ export async function searchItems(
   request: SearchRequest,
 ): Promise<{ hits: SearchHit[]; total: number; sensitive: (SensitiveRead | null)[] }> {
   const siteId = schema.siteId;
-  const words = queryWords(request.q).slice(0, MAX_WORDS);
+  const words = queryWords(request.q).slice(0, MAX_SEARCH_WORDS);
   if (words.length === 0) return { hits: [], total: 0, sensitive: [] };
-  // Each word becomes a quoted, folded prefix lexeme: 'tieng':* & 'viet':*
-  const query = sql`to_tsquery('simple'::regconfig,
-      array_to_string(ARRAY(SELECT quote_literal(svc_fold_accents(word)) || ':*' FROM unnest(${words}::text[]) AS word), ' & '))`;
+  const query = prefixQuery(words);
   const matching = sql`
     FROM search_documents d
     JOIN items i ON i.site_id = d.site_id AND i.collection = d.collection AND i.id = d.id AND i.deleted_at IS NULL

@@ -9,6 +9,7 @@ import { itemHistoryProjection } from './itemHistoryProjection.ts';
 import { itemPinsProjection } from './itemPinsProjection.ts';
 import { itemVersionsProjection } from './itemVersionsProjection.ts';
 import { itemsProjection } from './itemsProjection.ts';
+import { pagesProjection } from './pagesProjection.ts';
 import { revisionsProjection } from './revisionsProjection.ts';
 import { schemaProjection } from './schemaProjection.ts';
 import { searchProjection } from './searchProjection.ts';
@@ -48,6 +49,7 @@ export const projections: readonly Projection[] = [
   pushSubscriptionsProjection,
   releasesProjection,
   editorialProjection,
+  pagesProjection,
   // Async ones are applied by the daemon in this order: the change feed first, as realtime-ish consumers wait on it.
   changeFeedProjection,
   searchProjection,

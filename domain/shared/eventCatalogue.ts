@@ -5,6 +5,7 @@ import type { z } from 'zod';
 import { accessEventSchemas } from '../access/events.ts';
 import { changeFeedEventSchemas } from '../changeFeed/events.ts';
 import { contentEventSchemas } from '../content/events.ts';
+import { pageEventSchemas } from '../delivery/events.ts';
 import { editorialEventSchemas } from '../editorial/events.ts';
 import { identityEventSchemas } from '../identity/events.ts';
 import { releaseEventSchemas } from '../releases/events.ts';
@@ -20,6 +21,7 @@ export const eventCatalogue = {
   ...changeFeedEventSchemas,
   ...editorialEventSchemas,
   ...releaseEventSchemas,
+  ...pageEventSchemas,
 };
 
 export type EventType = keyof typeof eventCatalogue;

@@ -19,6 +19,8 @@ export const CAPABILITIES: readonly string[] = [
   'cdc:subscribe',
   /** Publish and revert releases (their items still go through the holder's update rules); site administrators hold it. */
   'releases:publish',
+  /** Read a site's pageview statistics (GET /pageviews/stats); site administrators hold it. */
+  'pageviews:read',
   'agents:freeze',
   READ_DECRYPTED,
 ];

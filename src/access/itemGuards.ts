@@ -5,6 +5,7 @@ import type { FastifyRequest } from 'fastify';
 import { join, sql, type SqlFragment } from '../../infra/postgres/sql.ts';
 import type { ListQuery } from '../query/index.ts';
 import type { AppContext } from '../runtime/context.ts';
+import type { Access } from './access.ts';
 import { assertReadableQuery, assertRowAccess, itemReadPermissions, permissionDenied, type ReadPermissions } from './itemAccess.ts';
 import { assertMay } from './itemWriteRules.ts';
 
@@ -21,10 +22,19 @@ export async function guardItemRead(
   collection: string,
   query: Pick<ListQuery, 'filter' | 'sort' | 'deep'> & Partial<Pick<ListQuery, 'aggregate' | 'groupBy'>> & { locale?: string | null },
 ): Promise<{ permissions?: ReadPermissions }> {
-  const access = await request.access();
+  return guardItemReadBy(context, await request.access(), collection, query);
+}
+
+/** guardItemRead for an Access built by the caller (public delivery reads as the public role whatever the request carries). */
+export async function guardItemReadBy(
+  context: GuardContext,
+  access: Access,
+  collection: string,
+  query: Parameters<typeof guardItemRead>[3],
+): Promise<{ permissions?: ReadPermissions }> {
   if (access.admin) return {};
   assertMay(access, 'read', collection);
-  assertReadableQuery(access, await context.schemas.site(request.siteId), collection, query);
+  assertReadableQuery(access, await context.schemas.site(access.siteId), collection, query);
   return { permissions: itemReadPermissions(access)! };
 }
 

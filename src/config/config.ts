@@ -96,6 +96,14 @@ const environmentSchema = z.object({
   SVC_GQL_MAX_COST: z.coerce.number().int().min(1).default(1000),
   SVC_GQL_DEFAULT_LIST_SIZE: z.coerce.number().int().min(1).default(20),
   SVC_GQL_MAX_LIST_MULTIPLIER: z.coerce.number().int().min(1).default(100),
+  // Pageviews (docs/delivery.md): how often buffered counts are written, and beacon hits per client IP per rate-limit window (0 disables).
+  SVC_PAGEVIEW_FLUSH_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  SVC_PAGEVIEW_RATE_LIMIT: z.coerce.number().int().min(0).default(600),
+  // Public delivery (docs/delivery.md): per-IP requests per rate-limit window (0 disables), shared-cache lifetimes in seconds, and the negative cache in seconds.
+  SVC_DELIVER_RATE_LIMIT: z.coerce.number().int().min(0).default(1200),
+  SVC_DELIVER_SMAXAGE: z.coerce.number().int().min(0).default(60),
+  SVC_DELIVER_SWR: z.coerce.number().int().min(0).default(300),
+  SVC_NEGATIVE_CACHE_TTL: z.coerce.number().int().min(0).default(30),
 });
 
 export type Config = Omit<z.infer<typeof environmentSchema>, 'SVC_SECRET' | 'SVC_SCHEDULER_TICK_MS'> & {

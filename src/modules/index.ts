@@ -7,11 +7,14 @@ import { auditRoutes } from './audit/routes.ts';
 import { authRoutes } from './auth/routes.ts';
 import { cdcRoutes } from './cdc/routes.ts';
 import { configRoutes } from './config/routes.ts';
+import { deliveryRoutes } from './delivery/routes.ts';
 import { editorialRoutes } from './editorial/routes.ts';
 import { graphqlRoutes } from './graphql/routes.ts';
 import { instanceRoutes } from './instance/routes.ts';
 import { issuersRoutes } from './issuers/routes.ts';
 import { permissionsRoutes } from './permissions/routes.ts';
+import { pagesRoutes } from './pages/routes.ts';
+import { pageviewsRoutes } from './pageviews/routes.ts';
 import { policiesRoutes } from './policies/routes.ts';
 import { rolesRoutes } from './roles/routes.ts';
 import { pinRoutes } from './items/pinRoutes.ts';
@@ -59,5 +62,8 @@ export async function registerModules(api: FastifyInstance, deps: ServerDeps): P
   await api.register(async (scope) => configRoutes(scope, deps));
   await api.register(async (scope) => editorialRoutes(scope, deps));
   await api.register(async (scope) => releasesRoutes(scope, deps));
+  await api.register(async (scope) => pagesRoutes(scope, deps));
   await api.register(async (scope) => graphqlRoutes(scope, deps, realtime));
+  await api.register(async (scope) => pageviewsRoutes(scope, deps));
+  await api.register(async (scope) => deliveryRoutes(scope, deps));
 }

@@ -1,5 +1,6 @@
 // The settings the service knows: each with a zod schema its value must match and a default. An
-// area that reads a setting defines it here (upload_policy for files, erasureDualControl for privacy);
+// area that reads a setting defines it here (upload_policy for files, erasureDualControl for privacy,
+// menus for delivery);
 // any other key is free JSON under a size limit. Secrets never go in settings: keys that name one
 // are refused, so a credential cannot end up in an export or a config manifest.
 import { z } from 'zod';
@@ -10,7 +11,34 @@ export interface SettingDefinition {
   description: string;
 }
 
+/** One entry of a delivery menu: a label and a target (a URL or a page's slug), with children up to three levels. */
+interface MenuItem {
+  label: string;
+  url?: string | undefined;
+  page?: string | undefined;
+  children?: MenuItem[] | undefined;
+}
+
+const menuItem: z.ZodType<MenuItem> = z.lazy(() =>
+  z
+    .object({
+      label: z.string().min(1).max(200),
+      url: z.string().min(1).max(2_000).optional(),
+      page: z.string().regex(/^[a-z0-9]+(?:[/_-][a-z0-9]+)*$/).max(200).optional(),
+      children: z.array(menuItem).max(100).optional(),
+    })
+    .strict(),
+);
+
 export const KNOWN_SETTINGS: Readonly<Record<string, SettingDefinition>> = {
+  menus: {
+    schema: z.record(
+      z.string().regex(/^[a-z0-9]+(?:[_-][a-z0-9]+)*$/).max(100),
+      z.object({ label: z.string().max(200).optional(), items: z.array(menuItem).max(200) }).strict(),
+    ),
+    default: {},
+    description: 'Navigation menus served publicly by GET /deliver/menu/:key (docs/delivery.md), by key.',
+  },
   upload_policy: {
     schema: z
       .object({

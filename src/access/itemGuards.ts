@@ -4,6 +4,7 @@
 import type { FastifyRequest } from 'fastify';
 import { join, sql, type SqlFragment } from '../../infra/postgres/sql.ts';
 import type { ListQuery } from '../query/index.ts';
+import { AppError } from '../../domain/shared/appError.ts';
 import type { AppContext } from '../runtime/context.ts';
 import type { Access } from './access.ts';
 import { assertReadableQuery, assertRowAccess, itemReadPermissions, permissionDenied, type ReadPermissions } from './itemAccess.ts';
@@ -20,7 +21,7 @@ export async function guardItemRead(
   context: GuardContext,
   request: FastifyRequest,
   collection: string,
-  query: Pick<ListQuery, 'filter' | 'sort' | 'deep'> & Partial<Pick<ListQuery, 'aggregate' | 'groupBy'>> & { locale?: string | null },
+  query: Pick<ListQuery, 'filter' | 'sort' | 'deep'> & Partial<Pick<ListQuery, 'aggregate' | 'groupBy' | 'search'>> & { locale?: string | null },
 ): Promise<{ permissions?: ReadPermissions }> {
   return guardItemReadBy(context, await request.access(), collection, query);
 }
@@ -35,6 +36,10 @@ export async function guardItemReadBy(
   if (access.admin) return {};
   assertMay(access, 'read', collection);
   assertReadableQuery(access, await context.schemas.site(access.siteId), collection, query);
+  // A search matches words of every indexed field: it would tell of fields the reader may not read (as GET /search, which needs them all).
+  if (query.search && !access.allowedFields('read', collection).all) {
+    throw new AppError('PERMISSION_DENIED', `Searching "${collection}" needs read on every field of it`, { path: ['search'] });
+  }
   return { permissions: itemReadPermissions(access)! };
 }
 

@@ -57,34 +57,46 @@ export async function deliveryRoutes(app: FastifyInstance, { context, sites }: S
   }
 
   /**
-   * Answers by the caching table: a live site or a miss; 304 for the current ETag; a cached answer;
-   * or `build` (null: a miss), cached for anonymous callers. `slug` marks a page read (tombstones).
+   * Answers by the caching table: a live site or a miss; a cached answer, or `build` (null: a miss),
+   * cached for anonymous callers; 304 when an answer (never a miss) has the ETag asked for. `slug`
+   * marks a page read (tombstones); `cacheable` false builds every time (a search: its index is async).
    */
-  async function deliver(request: FastifyRequest, reply: FastifyReply, siteId: string | null, contentType: string, build: (reader: PublicReader) => Promise<Built | null>, slug?: string) {
+  async function deliver(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    siteId: string | null,
+    contentType: string,
+    build: (reader: PublicReader) => Promise<Built | null>,
+    options: { slug?: string; cacheable?: boolean } = {},
+  ) {
     if (!siteId || !SITE_ID_PATTERN.test(siteId)) return sendMiss(reply);
     const site = await fingerprints.get(siteId);
     if (!site.live) return sendMiss(reply);
     const anonymous = isAnonymous(request);
-    const etag = etagOf(siteId, site.fingerprint);
-    if (anonymous) {
-      reply.header('cache-control', publicCacheControl(config)).header('etag', etag).header('vary', 'X-Svc-Site');
-      if (isNotModified(request, etag)) return reply.status(304).send();
-    } else {
-      reply.header('cache-control', PRIVATE);
-    }
-    if (slug !== undefined && (await cache.isMiss(siteId, slug, site.fingerprint))) return sendMiss(reply);
+    // While writes of the site are in flight nothing is cached or revalidated (its fingerprint never repeats).
+    const cacheable = anonymous && site.settled && options.cacheable !== false;
+    const { slug } = options;
+    if (cacheable && slug !== undefined && (await cache.isMiss(siteId, slug, site.fingerprint))) return sendMiss(reply);
     const key = `${siteId}:${request.url}`;
-    let answer = anonymous ? await cache.get(siteId, key, site.fingerprint) : null;
+    let answer = cacheable ? await cache.get(siteId, key, site.fingerprint) : null;
     if (!answer) {
       const built = await build(await readerOf(siteId));
       if (!built) {
-        if (slug !== undefined) await cache.rememberMiss(siteId, slug, site.fingerprint);
+        if (cacheable && slug !== undefined) await cache.rememberMiss(siteId, slug, site.fingerprint);
         return sendMiss(reply);
       }
       answer = { contentType, body: typeof built.body === 'string' ? built.body : JSON.stringify(built.body), tags: built.tags, fingerprint: site.fingerprint };
-      if (anonymous) await cache.set(siteId, key, answer);
+      if (cacheable) await cache.set(siteId, key, answer);
     }
-    if (anonymous) reply.header('surrogate-key', answer.tags.join(' ')).header('cache-tag', answer.tags.join(','));
+    if (!anonymous) return reply.status(200).header('cache-control', PRIVATE).header('content-type', answer.contentType).send(answer.body);
+    const etag = etagOf(siteId, site.fingerprint);
+    reply
+      .header('cache-control', publicCacheControl(config))
+      .header('etag', etag)
+      .header('vary', 'X-Svc-Site')
+      .header('surrogate-key', answer.tags.join(' '))
+      .header('cache-tag', answer.tags.join(','));
+    if (isNotModified(request, etag)) return reply.status(304).send();
     return reply.status(200).header('content-type', answer.contentType).send(answer.body);
   }
 
@@ -115,14 +127,16 @@ export async function deliveryRoutes(app: FastifyInstance, { context, sites }: S
       slug = rest.slice(slash + 1);
     }
     if (!isSlug(slug)) return sendMiss(reply);
-    return deliver(request, reply, siteId, JSON_TYPE, (reader) => hydratePage(context, reader, slug), slug);
+    return deliver(request, reply, siteId, JSON_TYPE, (reader) => hydratePage(context, reader, slug), { slug });
   });
 
   api.get('/deliver/items/:collection', { config: route, schema: { tags: ['delivery'], params: z.object({ collection: z.string() }) } }, async (request, reply) => {
     const { collection } = request.params;
     if (!COLLECTION_NAME.test(collection)) return sendMiss(reply);
     const siteId = await headerSite(request);
-    return deliver(request, reply, siteId, JSON_TYPE, (reader) => publicList(context, reader, collection, parseListQuery(request.query as Record<string, unknown>)));
+    const query = parseListQuery(request.query as Record<string, unknown>);
+    // A search reads the asynchronous search index, which a fingerprint does not follow: never cached.
+    return deliver(request, reply, siteId, JSON_TYPE, (reader) => publicList(context, reader, collection, query), { cacheable: query.search === null });
   });
 
   api.get('/deliver/menu/:key', { config: route, schema: { tags: ['delivery'], params: z.object({ key: z.string() }) } }, async (request, reply) => {
@@ -132,8 +146,8 @@ export async function deliveryRoutes(app: FastifyInstance, { context, sites }: S
   });
 
   api.get('/deliver/llms.txt/:site_id', { config: route, schema: { tags: ['delivery'], params: z.object({ site_id: z.string() }) } }, async (request, reply) => {
-    const base = `${request.protocol}://${request.host}/api/v1`;
-    return deliver(request, reply, request.params.site_id, TEXT_TYPE, (reader) => llmsText(context, reader, base));
+    // Links are relative to this service (never built from the Host header, which a client chooses).
+    return deliver(request, reply, request.params.site_id, TEXT_TYPE, (reader) => llmsText(context, reader, '/api/v1'));
   });
 
   const tagList = z.array(z.string().min(1).max(500)).max(500).optional();

@@ -108,7 +108,7 @@ export function listResolver(collection: string) {
       search: (args.search as string | null | undefined) ?? null,
     };
     const input = readInput(context, collection);
-    const restrictions = await guardItemRead(context.app, context.request, collection, { filter, sort, deep: selection.deep, locale: input.locale });
+    const restrictions = await guardItemRead(context.app, context.request, collection, { filter, sort, deep: selection.deep, search: query.search, locale: input.locale });
     const { data } = await listItems(context.app, { ...input, query, restrictions });
     // A singleton collection answers its one item.
     return Array.isArray(data) ? data : data ? [data] : [];

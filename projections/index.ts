@@ -9,6 +9,7 @@ import { itemHistoryProjection } from './itemHistoryProjection.ts';
 import { itemPinsProjection } from './itemPinsProjection.ts';
 import { itemVersionsProjection } from './itemVersionsProjection.ts';
 import { itemsProjection } from './itemsProjection.ts';
+import { filesProjection, transformPresetsProjection } from './filesProjection.ts';
 import { pagesProjection } from './pagesProjection.ts';
 import { revisionsProjection } from './revisionsProjection.ts';
 import { schemaProjection } from './schemaProjection.ts';
@@ -50,6 +51,8 @@ export const projections: readonly Projection[] = [
   releasesProjection,
   editorialProjection,
   pagesProjection,
+  filesProjection,
+  transformPresetsProjection,
   // Async ones are applied by the daemon in this order: the change feed first, as realtime-ish consumers wait on it.
   changeFeedProjection,
   searchProjection,

@@ -8,6 +8,7 @@ export const errorCatalogue = {
   INVALID_TARGET: { status: 422, when: 'a bad reassign target' },
   PAYLOAD_TOO_LARGE: { status: 413, when: 'the body is larger than SVC_BODY_LIMIT' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, when: 'the body has a content type the route does not take' },
+  UPLOAD_REJECTED: { status: 422, when: 'the upload guard refused the bytes (`extensions.reason` says why: executable, svg_active_content, type_mismatch, ...)' },
   URI_TOO_LONG: { status: 414, when: 'a path parameter is longer than the router allows' },
   REQUEST_HEADERS_TOO_LARGE: { status: 431, when: 'the request line and headers exceed 16 KiB' },
   REQUEST_TIMEOUT: { status: 408, when: 'the request was not received in time' },

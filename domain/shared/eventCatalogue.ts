@@ -6,6 +6,7 @@ import { accessEventSchemas } from '../access/events.ts';
 import { changeFeedEventSchemas } from '../changeFeed/events.ts';
 import { contentEventSchemas } from '../content/events.ts';
 import { pageEventSchemas } from '../delivery/events.ts';
+import { fileEventSchemas } from '../files/events.ts';
 import { editorialEventSchemas } from '../editorial/events.ts';
 import { identityEventSchemas } from '../identity/events.ts';
 import { releaseEventSchemas } from '../releases/events.ts';
@@ -22,6 +23,7 @@ export const eventCatalogue = {
   ...editorialEventSchemas,
   ...releaseEventSchemas,
   ...pageEventSchemas,
+  ...fileEventSchemas,
 };
 
 export type EventType = keyof typeof eventCatalogue;

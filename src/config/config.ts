@@ -14,6 +14,12 @@ const booleanFlag = z
   .optional()
   .transform((value) => value === 'true' || value === '1');
 
+/** A flag that is on unless set to false or 0. */
+const booleanFlagOn = z
+  .enum(['true', 'false', '1', '0', ''])
+  .optional()
+  .transform((value) => value !== 'false' && value !== '0');
+
 /** A duration: "7d", "12h", "30m", "45s", "250ms", or a plain number of seconds; parsed to milliseconds. */
 const durationMs = z
   .union([z.number(), z.string().regex(/^\s*\d+\s*(ms|s|m|h|d)?\s*$/, 'must be a duration such as 7d, 12h, 30m, 45s or 250ms')])
@@ -104,6 +110,23 @@ const environmentSchema = z.object({
   SVC_DELIVER_SMAXAGE: z.coerce.number().int().min(0).default(60),
   SVC_DELIVER_SWR: z.coerce.number().int().min(0).default(300),
   SVC_NEGATIVE_CACHE_TTL: z.coerce.number().int().min(0).default(30),
+  // Object storage (infra/storage): an S3 bucket when S3_BUCKET is set, else the folder <SVC_DATA_DIR>/objects.
+  S3_BUCKET: optionalString,
+  S3_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  S3_REGION: z.string().min(1).default('us-east-1'),
+  S3_ACCESS_KEY_ID: optionalString,
+  S3_SECRET_ACCESS_KEY: optionalString,
+  S3_FORCE_PATH_STYLE: booleanFlag,
+  // Upload policy defaults (docs/files.md): used where a site has no upload_policy setting. Lists are comma-separated; empty does not restrict.
+  FILE_UPLOAD_MAX_BYTES: z.coerce.number().int().min(1).optional(),
+  FILE_UPLOAD_ALLOWED_MIME_TYPES: z.string().optional(),
+  FILE_UPLOAD_ALLOWED_EXTENSIONS: z.string().optional(),
+  // Image transforms (src/modules/files/imageTransformer.ts): largest source (width × height, against decompression bombs), time per render, renders at once per instance.
+  MEDIA_TRANSFORM_MAX_INPUT_PIXELS: z.coerce.number().int().min(1).max(268_402_689).default(50_000_000),
+  MEDIA_TRANSFORM_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(10_000),
+  MEDIA_TRANSFORM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** Re-encode JPEG, PNG, WebP, GIF and AVIF uploads (src/modules/files/uploadGuard.ts): drops their metadata and anything after the image. */
+  FILE_UPLOAD_REENCODE_IMAGES: booleanFlagOn,
 });
 
 export type Config = Omit<z.infer<typeof environmentSchema>, 'SVC_SECRET' | 'SVC_SCHEDULER_TICK_MS'> & {
@@ -132,6 +155,12 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   }
   if (Boolean(values.SVC_VAPID_PUBLIC_KEY) !== Boolean(values.SVC_VAPID_PRIVATE_KEY)) {
     throw new ConfigError('invalid environment variable SVC_VAPID_PUBLIC_KEY: SVC_VAPID_PUBLIC_KEY and SVC_VAPID_PRIVATE_KEY go together');
+  }
+  if (Boolean(values.S3_ACCESS_KEY_ID) !== Boolean(values.S3_SECRET_ACCESS_KEY)) {
+    throw new ConfigError('invalid environment variable S3_ACCESS_KEY_ID: S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together');
+  }
+  if (!values.S3_BUCKET && (values.S3_ENDPOINT || values.S3_ACCESS_KEY_ID)) {
+    throw new ConfigError('invalid environment variable S3_BUCKET: required when S3_ENDPOINT or S3_ACCESS_KEY_ID is set');
   }
   const dataDir = resolve(values.SVC_DATA_DIR);
   return {

@@ -9,6 +9,9 @@ import { cdcRoutes } from './cdc/routes.ts';
 import { configRoutes } from './config/routes.ts';
 import { deliveryRoutes } from './delivery/routes.ts';
 import { editorialRoutes } from './editorial/routes.ts';
+import { createFilesRuntime } from './files/filesRuntime.ts';
+import { mediaRoutes } from './files/mediaRoutes.ts';
+import { filesRoutes } from './files/routes.ts';
 import { graphqlRoutes } from './graphql/routes.ts';
 import { instanceRoutes } from './instance/routes.ts';
 import { issuersRoutes } from './issuers/routes.ts';
@@ -66,4 +69,8 @@ export async function registerModules(api: FastifyInstance, deps: ServerDeps): P
   await api.register(async (scope) => graphqlRoutes(scope, deps, realtime));
   await api.register(async (scope) => pageviewsRoutes(scope, deps));
   await api.register(async (scope) => deliveryRoutes(scope, deps));
+  // One object storage and image transformer per server, for the JSON routes and the raw-bytes ones.
+  const files = createFilesRuntime(deps.context);
+  await api.register(async (scope) => filesRoutes(scope, deps, files));
+  await api.register(async (scope) => mediaRoutes(scope, deps, files));
 }

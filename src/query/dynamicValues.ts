@@ -1,12 +1,18 @@
 // Filter values that stand for something known only at request time: $NOW (with an offset),
 // $CURRENT_USER and $CURRENT_ROLE.
 import { AppError } from '../../domain/shared/appError.ts';
+import type { Principal } from '../auth/principal.ts';
 import type { ErrorPath } from './types.ts';
 
 export interface DynamicValueContext {
   now: Date;
   userId?: string | null;
   roleId?: string | null;
+}
+
+/** What $CURRENT_USER, $CURRENT_ROLE and $NOW stand for in a request of `principal`. */
+export function dynamicValuesOf(principal: Principal, now = new Date()): DynamicValueContext {
+  return principal.kind === 'user' ? { now, userId: principal.userId, roleId: principal.roleId } : { now, userId: null, roleId: null };
 }
 
 export interface ResolvedValue {

@@ -147,6 +147,8 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   // is a 400 at its path, whatever route it was sent to and whichever column it was bound for.
   app.addHook('preValidation', async (request) => {
     if (typeof request.body !== 'object' || request.body === null) return;
+    // A raw body (the upload routes pass the request stream through) is bytes, not JSON.
+    if (!Array.isArray(request.body) && Object.getPrototypeOf(request.body) !== Object.prototype) return;
     const unstorable = findUnstorableText(request.body);
     if (unstorable) throw new AppError('VALIDATION_FAILED', `Text ${unstorable.reason}`, { path: ['body', ...unstorable.path] });
   });

@@ -1,0 +1,159 @@
+// The raw-bytes surfaces and the serving of files (docs/files.md): `PUT /files/upload/<key>` (the
+// signed one-time URL of local storage), `POST /media/:key` (raw bytes, media:create), `GET
+// /media/:key` (the original as an attachment with nosniff, or 302 to a transform), `DELETE
+// /media/:key`, and `GET /assets/:id` (a file or its transform, derivatives made once and kept
+// beside the original). Bodies are streams here: every content type passes through unparsed, counted
+// by the upload guard.
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, errors } from '../../../domain/shared/appError.ts';
+import type { ServerDeps } from '../../server/serverDeps.ts';
+import { uuidOr404 } from '../users/identityHelpers.ts';
+import { deleteFile, registerFile } from './fileHandlers.ts';
+import type { FilesRuntime } from './filesRuntime.ts';
+import { findFile, findFileByKey, findPresetByKey } from './queries.ts';
+import { FILE_KEY, MEDIA_KEY, type FileView } from './schemas.ts';
+import { derivativeKey, hasTransform, isDerivativeKey, parseTransform, resolveOutputFormat, TRANSFORM_CONTENT_TYPES, type TransformParams } from './transformParams.ts';
+import { receiveAndStore, verifyLocalUpload } from './uploads.ts';
+
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** SVGs are served inline only under a policy that runs nothing (the guard already refused active content). */
+const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
+
+const declaredType = (request: FastifyRequest) => (request.headers['content-type'] ?? 'application/octet-stream').split(';')[0]!.trim().toLowerCase();
+const mediaObjectKey = (key: string) => `media/${key}`;
+
+export async function mediaRoutes(app: FastifyInstance, { context }: ServerDeps, runtime: FilesRuntime): Promise<void> {
+  // Raw bodies: every content type arrives as the request stream, counted by the guard (not Fastify's body limit).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+
+  const reader = { site: 'required' as const, access: 'public' as const, capability: 'media:read' };
+
+  app.put('/files/upload/*', { config: { site: 'required', access: 'public', rateLimit: 'fileUpload' }, schema: { tags: ['files'], hide: true } }, async (request, reply) => {
+    const key = (request.params as { '*': string })['*'];
+    if (!FILE_KEY.test(key) || isDerivativeKey(key)) throw errors.notFound('No upload URL for this key');
+    const contentType = declaredType(request);
+    verifyLocalUpload(context.config.SVC_SECRET, request.siteId, key, contentType, request.query as { expires?: string; signature?: string });
+    const storage = runtime.storageFor(request.siteId);
+    if (await storage.head(key)) throw new AppError('CONFLICT', 'This upload URL was used already');
+    const stored = await receiveAndStore(context, storage, request.siteId, key, request.body as NodeJS.ReadableStream, { filename: key.slice(key.lastIndexOf('/') + 1), contentType });
+    return reply.status(201).send({ data: { key, type: stored.type, size: stored.size } });
+  });
+
+  app.post('/media/:key', { config: { site: 'required', access: 'bearer', capability: 'media:create', rateLimit: 'fileUpload' }, schema: { tags: ['files'] } }, async (request, reply) => {
+    const { key } = request.params as { key: string };
+    if (!MEDIA_KEY.test(key)) throw new AppError('VALIDATION_FAILED', 'A media key is 1 to 200 letters, digits, ".", "_" or "-"', { path: ['params', 'key'] });
+    const objectKey = mediaObjectKey(key);
+    if (await context.database.withSiteReads(request.siteId, (tx) => findFileByKey(tx, request.siteId, objectKey))) {
+      throw new AppError('CONFLICT', `Media "${key}" exists; delete it first`, { path: ['params', 'key'] });
+    }
+    const storage = runtime.storageFor(request.siteId);
+    const stored = await receiveAndStore(context, storage, request.siteId, objectKey, request.body as NodeJS.ReadableStream, { filename: key, contentType: declaredType(request) });
+    try {
+      const file = await registerFile(
+        context,
+        request.siteId,
+        { key: objectKey, filename: key, title: null, type: stored.type, size: stored.size, tags: [], folder: null, width: stored.width, height: stored.height, source: 'media' },
+        request.metadata,
+      );
+      return reply.status(201).send({ data: file });
+    } catch (error) {
+      await storage.delete(objectKey);
+      throw error;
+    }
+  });
+
+  async function mediaFile(request: FastifyRequest): Promise<FileView> {
+    const { key } = request.params as { key: string };
+    const file = MEDIA_KEY.test(key) ? await context.database.withSiteReads(request.siteId, (tx) => findFileByKey(tx, request.siteId, mediaObjectKey(key))) : null;
+    if (!file) throw errors.notFound(`No media "${key}"`);
+    return file;
+  }
+
+  async function transformOf(request: FastifyRequest): Promise<TransformParams | null> {
+    const query = request.query as Record<string, unknown>;
+    if (!hasTransform(query)) return null;
+    return parseTransform(query, async (preset) =>
+      (await context.database.withSiteReads(request.siteId, (tx) => findPresetByKey(tx, request.siteId, preset)))?.dsl ?? null,
+    );
+  }
+
+  app.get('/media/:key', { config: reader, schema: { tags: ['files'] } }, async (request, reply) => {
+    const file = await mediaFile(request);
+    const params = await transformOf(request);
+    if (params) {
+      // The derivative's own address: the normalized parameters on the file's asset URL.
+      const search = new URLSearchParams(Object.entries(params).map(([name, value]) => [name, typeof value === 'object' ? `${value.x},${value.y}` : String(value)]));
+      return reply.redirect(`/api/v1/assets/${file.id}?${search.toString()}`, 302);
+    }
+    return sendOriginal(request, reply, file, 'attachment');
+  });
+
+  app.delete('/media/:key', { config: { site: 'required', access: 'bearer', capability: 'media:delete' }, schema: { tags: ['files'] } }, async (request, reply) => {
+    const file = await mediaFile(request);
+    await deleteFile(context, request.siteId, file.id, request.metadata);
+    await runtime.storageFor(request.siteId).delete(file.key);
+    return reply.status(204).send();
+  });
+
+  app.get('/assets/:id', { config: reader, schema: { tags: ['files'] } }, async (request, reply) => {
+    const { id } = request.params as { id: string };
+    const file = await context.database.withSiteReads(request.siteId, (tx) => findFile(tx, request.siteId, uuidOr404(id, 'File')));
+    if (!file) throw errors.notFound('File not found');
+    const params = await transformOf(request);
+    if (!params) return sendOriginal(request, reply, file, 'inline');
+    return sendDerivative(request, reply, file, params);
+  });
+
+  async function sendOriginal(request: FastifyRequest, reply: FastifyReply, file: FileView, disposition: 'attachment' | 'inline') {
+    const object = await runtime.storageFor(request.siteId).get(file.key);
+    if (!object) throw errors.notFound('The file has no bytes in storage');
+    reply
+      .header('content-type', file.type)
+      .header('content-length', String(object.size))
+      .header('x-content-type-options', 'nosniff')
+      .header('content-disposition', `${disposition}; filename="${file.filename.replace(/["\\]/g, '_')}"`)
+      .header('cache-control', 'private, max-age=300');
+    if (file.type === 'image/svg+xml') reply.header('content-security-policy', SVG_POLICY);
+    return reply.send(object.stream);
+  }
+
+  /** The derivative: stored once beside the original (single flight in this instance), served as immutable. */
+  async function sendDerivative(request: FastifyRequest, reply: FastifyReply, file: FileView, params: TransformParams) {
+    const storage = runtime.storageFor(request.siteId);
+    const resolved = resolveOutputFormat(params, file.type);
+    const key = derivativeKey(file.key, resolved, file.id);
+    await runtime.transformer.derive(key, async () => {
+      if (await storage.head(key)) return;
+      const original = await storage.get(file.key);
+      if (!original) throw errors.notFound('The file has no bytes in storage');
+      const dir = join(context.config.dataDir, 'tmp', 'derivatives');
+      await mkdir(dir, { recursive: true });
+      const source = join(dir, randomUUID());
+      const target = `${source}.out`;
+      try {
+        await pipeline(original.stream, createWriteStream(source));
+        const rendered = await runtime.transformer.render(source, resolved);
+        await writeFile(target, rendered.buffer);
+        await storage.putFile(key, target, rendered.contentType);
+      } finally {
+        await rm(source, { force: true });
+        await rm(target, { force: true });
+      }
+    });
+    const derivative = await storage.get(key);
+    if (!derivative) throw errors.notFound('The derivative could not be stored');
+    return reply
+      .header('content-type', TRANSFORM_CONTENT_TYPES[resolved.format])
+      .header('content-length', String(derivative.size))
+      .header('x-content-type-options', 'nosniff')
+      .header('cache-control', IMMUTABLE)
+      .header('etag', `"${key.slice(key.lastIndexOf('/') + 1)}"`)
+      .send(derivative.stream);
+  }
+}

@@ -1,0 +1,120 @@
+// /files, /uploads/config and /transform-presets (docs/files.md): file records (listed with the
+// query language), presigned uploads, the upload policy, transform presets. Media, assets and the
+// raw upload surfaces are in ./mediaRoutes.ts.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AppError, errors } from '../../../domain/shared/appError.ts';
+import { parseFilterParam } from '../../query/index.ts';
+import { dynamicValuesOf } from '../../query/dynamicValues.ts';
+import type { ServerDeps } from '../../server/serverDeps.ts';
+import { uuidOr404 } from '../users/identityHelpers.ts';
+import { deleteFile, registerFile, updateFile } from './fileHandlers.ts';
+import { createPreset, deletePreset, updatePreset } from './presetHandlers.ts';
+import { findFile, listFiles, listPresets } from './queries.ts';
+import {
+  createPresetBody,
+  fileSchema,
+  listFilesQuery,
+  presetSchema,
+  presignBody,
+  registerFileBody,
+  updateFileBody,
+  updatePresetBody,
+  uploadConfigBody,
+} from './schemas.ts';
+import type { FilesRuntime } from './filesRuntime.ts';
+import { inspectStored, newUploadKey, signLocalUpload, UPLOAD_URL_TTL_SECONDS } from './uploads.ts';
+import { setUploadPolicy, uploadPolicyOf } from './uploadPolicy.ts';
+
+const member = (capability?: string) => ({ site: 'required' as const, access: 'bearer' as const, ...(capability ? { capability } : {}) });
+const idParams = z.object({ id: z.string() });
+
+export async function filesRoutes(app: FastifyInstance, { context }: ServerDeps, runtime: FilesRuntime): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  api.post('/files/presigned-url', { config: member('media:create'), schema: { tags: ['files'], body: presignBody } }, async (request) => {
+    const { filename, contentType } = request.body;
+    const policy = await uploadPolicyOf(context, request.siteId);
+    if (request.body.size !== undefined && request.body.size > policy.maxBytes) {
+      throw new AppError('PAYLOAD_TOO_LARGE', `The upload is over this site's ${policy.maxBytes} bytes`, { path: ['body', 'size'] });
+    }
+    const key = newUploadKey(filename);
+    const expiresAt = Math.floor(Date.now() / 1_000) + UPLOAD_URL_TTL_SECONDS;
+    const storage = runtime.storageFor(request.siteId);
+    const presigned = await storage.presignPut(key, { contentType, expiresInSeconds: UPLOAD_URL_TTL_SECONDS, maxBytes: policy.maxBytes });
+    const base = `${request.protocol}://${request.host}/api/v1`;
+    const target = presigned ?? signLocalUpload(context.config.SVC_SECRET, base, request.siteId, key, contentType, expiresAt);
+    return { data: { ...target, key, expiresAt: new Date(expiresAt * 1_000).toISOString() } };
+  });
+
+  api.post('/files', { config: member('media:create'), schema: { tags: ['files'], body: registerFileBody, response: { 201: z.object({ data: fileSchema }) } } }, async (request, reply) => {
+    const body = request.body;
+    const inspected = await inspectStored(context, runtime.storageFor(request.siteId), request.siteId, body.key, body.filename);
+    const file = await registerFile(
+      context,
+      request.siteId,
+      {
+        key: body.key,
+        filename: inspected.filename,
+        title: body.title ?? null,
+        type: inspected.type,
+        size: inspected.size,
+        tags: body.tags ?? [],
+        folder: body.folder ?? null,
+        width: inspected.width,
+        height: inspected.height,
+        source: 'upload',
+      },
+      request.metadata,
+    );
+    return reply.status(201).send({ data: file });
+  });
+
+  api.get('/files', { config: member('media:read'), schema: { tags: ['files'] } }, async (request) => {
+    const { limit, page } = listFilesQuery.parse(request.query);
+    const filter = parseFilterParam(request.query as Record<string, unknown>);
+    const dynamic = dynamicValuesOf(request.principal);
+    const result = await context.database.withSiteReads(request.siteId, (tx) => listFiles(tx, request.siteId, { filter, limit, page, dynamic }));
+    return { data: result.files, meta: { total: result.total, page, pageSize: limit } };
+  });
+
+  api.get('/files/:id', { config: member('media:read'), schema: { tags: ['files'], params: idParams } }, async (request) => {
+    const file = await context.database.withSiteReads(request.siteId, (tx) => findFile(tx, request.siteId, uuidOr404(request.params.id, 'File')));
+    if (!file) throw errors.notFound('File not found');
+    return { data: file };
+  });
+
+  api.patch('/files/:id', { config: member('media:update'), schema: { tags: ['files'], params: idParams, body: updateFileBody } }, async (request) => ({
+    data: await updateFile(context, request.siteId, uuidOr404(request.params.id, 'File'), request.body, request.metadata),
+  }));
+
+  api.delete('/files/:id', { config: member('media:delete'), schema: { tags: ['files'], params: idParams } }, async (request, reply) => {
+    const key = await deleteFile(context, request.siteId, uuidOr404(request.params.id, 'File'), request.metadata);
+    await runtime.storageFor(request.siteId).delete(key);
+    return reply.status(204).send();
+  });
+
+  api.get('/uploads/config', { config: member(), schema: { tags: ['files'] } }, async (request) => ({ data: await uploadPolicyOf(context, request.siteId) }));
+
+  api.put('/uploads/config', { config: { site: 'required', access: 'siteAdmin' }, schema: { tags: ['files'], body: uploadConfigBody } }, async (request) => ({
+    data: await setUploadPolicy(context, request.siteId, request.body, request.metadata),
+  }));
+
+  api.get('/transform-presets', { config: member('media:read'), schema: { tags: ['files'] } }, async (request) => ({
+    data: await context.database.withSiteReads(request.siteId, (tx) => listPresets(tx, request.siteId)),
+  }));
+
+  api.post('/transform-presets', { config: member('media:create'), schema: { tags: ['files'], body: createPresetBody, response: { 201: z.object({ data: presetSchema }) } } }, async (request, reply) =>
+    reply.status(201).send({ data: await createPreset(context, request.siteId, request.body, request.metadata) }),
+  );
+
+  api.patch('/transform-presets/:id', { config: member('media:update'), schema: { tags: ['files'], params: idParams, body: updatePresetBody } }, async (request) => ({
+    data: await updatePreset(context, request.siteId, uuidOr404(request.params.id, 'Transform preset'), request.body, request.metadata),
+  }));
+
+  api.delete('/transform-presets/:id', { config: member('media:delete'), schema: { tags: ['files'], params: idParams } }, async (request, reply) => {
+    await deletePreset(context, request.siteId, uuidOr404(request.params.id, 'Transform preset'), request.metadata);
+    return reply.status(204).send();
+  });
+}

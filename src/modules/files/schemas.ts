@@ -1,0 +1,63 @@
+// The shapes of the files and media routes: what they take and answer.
+import { z } from 'zod';
+
+const tag = z.string().trim().min(1).max(100);
+const folder = z.string().trim().min(1).max(500);
+export const FILE_KEY = /^[A-Za-z0-9._-]+(?:\/[A-Za-z0-9._-]+)*$/;
+export const MEDIA_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+
+export const fileSchema = z.object({
+  id: z.string(),
+  key: z.string(),
+  filename: z.string(),
+  title: z.string().nullable(),
+  type: z.string(),
+  size: z.number(),
+  tags: z.array(z.string()),
+  folder: z.string().nullable(),
+  width: z.number().nullable(),
+  height: z.number().nullable(),
+  source: z.enum(['upload', 'media']),
+  uploadedBy: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type FileView = z.infer<typeof fileSchema>;
+
+export const presignBody = z
+  .object({ filename: z.string().trim().min(1).max(255), contentType: z.string().trim().min(1).max(255), size: z.number().int().min(0).optional() })
+  .strict();
+
+export const registerFileBody = z
+  .object({
+    key: z.string().min(1).max(512).regex(FILE_KEY, 'A key is names joined by "/" (letters, digits, ".", "_", "-")'),
+    title: z.string().trim().min(1).max(500).nullable().optional(),
+    tags: z.array(tag).max(100).optional(),
+    folder: folder.nullable().optional(),
+    filename: z.string().trim().min(1).max(255).optional(),
+  })
+  .strict();
+
+export const updateFileBody = z
+  .object({ title: z.string().trim().min(1).max(500).nullable().optional(), tags: z.array(tag).max(100).optional(), folder: folder.nullable().optional() })
+  .strict();
+
+export const listFilesQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(25),
+  page: z.coerce.number().int().min(1).default(1),
+});
+
+export const presetKey = z.string().regex(/^[a-z0-9]+(?:[_-][a-z0-9]+)*$/, 'A preset key is lowercase letters and digits, joined by "_" or "-"').max(100);
+export const presetSchema = z.object({ id: z.string(), key: z.string(), name: z.string(), dsl: z.record(z.string(), z.unknown()), createdAt: z.string(), updatedAt: z.string() });
+export type PresetView = z.infer<typeof presetSchema>;
+export const createPresetBody = z.object({ key: presetKey, name: z.string().trim().min(1).max(200), dsl: z.record(z.string(), z.unknown()) }).strict();
+export const updatePresetBody = z.object({ key: presetKey.optional(), name: z.string().trim().min(1).max(200).optional(), dsl: z.record(z.string(), z.unknown()).optional() }).strict();
+
+export const uploadConfigBody = z
+  .object({
+    maxBytes: z.number().int().positive().optional(),
+    allowedMimeTypes: z.array(z.string().min(1).max(255)).max(500).optional(),
+    allowedExtensions: z.array(z.string().min(1).max(32)).max(500).optional(),
+    catalogue: z.array(z.string().min(1).max(255)).max(500).optional(),
+  })
+  .strict();

@@ -1,0 +1,274 @@
+// The upload guard (spec "Files and assets", issue #21) that every upload surface calls: the body is
+// received to a temp file counting its true bytes, then the file is checked against the site's upload
+// policy, its name and its declared type, sniffed, scanned (executables, SVG active content, payloads in
+// raster images) and, when FILE_UPLOAD_REENCODE_IMAGES is on, raster images are re-encoded in place.
+// Refusals: 413 PAYLOAD_TOO_LARGE; 415 UNSUPPORTED_MEDIA_TYPE (type_missing, type_not_allowed,
+// extension_not_allowed); 422 UPLOAD_REJECTED (executable, extension_mismatch, type_mismatch,
+// svg_active_content, embedded_script, embedded_executable, trailing_payload, corrupt_image), each
+// with `extensions.reason`.
+import { randomUUID } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { fileTypeFromFile } from 'file-type';
+import sharp from 'sharp';
+import { AppError, type ErrorCode } from '../../../domain/shared/appError.ts';
+import { scanRaster, type RasterFormat } from './rasterScan.ts';
+import { decodeSvgText, scanSvg } from './svgScan.ts';
+
+/** What a site takes; an empty list does not restrict. */
+export interface UploadPolicy {
+  maxBytes: number;
+  allowedMimeTypes: string[];
+  allowedExtensions: string[];
+}
+
+export interface InspectedUpload {
+  mimeType: string;
+  extension: string;
+  bytes: number;
+  width?: number;
+  height?: number;
+  /** The file was rewritten in place (FILE_UPLOAD_REENCODE_IMAGES): store it again even when `bytes` did not change. */
+  reencoded: boolean;
+}
+
+/** A type the guard knows: its extensions, what file-type may sniff for it ('text': nothing, or XML), and its raster format. */
+interface KnownType {
+  extensions: string[];
+  sniffed: string[] | 'text';
+  raster?: RasterFormat;
+}
+
+const KNOWN_TYPES = new Map<string, KnownType>(Object.entries({
+  'image/jpeg': { extensions: ['jpg', 'jpeg', 'jpe', 'jfif'], sniffed: ['image/jpeg'], raster: 'jpeg' },
+  'image/png': { extensions: ['png'], sniffed: ['image/png', 'image/apng'], raster: 'png' },
+  'image/apng': { extensions: ['apng', 'png'], sniffed: ['image/apng'], raster: 'png' },
+  'image/gif': { extensions: ['gif'], sniffed: ['image/gif'], raster: 'gif' },
+  'image/webp': { extensions: ['webp'], sniffed: ['image/webp'], raster: 'webp' },
+  'image/avif': { extensions: ['avif'], sniffed: ['image/avif'], raster: 'avif' },
+  'image/svg+xml': { extensions: ['svg'], sniffed: 'text' },
+  'image/heic': { extensions: ['heic'], sniffed: ['image/heic', 'image/heic-sequence', 'image/heif'] },
+  'image/heif': { extensions: ['heif'], sniffed: ['image/heif', 'image/heif-sequence', 'image/heic'] },
+  'image/tiff': { extensions: ['tif', 'tiff'], sniffed: ['image/tiff'] },
+  'image/bmp': { extensions: ['bmp'], sniffed: ['image/bmp'] },
+  'image/x-icon': { extensions: ['ico'], sniffed: ['image/x-icon'] },
+  'application/pdf': { extensions: ['pdf'], sniffed: ['application/pdf'] },
+  'application/zip': { extensions: ['zip'], sniffed: ['application/zip'] },
+  'application/json': { extensions: ['json'], sniffed: 'text' },
+  'application/xml': { extensions: ['xml'], sniffed: 'text' },
+  'text/plain': { extensions: ['txt', 'text', 'log'], sniffed: 'text' },
+  'text/markdown': { extensions: ['md', 'markdown'], sniffed: 'text' },
+  'text/csv': { extensions: ['csv'], sniffed: 'text' },
+  'video/mp4': { extensions: ['mp4', 'm4v'], sniffed: ['video/mp4', 'video/x-m4v'] },
+  'video/webm': { extensions: ['webm'], sniffed: ['video/webm'] },
+  'video/quicktime': { extensions: ['mov'], sniffed: ['video/quicktime'] },
+  'audio/mpeg': { extensions: ['mp3'], sniffed: ['audio/mpeg'] },
+  'audio/wav': { extensions: ['wav'], sniffed: ['audio/wav'] },
+  'audio/ogg': { extensions: ['ogg', 'oga', 'opus'], sniffed: ['audio/ogg', 'audio/ogg; codecs=opus'] },
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': { extensions: ['docx'], sniffed: ['application/vnd.openxmlformats-officedocument.wordprocessingml.document'] },
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { extensions: ['xlsx'], sniffed: ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'] },
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation': { extensions: ['pptx'], sniffed: ['application/vnd.openxmlformats-officedocument.presentationml.presentation'] },
+} satisfies Record<string, KnownType>));
+const ALIASES = new Map(Object.entries({
+  'image/jpg': 'image/jpeg', 'image/pjpeg': 'image/jpeg', 'image/x-png': 'image/png', 'image/vnd.microsoft.icon': 'image/x-icon',
+  'text/xml': 'application/xml', 'audio/mp3': 'audio/mpeg', 'audio/x-wav': 'audio/wav', 'audio/wave': 'audio/wav', 'audio/vnd.wave': 'audio/wav',
+  'application/x-zip-compressed': 'application/zip',
+}));
+const EXECUTABLE_SNIFFS = new Set(['elf', 'macho', 'exe']);
+/** Markup a declared non-SVG text type may not be (a browser told it is text would still be safe; a sniffing one might not). */
+const MARKUP_START = /^\uFEFF?\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:svg|html|script|!doctype\s+(?:html|svg))\b/i;
+/** How long one re-encode may take before the upload is refused. */
+const REENCODE_TIMEOUT_SECONDS = 60;
+const FLUSH_BYTES = 64 * 1024;
+
+/** `image/JPG; charset=x` → `image/jpeg`. */
+export function canonicalMimeType(contentType: string): string {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  return ALIASES.get(type) ?? type;
+}
+
+/** The extension of a file name, lowercased, without its dot ('' when it has none). */
+export function extensionOf(filename: string): string {
+  const base = filename.slice(Math.max(filename.lastIndexOf('/'), filename.lastIndexOf('\\')) + 1);
+  const dot = base.lastIndexOf('.');
+  return dot <= 0 ? '' : base.slice(dot + 1).toLowerCase();
+}
+
+const refuse = (code: ErrorCode, reason: string, message: string, extensions: Record<string, unknown> = {}) =>
+  new AppError(code, message, { extensions: { reason, ...extensions } });
+const rejected = (reason: string, message: string, extensions: Record<string, unknown> = {}) => refuse('UPLOAD_REJECTED', reason, message, extensions);
+const tooLarge = (maxBytes: number) =>
+  new AppError('PAYLOAD_TOO_LARGE', `The upload is larger than the ${maxBytes} bytes this site takes`, { extensions: { maxBytes } });
+
+async function writeAll(file: FileHandle, bytes: Buffer): Promise<void> {
+  for (let offset = 0; offset < bytes.length; ) offset += (await file.write(bytes, offset, bytes.length - offset)).bytesWritten;
+}
+
+/**
+ * Streams `body` to a new temp file under `dir`, counting bytes (a chunked body without a Content-Length
+ * is counted the same); over maxBytes → AppError PAYLOAD_TOO_LARGE (the partial file removed). The body
+ * is left unread past the cap, not destroyed, so the caller can still answer (and close the connection).
+ */
+export async function receiveToTempFile(body: NodeJS.ReadableStream, options: { dir: string; maxBytes: number }): Promise<{ path: string; bytes: number }> {
+  await mkdir(options.dir, { recursive: true });
+  const path = join(options.dir, `upload-${randomUUID()}.part`);
+  const file = await open(path, 'wx', 0o600);
+  let bytes = 0;
+  try {
+    const source: AsyncIterable<unknown> = body instanceof Readable ? body.iterator({ destroyOnReturn: false }) : body;
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    for await (const chunk of source) {
+      const buffer = Buffer.isBuffer(chunk) ? chunk : typeof chunk === 'string' ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array);
+      bytes += buffer.length;
+      if (bytes > options.maxBytes) throw tooLarge(options.maxBytes);
+      pending.push(buffer);
+      pendingBytes += buffer.length;
+      if (pendingBytes >= FLUSH_BYTES) {
+        await writeAll(file, Buffer.concat(pending));
+        pending = [];
+        pendingBytes = 0;
+      }
+    }
+    if (pendingBytes > 0) await writeAll(file, Buffer.concat(pending));
+    await file.close();
+  } catch (error) {
+    await file.close().catch(() => undefined);
+    await rm(path, { force: true });
+    throw error;
+  }
+  return { path, bytes };
+}
+
+/** The type checks: executables first (whatever the name), then the allowlists, then name and bytes against the declared type. */
+async function checkType(path: string, declared: { filename: string; contentType: string }, policy: UploadPolicy): Promise<{ mimeType: string; extension: string; known?: KnownType }> {
+  const head = await readHead(path, 16);
+  const sniffed = await fileTypeFromFile(path);
+  const executable = executableMagic(head) ?? (sniffed && EXECUTABLE_SNIFFS.has(sniffed.ext) ? sniffed.mime : undefined);
+  if (executable) throw rejected('executable', `The file is an executable (${executable}), which is never accepted`, { detected: executable });
+
+  const mimeType = canonicalMimeType(declared.contentType);
+  const extension = extensionOf(declared.filename);
+  if (!mimeType) throw refuse('UNSUPPORTED_MEDIA_TYPE', 'type_missing', 'The upload declares no content type');
+  const allowedTypes = policy.allowedMimeTypes.map((entry) => canonicalMimeType(entry));
+  const typeAllowed = allowedTypes.some((entry) => entry === mimeType || entry === '*/*' || (entry.endsWith('/*') && mimeType.startsWith(entry.slice(0, -1))));
+  if (allowedTypes.length > 0 && !typeAllowed) throw refuse('UNSUPPORTED_MEDIA_TYPE', 'type_not_allowed', `This site does not take ${mimeType} uploads`, { mimeType });
+  const allowedExtensions = policy.allowedExtensions.map((entry) => entry.trim().toLowerCase().replace(/^\./, ''));
+  if (allowedExtensions.length > 0 && !allowedExtensions.includes(extension)) {
+    throw refuse('UNSUPPORTED_MEDIA_TYPE', 'extension_not_allowed', extension ? `This site does not take .${extension} files` : 'This site does not take files without an extension', { extension });
+  }
+
+  const known = KNOWN_TYPES.get(mimeType);
+  const extensionIsKnown = [...KNOWN_TYPES.values()].some((type) => type.extensions.includes(extension));
+  if (known ? !known.extensions.includes(extension) : extensionIsKnown) {
+    throw rejected('extension_mismatch', `The name "${declared.filename}" does not fit the declared type ${mimeType}`, { mimeType, extension });
+  }
+  const detected = sniffed?.mime;
+  const textLike = known?.sniffed === 'text';
+  const fits = known ? (textLike ? detected === undefined || detected === 'application/xml' : (known.sniffed as string[]).includes(detected ?? '')) : detected === undefined || detected === mimeType;
+  if (!fits) {
+    throw rejected('type_mismatch', detected ? `The bytes are ${detected}, not the declared ${mimeType}` : `The bytes are not ${mimeType}`, { mimeType, detected: detected ?? null });
+  }
+  return { mimeType, extension, ...(known ? { known } : {}) };
+}
+
+async function readHead(path: string, length: number): Promise<Buffer> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await handle.read(buffer, 0, length, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** ELF, thin Mach-O (32/64-bit, either byte order) and MZ (DOS/PE) headers; file-type adds fat Mach-O binaries. */
+function executableMagic(head: Buffer): string | undefined {
+  const magic = head.length >= 4 ? head.readUInt32BE(0) : 0;
+  if (magic === 0x7f454c46) return 'ELF';
+  if ([0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe].includes(magic)) return 'Mach-O';
+  if (head.length >= 2 && head[0] === 0x4d && head[1] === 0x5a) return 'PE/MZ';
+  return undefined;
+}
+
+/** SVG: read whole (at most the policy's maxBytes) and scanned; the bytes must be an <svg> document without active content. */
+async function checkSvg(path: string): Promise<{ width?: number; height?: number }> {
+  const scan = scanSvg(decodeSvgText(await readFile(path)));
+  if (scan.kind === 'clean') return { ...(scan.width ? { width: scan.width } : {}), ...(scan.height ? { height: scan.height } : {}) };
+  if (scan.kind === 'not_svg') throw rejected('type_mismatch', `The bytes are not an SVG document: ${scan.detail}`, { mimeType: 'image/svg+xml', detail: scan.detail });
+  if (scan.kind === 'malformed') throw rejected('corrupt_image', `The SVG is not well formed: ${scan.detail}`, { detail: scan.detail });
+  throw rejected('svg_active_content', `The SVG has active content: ${scan.detail}`, { detail: scan.detail });
+}
+
+/** A declared text type whose first bytes are SVG or HTML markup. */
+async function checkText(path: string, mimeType: string): Promise<void> {
+  if (MARKUP_START.test((await readHead(path, 4096)).toString('utf8'))) {
+    throw rejected('type_mismatch', `The bytes are markup (SVG or HTML), not ${mimeType}`, { mimeType, detected: 'markup' });
+  }
+}
+
+/** Re-encoded in its own format: metadata, text chunks and appended bytes are not carried over; orientation is applied, animation kept. */
+async function reencode(path: string, format: RasterFormat, lossless: boolean | undefined): Promise<{ bytes: number; width: number; height: number }> {
+  const animated = format === 'gif' || format === 'webp';
+  const image = sharp(path, { animated }).timeout({ seconds: REENCODE_TIMEOUT_SECONDS });
+  const { pages = 1, isPalette } = await image.metadata();
+  if (pages === 1) image.autoOrient();
+  if (format === 'jpeg') image.jpeg({ quality: 90 });
+  else if (format === 'png') image.png({ palette: isPalette }); // a palette image (256 colours at most) stays one, pixel for pixel
+  else if (format === 'webp') image.webp(lossless ? { lossless: true } : { quality: 90 });
+  else if (format === 'gif') image.gif();
+  else image.avif({ quality: 70 });
+  const output = `${path}.reencoded`;
+  try {
+    const info = await image.toFile(output);
+    await rename(output, path);
+    return { bytes: info.size, width: info.width, height: info.pageHeight ?? info.height };
+  } finally {
+    await rm(output, { force: true });
+  }
+}
+
+async function rasterDimensions(path: string): Promise<{ width?: number; height?: number }> {
+  const metadata = await sharp(path).metadata();
+  // Read without `animated`, an animation's metadata describes its first frame.
+  const width = metadata.autoOrient?.width ?? metadata.width;
+  const height = metadata.autoOrient?.height ?? metadata.pageHeight ?? metadata.height;
+  return { ...(width ? { width } : {}), ...(height ? { height } : {}) };
+}
+
+async function checkRaster(path: string, format: RasterFormat, reencodeImages: boolean): Promise<{ bytes?: number; width?: number; height?: number; reencoded?: boolean }> {
+  const scan = await scanRaster(path, format);
+  if (scan.finding) throw rejected(scan.finding.reason, `The image was refused: ${scan.finding.detail}`, { detail: scan.finding.detail });
+  try {
+    return reencodeImages ? { ...(await reencode(path, format, scan.lossless)), reencoded: true } : await rasterDimensions(path);
+  } catch (error) {
+    throw rejected('corrupt_image', `The image cannot be decoded: ${(error as Error).message}`, { detail: (error as Error).message });
+  }
+}
+
+/**
+ * Checks the received file against the policy and its name/declared type; returns what it is (possibly
+ * re-encoded in place), or throws the refusals above. On any refusal the file is removed.
+ */
+export async function inspectUpload(
+  file: { path: string; bytes: number },
+  declared: { filename: string; contentType: string },
+  options: { policy: UploadPolicy; reencodeImages: boolean },
+): Promise<InspectedUpload> {
+  try {
+    const { size } = await stat(file.path);
+    if (size > options.policy.maxBytes) throw tooLarge(options.policy.maxBytes);
+    const { mimeType, extension, known } = await checkType(file.path, declared, options.policy);
+    let found: { bytes?: number; width?: number; height?: number; reencoded?: boolean } = {};
+    if (mimeType === 'image/svg+xml') found = await checkSvg(file.path);
+    else if (known?.raster) found = await checkRaster(file.path, known.raster, options.reencodeImages);
+    else if (known?.sniffed === 'text' || (!known && mimeType.startsWith('text/'))) await checkText(file.path, mimeType);
+    const { bytes = size, width, height, reencoded = false } = found;
+    return { mimeType, extension, bytes, ...(width ? { width } : {}), ...(height ? { height } : {}), reencoded };
+  } catch (error) {
+    await rm(file.path, { force: true });
+    throw error;
+  }
+}

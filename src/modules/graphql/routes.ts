@@ -1,4 +1,5 @@
-// /graphql: GraphQL per site with graphql-yoga (docs/graphql.md). POST runs queries and mutations,
+// /graphql: GraphQL per site with graphql-yoga (docs/graphql.md). POST runs queries and mutations
+// (a plain JSON POST directly with graphql-js, ./directExecution.ts, the same rules and errors),
 // GET or POST with `Accept: text/event-stream` streams subscriptions (SSE), and outside production
 // GET serves GraphiQL and introspection answers. Same tokens and headers as REST. Every answer is
 // HTTP 200 with `errors[]` carrying `extensions.code` and `extensions.status`, refusals of the
@@ -10,12 +11,15 @@ import type { ServerDeps } from '../../server/serverDeps.ts';
 import { toAppError } from '../../server/errorHandler.ts';
 import { localeOf } from '../items/contentHeaders.ts';
 import type { RealtimeService } from '../realtime/realtimeService.ts';
+import { createDirectExecutor, directRequestOf } from './directExecution.ts';
 import { asValidationError, graphqlError, graphqlErrorOf } from './errors.ts';
 import { costLimitRule, depthLimitRule, queryLimitsFromConfig } from './limits.ts';
 import type { GraphqlContext } from './resolvers.ts';
 import { createGraphqlSchemaCache } from './schemaCache.ts';
 
 export const GRAPHQL_PATH = '/api/v1/graphql';
+/** The signal of a request that streams nothing. */
+const NEVER = new AbortController().signal;
 
 interface ServerContext {
   req: FastifyRequest;
@@ -57,6 +61,7 @@ export async function graphqlRoutes(app: FastifyInstance, { context }: ServerDep
   const schemas = createGraphqlSchemaCache();
   const rules = [depthLimitRule(limits), costLimitRule(limits), ...(production ? [NoSchemaIntrospectionCustomRule] : [])];
 
+  const direct = createDirectExecutor(rules);
   const yoga = createYoga<ServerContext, GraphqlContext>({
     graphqlEndpoint: GRAPHQL_PATH,
     graphiql: !production,
@@ -91,14 +96,22 @@ export async function graphqlRoutes(app: FastifyInstance, { context }: ServerDep
     if (request.principal.kind === 'anonymous') {
       return reply.status(200).send({ errors: [graphqlError('UNAUTHENTICATED', 'GraphQL needs a token: a login JWT, an svk_ API key or an identity provider JWT', 401).toJSON()] });
     }
+    const site = await context.schemas.site(request.siteId);
+    const access = await request.access();
+    const locale = localeOf(request) ?? site.defaultLanguage;
+    const plain = request.method === 'POST' && !(request.headers.accept ?? '').includes('text/event-stream') ? directRequestOf(request.body) : null;
+    if (plain) {
+      // A query or mutation answers within the request: nothing to abort.
+      const result = await direct.run(schemas.schemaFor(site, access).schema, plain, { app: context, request, access, realtime, signal: NEVER, locale });
+      if (result) return reply.status(200).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(result));
+    }
     const aborted = new AbortController();
     open.add(aborted);
     request.raw.on('close', () => {
       aborted.abort();
       open.delete(aborted);
     });
-    const locale = localeOf(request) ?? (await context.schemas.site(request.siteId)).defaultLanguage;
-    const graphql: GraphqlContext = { app: context, request, access: await request.access(), realtime, signal: aborted.signal, locale };
+    const graphql: GraphqlContext = { app: context, request, access, realtime, signal: aborted.signal, locale };
     return send(reply, await yoga.handleNodeRequestAndResponse(request, reply, { req: request, reply, graphql }));
   }
 

@@ -3,6 +3,7 @@ import { apiKeysProjection } from './apiKeysProjection.ts';
 import { auditProjection } from './auditProjection.ts';
 import { cdcSubscriptionsProjection } from './cdcSubscriptionsProjection.ts';
 import { changeFeedProjection } from './changeFeedProjection.ts';
+import { consentsProjection } from './consentsProjection.ts';
 import { editorialProjection } from './editorialProjection.ts';
 import { fieldAccessLogProjection } from './fieldAccessLogProjection.ts';
 import { itemHistoryProjection } from './itemHistoryProjection.ts';
@@ -18,6 +19,7 @@ import type { Projection } from './projection.ts';
 import { policiesProjection } from './policiesProjection.ts';
 import { pushSubscriptionsProjection } from './pushSubscriptionsProjection.ts';
 import { releasesProjection } from './releasesProjection.ts';
+import { restrictionsProjection } from './restrictionsProjection.ts';
 import { rolesProjection } from './rolesProjection.ts';
 import { sessionsProjection } from './sessionsProjection.ts';
 import { settingsProjection } from './settingsProjection.ts';
@@ -53,6 +55,8 @@ export const projections: readonly Projection[] = [
   pagesProjection,
   filesProjection,
   transformPresetsProjection,
+  consentsProjection,
+  restrictionsProjection,
   // Async ones are applied by the daemon in this order: the change feed first, as realtime-ish consumers wait on it.
   changeFeedProjection,
   searchProjection,

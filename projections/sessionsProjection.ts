@@ -6,6 +6,13 @@ export const sessionsProjection = defineProjection({
   name: 'sessions',
   mode: 'inline',
   tables: ['sessions'],
+  maintainers: [
+    {
+      table: 'sessions',
+      writer: 'src/modules/privacy/retention.ts (pruneEndedSessions)',
+      why: 'retention: sessions ended (revoked or expired) more than SVC_RETENTION_SESSIONS_DAYS ago are removed; a rebuild brings them back.',
+    },
+  ],
   handlers: {
     'session.started': async (tx, event) => {
       tx.notifyAfterCommit(IDENTITY_CHANNEL, event.siteId);

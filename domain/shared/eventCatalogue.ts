@@ -9,6 +9,7 @@ import { pageEventSchemas } from '../delivery/events.ts';
 import { fileEventSchemas } from '../files/events.ts';
 import { editorialEventSchemas } from '../editorial/events.ts';
 import { identityEventSchemas } from '../identity/events.ts';
+import { privacyEventSchemas } from '../privacy/events.ts';
 import { releaseEventSchemas } from '../releases/events.ts';
 import { settingEventSchemas } from '../settings/events.ts';
 import { siteEventSchemas } from '../sites/events.ts';
@@ -24,6 +25,7 @@ export const eventCatalogue = {
   ...releaseEventSchemas,
   ...pageEventSchemas,
   ...fileEventSchemas,
+  ...privacyEventSchemas,
 };
 
 export type EventType = keyof typeof eventCatalogue;

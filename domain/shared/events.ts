@@ -13,7 +13,8 @@ export interface NewEvent<Type extends string = string, Data = unknown> {
 }
 
 export interface EventMetadata {
-  actor: { kind: 'user' | 'apiKey' | 'system' | 'instance' | 'anonymous'; id: string | null; impersonatorId?: string };
+  /** `agent`: an automated agent acting on content (GET /me/automated-decisions lists its revisions). */
+  actor: { kind: 'user' | 'apiKey' | 'system' | 'instance' | 'anonymous' | 'agent'; id: string | null; impersonatorId?: string };
   requestId?: string;
   correlationId?: string;
   causationId?: string;

@@ -81,6 +81,8 @@ const environmentSchema = z.object({
   SVC_RATE_LIMIT_FAIL_CLOSED: booleanFlag,
   // Change feed, webhooks, realtime and web push (durations in milliseconds unless named otherwise).
   SVC_CDC_RETENTION: durationMs.default(7 * 86_400_000),
+  /** POST /retention/run removes sessions ended more than this many days ago (docs/privacy.md). */
+  SVC_RETENTION_SESSIONS_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
   /** The scheduler tick (due releases, change-feed retention, item counts); unset: SVC_SCHEDULER_INTERVAL_MS, else 5 s. */
   SVC_SCHEDULER_TICK_MS: z.coerce.number().int().min(100).optional(),
   /** Deprecated alias of SVC_SCHEDULER_TICK_MS, used only when that is unset. */

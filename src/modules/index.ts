@@ -19,6 +19,7 @@ import { permissionsRoutes } from './permissions/routes.ts';
 import { pagesRoutes } from './pages/routes.ts';
 import { pageviewsRoutes } from './pageviews/routes.ts';
 import { policiesRoutes } from './policies/routes.ts';
+import { privacyRoutes } from './privacy/routes.ts';
 import { rolesRoutes } from './roles/routes.ts';
 import { pinRoutes } from './items/pinRoutes.ts';
 import { revisionRoutes } from './items/revisionRoutes.ts';
@@ -43,6 +44,7 @@ export async function registerModules(api: FastifyInstance, deps: ServerDeps): P
   await api.register(async (scope) => instanceRoutes(scope, deps));
   await api.register(async (scope) => authRoutes(scope, deps));
   await api.register(async (scope) => accountRoutes(scope, deps));
+  await api.register(async (scope) => privacyRoutes(scope, deps));
   await api.register(async (scope) => usersRoutes(scope, deps));
   await api.register(async (scope) => teamsRoutes(scope, deps));
   await api.register(async (scope) => apiKeysRoutes(scope, deps));
@@ -71,6 +73,7 @@ export async function registerModules(api: FastifyInstance, deps: ServerDeps): P
   await api.register(async (scope) => deliveryRoutes(scope, deps));
   // One object storage and image transformer per server, for the JSON routes and the raw-bytes ones.
   const files = createFilesRuntime(deps.context);
+  deps.context.onClose(async () => files.close());
   await api.register(async (scope) => filesRoutes(scope, deps, files));
   await api.register(async (scope) => mediaRoutes(scope, deps, files));
 }

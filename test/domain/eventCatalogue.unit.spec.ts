@@ -226,6 +226,10 @@ const samples: { [Type in EventType]: EventDataOf<Type> } = {
     authorId: uuid,
     itemVersion: 2,
   },
+  consent_granted: { userId: uuid, consentType: 'marketing', source: 'banner', version: '2024-06' },
+  consent_withdrawn: { userId: uuid, consentType: 'sale_share', source: 'settings', version: '2024-06' },
+  'processing_restriction.applied': { userId: uuid, reason: 'Disputed accuracy' },
+  'processing_restriction.lifted': { userId: uuid },
 };
 
 describe('the event catalogue', () => {

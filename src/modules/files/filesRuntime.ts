@@ -1,21 +1,60 @@
-// What the files routes share on one instance: the object storage (S3 or the local folder) and the
-// image transformer with its limits and single flight.
+// What the files routes share on one instance: the object storage (S3 or the local folder), the
+// image transformer with its limits and single flight, and the file records asset requests read.
 import { createObjectStorage } from '../../../infra/storage/createObjectStorage.ts';
 import { forSite, type ObjectStorage, type SiteObjectStorage } from '../../../infra/storage/objectStorage.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { createImageTransformer, type ImageTransformer } from './imageTransformer.ts';
+import { findFile } from './queries.ts';
+import type { FileView } from './schemas.ts';
 
 export interface FilesRuntime {
   storage: ObjectStorage;
   /** The storage as one site sees it: every key under that site's namespace. */
   storageFor(siteId: string): SiteObjectStorage;
   transformer: ImageTransformer;
+  /**
+   * A file record by id, or null: served asset URLs read it on every request, so it is kept per
+   * instance and dropped with everything of its site on the site's next event (svc_events: this
+   * instance's commits before their callers go on, other instances' through NOTIFY).
+   */
+  fileRecord(siteId: string, fileId: string): Promise<FileView | null>;
+  close(): void;
 }
 
-export function createFilesRuntime(context: Pick<AppContext, 'config'>): FilesRuntime {
+const MAX_RECORDS_PER_SITE = 10_000;
+
+export function createFilesRuntime(context: Pick<AppContext, 'config' | 'database' | 'notifier'>): FilesRuntime {
   const { config } = context;
   const storage = createObjectStorage(config);
+  const records = new Map<string, Map<string, FileView | null>>();
+  /** Bumped by each event of the site: a read begun before it must not store its answer. */
+  const generations = new Map<string, number>();
+  const changed = (siteId: string) => {
+    records.delete(siteId);
+    generations.set(siteId, (generations.get(siteId) ?? 0) + 1);
+  };
+  const stopLocal = context.database.onCommitted((channel, siteId) => {
+    if (channel === 'svc_events') changed(siteId);
+  });
+  const stopRemote = context.notifier.on('svc_events', changed);
   return {
+    async fileRecord(siteId, fileId) {
+      const site = records.get(siteId);
+      if (site?.has(fileId)) return site.get(fileId)!;
+      const generation = generations.get(siteId) ?? 0;
+      const file = await context.database.withSiteReads(siteId, (tx) => findFile(tx, siteId, fileId));
+      if ((generations.get(siteId) ?? 0) === generation) {
+        let entries = records.get(siteId);
+        if (!entries) records.set(siteId, (entries = new Map()));
+        if (entries.size >= MAX_RECORDS_PER_SITE) entries.delete(entries.keys().next().value!);
+        entries.set(fileId, file);
+      }
+      return file;
+    },
+    close() {
+      stopLocal();
+      stopRemote();
+    },
     storage,
     storageFor: (siteId) => forSite(storage, siteId),
     transformer: createImageTransformer({

@@ -15,7 +15,7 @@ import type { ServerDeps } from '../../server/serverDeps.ts';
 import { uuidOr404 } from '../users/identityHelpers.ts';
 import { deleteFile, registerFile } from './fileHandlers.ts';
 import type { FilesRuntime } from './filesRuntime.ts';
-import { findFile, findFileByKey, findPresetByKey } from './queries.ts';
+import { findFileByKey, findPresetByKey } from './queries.ts';
 import { FILE_KEY, MEDIA_KEY, type FileView } from './schemas.ts';
 import { derivativeKey, hasTransform, isDerivativeKey, parseTransform, resolveOutputFormat, TRANSFORM_CONTENT_TYPES, type TransformParams } from './transformParams.ts';
 import { receiveAndStore, verifyLocalUpload } from './uploads.ts';
@@ -103,7 +103,7 @@ export async function mediaRoutes(app: FastifyInstance, { context }: ServerDeps,
 
   app.get('/assets/:id', { config: reader, schema: { tags: ['files'] } }, async (request, reply) => {
     const { id } = request.params as { id: string };
-    const file = await context.database.withSiteReads(request.siteId, (tx) => findFile(tx, request.siteId, uuidOr404(id, 'File')));
+    const file = await runtime.fileRecord(request.siteId, uuidOr404(id, 'File'));
     if (!file) throw errors.notFound('File not found');
     const params = await transformOf(request);
     if (!params) return sendOriginal(request, reply, file, 'inline');
@@ -128,6 +128,12 @@ export async function mediaRoutes(app: FastifyInstance, { context }: ServerDeps,
     const storage = runtime.storageFor(request.siteId);
     const resolved = resolveOutputFormat(params, file.type);
     const key = derivativeKey(file.key, resolved, file.id);
+    const etag = `"${key.slice(key.lastIndexOf('/') + 1)}"`;
+    const headers = { 'content-type': TRANSFORM_CONTENT_TYPES[resolved.format], 'x-content-type-options': 'nosniff', 'cache-control': IMMUTABLE, etag };
+    // A derivative never changes under its key: a revalidation needs no storage read.
+    if (request.headers['if-none-match'] === etag) return reply.status(304).headers(headers).send();
+    const stored = await storage.get(key);
+    if (stored) return reply.headers({ ...headers, 'content-length': String(stored.size) }).send(stored.stream);
     await runtime.transformer.derive(key, async () => {
       if (await storage.head(key)) return;
       const original = await storage.get(file.key);
@@ -148,12 +154,6 @@ export async function mediaRoutes(app: FastifyInstance, { context }: ServerDeps,
     });
     const derivative = await storage.get(key);
     if (!derivative) throw errors.notFound('The derivative could not be stored');
-    return reply
-      .header('content-type', TRANSFORM_CONTENT_TYPES[resolved.format])
-      .header('content-length', String(derivative.size))
-      .header('x-content-type-options', 'nosniff')
-      .header('cache-control', IMMUTABLE)
-      .header('etag', `"${key.slice(key.lastIndexOf('/') + 1)}"`)
-      .send(derivative.stream);
+    return reply.headers({ ...headers, 'content-length': String(derivative.size) }).send(derivative.stream);
   }
 }

@@ -47,6 +47,7 @@ describe('PUT /settings/:key', () => {
     expect(dataOf(await admin('GET', '/settings/studio.home-layout_v2'))).toEqual({ key: 'studio.home-layout_v2', value: free, isDefault: false });
     expect(dataOf(await admin('GET', '/settings/upload_policy'))).toEqual({ key: 'upload_policy', value: POLICY, isDefault: false });
     expect(dataOf(await admin('GET', '/settings'))).toEqual({
+      ...DEFAULT_SETTINGS,
       'studio.home-layout_v2': free,
       count: [1, 2],
       label: '',
@@ -111,7 +112,7 @@ describe('PATCH /settings', () => {
     const site = await createTestSite(service);
     const admin = caller(service, site);
     const patched = dataOf(await admin('PATCH', '/settings', { alpha: 1, beta: { b: 'two' }, erasureDualControl: false, upload_policy: POLICY }));
-    expect(patched).toEqual({ alpha: 1, beta: { b: 'two' }, erasureDualControl: false, upload_policy: POLICY });
+    expect(patched).toEqual({ ...DEFAULT_SETTINGS, alpha: 1, beta: { b: 'two' }, erasureDualControl: false, upload_policy: POLICY });
     expect(dataOf(await admin('GET', '/settings'))).toEqual(patched);
 
     const removed = dataOf(await admin('PATCH', '/settings', { alpha: null, erasureDualControl: null, upload_policy: null, gamma: [true] }));
@@ -123,7 +124,7 @@ describe('PATCH /settings', () => {
 
     const hundred = Object.fromEntries(Array.from({ length: 100 }, (_, index) => [`k${index}`, index]));
     const many = dataOf(await admin('PATCH', '/settings', hundred));
-    expect(Object.keys(many)).toHaveLength(100 + 4);
+    expect(Object.keys(many)).toHaveLength(100 + 2 + Object.keys(DEFAULT_SETTINGS).length);
     expect(many.k99).toBe(99);
   });
 
@@ -144,7 +145,7 @@ describe('PATCH /settings', () => {
       expectRefused(await admin('PATCH', '/settings', { fine: 1, erasureDualControl: 'no' }), 400, 'VALIDATION_FAILED', ['body', 'erasureDualControl']);
       expectRefused(await admin('PATCH', '/settings', ['not', 'an', 'object']), 400, 'VALIDATION_FAILED');
     });
-    expect(dataOf(await admin('GET', '/settings'))).toEqual({ kept: 'as it was', erasureDualControl: false, upload_policy: DEFAULT_UPLOAD_POLICY });
+    expect(dataOf(await admin('GET', '/settings'))).toEqual({ ...DEFAULT_SETTINGS, kept: 'as it was', erasureDualControl: false, upload_policy: DEFAULT_UPLOAD_POLICY });
   });
 });
 
@@ -274,8 +275,8 @@ describe('rights and isolation', () => {
     await theirs('PUT', '/settings/private_note', { value: 'theirs' });
     await theirs('PATCH', '/settings', { erasureDualControl: true });
     await theirs('POST', '/settings/apply', { version: 'svc.settings@v1', settings: [{ key: 'applied_there', value: 1 }] });
-    expect(dataOf(await mine('GET', '/settings'))).toEqual({ private_note: 'mine', erasureDualControl: false, upload_policy: POLICY });
-    expect(dataOf(await theirs('GET', '/settings'))).toEqual({ private_note: 'theirs', applied_there: 1, upload_policy: DEFAULT_UPLOAD_POLICY, erasureDualControl: true });
+    expect(dataOf(await mine('GET', '/settings'))).toEqual({ ...DEFAULT_SETTINGS, private_note: 'mine', erasureDualControl: false, upload_policy: POLICY });
+    expect(dataOf(await theirs('GET', '/settings'))).toEqual({ ...DEFAULT_SETTINGS, private_note: 'theirs', applied_there: 1, upload_policy: DEFAULT_UPLOAD_POLICY, erasureDualControl: true });
     expect(dataOf(await theirs('GET', '/settings/erasureDualControl')).isDefault).toBe(false);
   });
 });

@@ -4,11 +4,12 @@ import { request as httpRequest } from 'node:http';
 import { expect } from 'vitest';
 import { auditActions } from '../identity/support/identity.ts';
 import { INSTANCE_TOKEN, uniqueSiteId, type TestResponse, type TestService, type TestSite } from '../../support/testService.ts';
+import { KNOWN_SETTINGS } from '../../../src/modules/settings/catalogue.ts';
 
 export const DEFAULT_UPLOAD_POLICY = { maxBytes: 26_214_400, allowedMimeTypes: [], allowedExtensions: [], catalogue: [] };
 
-/** What GET /settings answers for a site that stored nothing. */
-export const DEFAULT_SETTINGS = { upload_policy: DEFAULT_UPLOAD_POLICY, erasureDualControl: true };
+/** What GET /settings answers for a site that stored nothing: every known key's default (areas add keys). */
+export const DEFAULT_SETTINGS: Record<string, unknown> = Object.fromEntries(Object.entries(KNOWN_SETTINGS).map(([key, definition]) => [key, definition.default]));
 
 export type Caller = (method: string, path: string, body?: unknown) => Promise<TestResponse>;
 

@@ -19,6 +19,7 @@ import { permissionsRoutes } from './permissions/routes.ts';
 import { pagesRoutes } from './pages/routes.ts';
 import { pageviewsRoutes } from './pageviews/routes.ts';
 import { policiesRoutes } from './policies/routes.ts';
+import { privacyAdminRoutes } from './privacy/adminRoutes.ts';
 import { privacyRoutes } from './privacy/routes.ts';
 import { rolesRoutes } from './roles/routes.ts';
 import { pinRoutes } from './items/pinRoutes.ts';
@@ -45,6 +46,7 @@ export async function registerModules(api: FastifyInstance, deps: ServerDeps): P
   await api.register(async (scope) => authRoutes(scope, deps));
   await api.register(async (scope) => accountRoutes(scope, deps));
   await api.register(async (scope) => privacyRoutes(scope, deps));
+  await api.register(async (scope) => privacyAdminRoutes(scope, deps));
   await api.register(async (scope) => usersRoutes(scope, deps));
   await api.register(async (scope) => teamsRoutes(scope, deps));
   await api.register(async (scope) => apiKeysRoutes(scope, deps));

@@ -1,0 +1,77 @@
+// GET /admin/field-access-log and POST /admin/sar/export (site administrators); docs/privacy.md
+// says what each lists and holds.
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { COLLECTION_NAME_PATTERN } from '../../../domain/content/schemaModel.ts';
+import { uuidSchema } from '../../../domain/shared/uuid.ts';
+import type { Principal } from '../../auth/principal.ts';
+import { parseFilterParam, type DynamicValueContext } from '../../query/index.ts';
+import type { ServerDeps } from '../../server/serverDeps.ts';
+import { listFieldAccessLog } from './fieldAccessLog.ts';
+import { buildSarExport, type SarSubject } from './sarExport.ts';
+
+const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
+const tags = ['privacy'];
+
+/** `{ userId }` or `{ collection, itemId }`, never both. */
+const sarBody = z
+  .object({
+    userId: uuidSchema.optional(),
+    collection: z.string().regex(COLLECTION_NAME_PATTERN, 'a collection name').optional(),
+    itemId: z.string().min(1).max(64).optional(),
+  })
+  .strict()
+  .superRefine((body, context) => {
+    if (body.userId !== undefined) {
+      for (const key of ['collection', 'itemId'] as const) {
+        if (body[key] !== undefined) context.addIssue({ code: 'custom', path: [key], message: 'Give either userId or collection and itemId' });
+      }
+      return;
+    }
+    for (const key of ['collection', 'itemId'] as const) {
+      if (body[key] === undefined) context.addIssue({ code: 'custom', path: [key], message: 'Required without userId' });
+    }
+  });
+
+function subjectOf(body: z.infer<typeof sarBody>): SarSubject {
+  return body.userId !== undefined ? { userId: body.userId } : { collection: body.collection!, itemId: body.itemId! };
+}
+
+/** What $NOW and $CURRENT_USER stand for in this request's filter. */
+function dynamicValuesOf(principal: Principal): DynamicValueContext {
+  const now = new Date();
+  return principal.kind === 'user' ? { now, userId: principal.userId, roleId: principal.roleId } : { now, userId: null, roleId: null };
+}
+
+export async function privacyAdminRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
+  const api = app.withTypeProvider<ZodTypeProvider>();
+
+  api.get(
+    '/admin/field-access-log',
+    {
+      config: siteAdmin,
+      schema: {
+        tags,
+        // `filter` (bracket or JSON form) is read by the query language, against FIELD_ACCESS_LOG_FIELDS.
+        querystring: z
+          .object({ limit: z.coerce.number().int().min(1).max(200).default(25), page: z.coerce.number().int().min(1).default(1) })
+          .catchall(z.unknown()),
+      },
+    },
+    async (request) => {
+      const { limit, page } = request.query;
+      const query = { filter: parseFilterParam(request.query), limit, page, dynamic: dynamicValuesOf(request.principal) };
+      const result = await context.database.withSiteReads(request.siteId, (tx) => listFieldAccessLog(tx, request.siteId, query));
+      return { data: result.entries, meta: { total: result.total, page, pageSize: limit } };
+    },
+  );
+
+  api.post('/admin/sar/export', { config: siteAdmin, schema: { tags, body: sarBody } }, async (request, reply) => {
+    const subject = subjectOf(request.body);
+    const sarRequest = { access: await request.access(), principal: request.principal, metadata: request.metadata };
+    const document = await buildSarExport(context, sarRequest, subject);
+    const name = 'userId' in subject ? `user-${subject.userId}` : `${subject.collection}-${subject.itemId}`;
+    return reply.header('content-disposition', `attachment; filename="sar-export-${name.replace(/[^A-Za-z0-9_-]/g, '_')}.json"`).send(document);
+  });
+}

@@ -2,7 +2,7 @@
 // version plus a metadata file naming the current version; renaming a fresh metadata file into place
 // is the one step that commits a put, so a reader sees the old object or the new one, never a mix.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, unlink, writeFile, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, unlink, writeFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { assertObjectKey, InvalidObjectKeyError, MAX_STORED_KEY_LENGTH, type ObjectStorage } from './objectStorage.ts';
 
@@ -71,6 +71,11 @@ export function createLocalObjectStorage(directory: string): ObjectStorage {
     async head(key) {
       const metadata = await readMetadata(locate(key).metadata);
       return metadata && { key, size: metadata.size, contentType: metadata.contentType, etag: metadata.etag };
+    },
+
+    async deleteFolder(folder) {
+      // Keys below `folder/` are files under its directory (an object's own files sit beside it, as `folder~…`).
+      await rm(locate(folder).base, { recursive: true, force: true });
     },
 
     async delete(key) {

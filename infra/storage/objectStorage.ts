@@ -19,6 +19,8 @@ export interface ObjectStorage {
   head(key: string): Promise<StoredObject | null>;
   /** Removes the object; removing an absent one is not an error. */
   delete(key: string): Promise<void>;
+  /** Removes every object whose key starts with `folder` + '/' (a file's derivatives); none is not an error. */
+  deleteFolder(folder: string): Promise<void>;
   /**
    * A presigned PUT for direct uploads (S3); null for local storage (the service then signs its own one-time URL).
    * S3 cannot enforce `maxBytes` on a presigned PUT (only a presigned POST policy can), so the service
@@ -122,6 +124,9 @@ export function forSite(storage: ObjectStorage, siteId: string): SiteObjectStora
     },
     async delete(key) {
       await storage.delete(stored(key));
+    },
+    async deleteFolder(folder) {
+      await storage.deleteFolder(stored(folder));
     },
     async presignPut(key, options) {
       return storage.presignPut(stored(key), options);

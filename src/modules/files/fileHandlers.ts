@@ -15,11 +15,16 @@ const fileStream = (siteId: string, fileId: string) => streamId(siteId, 'file', 
 
 export type NewFile = Omit<Extract<FileEvent, { type: 'file.registered' }>['data'], 'fileId'>;
 
-export async function registerFile(context: AppContext, siteId: string, file: NewFile, metadata: EventMetadata): Promise<FileView> {
+/**
+ * Registers the object at `file.key`, under the site's lock on the key: 409 CONFLICT when a record
+ * holds it. `storeObject` (raw uploads) writes the bytes once the key is won, before the record.
+ */
+export async function registerFile(context: AppContext, siteId: string, file: NewFile, metadata: EventMetadata, storeObject?: () => Promise<void>): Promise<FileView> {
   const fileId = randomUUID();
   return inSiteTransaction(context, siteId, async (tx) => {
     await tx.query(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${siteId}/file-key/${file.key}`}, 0))`);
     if (await findFileByKey(tx, siteId, file.key)) throw new AppError('CONFLICT', `A file is already registered for "${file.key}"`, { path: ['body', 'key'] });
+    await storeObject?.();
     await handleCommandIn(tx, context.projections, {
       siteId,
       streamId: fileStream(siteId, fileId),

@@ -5,6 +5,7 @@ import { forSite, type ObjectStorage, type SiteObjectStorage } from '../../../in
 import type { AppContext } from '../../runtime/context.ts';
 import { createImageTransformer, type ImageTransformer } from './imageTransformer.ts';
 import { findFile } from './queries.ts';
+import { derivativeFolder } from './transformParams.ts';
 import type { FileView } from './schemas.ts';
 
 export interface FilesRuntime {
@@ -63,4 +64,10 @@ export function createFilesRuntime(context: Pick<AppContext, 'config' | 'databas
       concurrency: config.MEDIA_TRANSFORM_CONCURRENCY,
     }),
   };
+}
+
+/** A deleted file's object and every derivative made of it (`<key>.derivatives/…`). */
+export async function removeObject(storage: SiteObjectStorage, key: string): Promise<void> {
+  await storage.delete(key);
+  await storage.deleteFolder(derivativeFolder(key));
 }

@@ -14,23 +14,35 @@ import { AppError, errors } from '../../../domain/shared/appError.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { uuidOr404 } from '../users/identityHelpers.ts';
 import { deleteFile, registerFile } from './fileHandlers.ts';
-import type { FilesRuntime } from './filesRuntime.ts';
+import { removeObject, type FilesRuntime } from './filesRuntime.ts';
 import { findFileByKey, findPresetByKey } from './queries.ts';
 import { FILE_KEY, MEDIA_KEY, type FileView } from './schemas.ts';
 import { derivativeKey, hasTransform, isDerivativeKey, parseTransform, resolveOutputFormat, TRANSFORM_CONTENT_TYPES, type TransformParams } from './transformParams.ts';
-import { receiveAndStore, verifyLocalUpload } from './uploads.ts';
+import { canonicalContentType, receiveInspected, verifyLocalUpload } from './uploads.ts';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** SVGs are served inline only under a policy that runs nothing (the guard already refused active content). */
 const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
 
-const declaredType = (request: FastifyRequest) => (request.headers['content-type'] ?? 'application/octet-stream').split(';')[0]!.trim().toLowerCase();
+const declaredType = (request: FastifyRequest) => canonicalContentType(request.headers['content-type']);
 const mediaObjectKey = (key: string) => `media/${key}`;
+
+/** RFC 6266: an ASCII fallback name, and the name itself in RFC 5987 form. */
+function contentDisposition(disposition: 'attachment' | 'inline', filename: string): string {
+  const fallback = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return fallback === filename ? `${disposition}; filename="${filename}"` : `${disposition}; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
 
 export async function mediaRoutes(app: FastifyInstance, { context }: ServerDeps, runtime: FilesRuntime): Promise<void> {
   // Raw bodies: every content type arrives as the request stream, counted by the guard (not Fastify's body limit).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+
+  // A refused upload is not read to its end: the connection closes after the answer rather than wait for the rest.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (reply.statusCode >= 400 && (request.method === 'PUT' || request.method === 'POST')) reply.header('connection', 'close');
+    return payload;
+  });
 
   const reader = { site: 'required' as const, access: 'public' as const, capability: 'media:read' };
 
@@ -40,8 +52,15 @@ export async function mediaRoutes(app: FastifyInstance, { context }: ServerDeps,
     const contentType = declaredType(request);
     verifyLocalUpload(context.config.SVC_SECRET, request.siteId, key, contentType, request.query as { expires?: string; signature?: string });
     const storage = runtime.storageFor(request.siteId);
-    if (await storage.head(key)) throw new AppError('CONFLICT', 'This upload URL was used already');
-    const stored = await receiveAndStore(context, storage, request.siteId, key, request.body as NodeJS.ReadableStream, { filename: key.slice(key.lastIndexOf('/') + 1), contentType });
+    const used = () => new AppError('CONFLICT', 'This upload URL was used already');
+    if (await storage.head(key)) throw used();
+    const filename = key.slice(key.lastIndexOf('/') + 1);
+    const stored = await receiveInspected(context, request.siteId, request.body as NodeJS.ReadableStream, { filename, contentType }, async (path, what) => {
+      // Two requests with one URL: the second to finish finds the first's object.
+      if (await storage.head(key)) throw used();
+      await storage.putFile(key, path, what.type);
+      return what;
+    });
     return reply.status(201).send({ data: { key, type: stored.type, size: stored.size } });
   });
 
@@ -53,19 +72,17 @@ export async function mediaRoutes(app: FastifyInstance, { context }: ServerDeps,
       throw new AppError('CONFLICT', `Media "${key}" exists; delete it first`, { path: ['params', 'key'] });
     }
     const storage = runtime.storageFor(request.siteId);
-    const stored = await receiveAndStore(context, storage, request.siteId, objectKey, request.body as NodeJS.ReadableStream, { filename: key, contentType: declaredType(request) });
-    try {
-      const file = await registerFile(
+    const file = await receiveInspected(context, request.siteId, request.body as NodeJS.ReadableStream, { filename: key, contentType: declaredType(request) }, (path, what) =>
+      // The bytes are written once the key is won (under the registration's lock): a losing request never touches the winner's.
+      registerFile(
         context,
         request.siteId,
-        { key: objectKey, filename: key, title: null, type: stored.type, size: stored.size, tags: [], folder: null, width: stored.width, height: stored.height, source: 'media' },
+        { key: objectKey, filename: key, title: null, type: what.type, size: what.size, tags: [], folder: null, width: what.width, height: what.height, source: 'media' },
         request.metadata,
-      );
-      return reply.status(201).send({ data: file });
-    } catch (error) {
-      await storage.delete(objectKey);
-      throw error;
-    }
+        () => storage.putFile(objectKey, path, what.type).then(() => undefined),
+      ),
+    );
+    return reply.status(201).send({ data: file });
   });
 
   async function mediaFile(request: FastifyRequest): Promise<FileView> {
@@ -97,7 +114,7 @@ export async function mediaRoutes(app: FastifyInstance, { context }: ServerDeps,
   app.delete('/media/:key', { config: { site: 'required', access: 'bearer', capability: 'media:delete' }, schema: { tags: ['files'] } }, async (request, reply) => {
     const file = await mediaFile(request);
     await deleteFile(context, request.siteId, file.id, request.metadata);
-    await runtime.storageFor(request.siteId).delete(file.key);
+    await removeObject(runtime.storageFor(request.siteId), file.key);
     return reply.status(204).send();
   });
 
@@ -117,7 +134,7 @@ export async function mediaRoutes(app: FastifyInstance, { context }: ServerDeps,
       .header('content-type', file.type)
       .header('content-length', String(object.size))
       .header('x-content-type-options', 'nosniff')
-      .header('content-disposition', `${disposition}; filename="${file.filename.replace(/["\\]/g, '_')}"`)
+      .header('content-disposition', contentDisposition(disposition, file.filename))
       .header('cache-control', 'private, max-age=300');
     if (file.type === 'image/svg+xml') reply.header('content-security-policy', SVG_POLICY);
     return reply.send(object.stream);

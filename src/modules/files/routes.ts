@@ -11,7 +11,7 @@ import type { ServerDeps } from '../../server/serverDeps.ts';
 import { uuidOr404 } from '../users/identityHelpers.ts';
 import { deleteFile, registerFile, updateFile } from './fileHandlers.ts';
 import { createPreset, deletePreset, updatePreset } from './presetHandlers.ts';
-import { findFile, listFiles, listPresets } from './queries.ts';
+import { findFile, findFileByKey, listFiles, listPresets } from './queries.ts';
 import {
   createPresetBody,
   fileSchema,
@@ -23,8 +23,9 @@ import {
   updatePresetBody,
   uploadConfigBody,
 } from './schemas.ts';
-import type { FilesRuntime } from './filesRuntime.ts';
-import { inspectStored, newUploadKey, signLocalUpload, UPLOAD_URL_TTL_SECONDS } from './uploads.ts';
+import { removeObject, type FilesRuntime } from './filesRuntime.ts';
+import { isDerivativeKey } from './transformParams.ts';
+import { canonicalContentType, inspectStored, newUploadKey, signLocalUpload, UPLOAD_URL_TTL_SECONDS } from './uploads.ts';
 import { setUploadPolicy, uploadPolicyOf } from './uploadPolicy.ts';
 
 const member = (capability?: string) => ({ site: 'required' as const, access: 'bearer' as const, ...(capability ? { capability } : {}) });
@@ -34,7 +35,9 @@ export async function filesRoutes(app: FastifyInstance, { context }: ServerDeps,
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.post('/files/presigned-url', { config: member('media:create'), schema: { tags: ['files'], body: presignBody } }, async (request) => {
-    const { filename, contentType } = request.body;
+    const { filename } = request.body;
+    // Signed as the upload route reads it: lowercased, without parameters.
+    const contentType = canonicalContentType(request.body.contentType);
     const policy = await uploadPolicyOf(context, request.siteId);
     if (request.body.size !== undefined && request.body.size > policy.maxBytes) {
       throw new AppError('PAYLOAD_TOO_LARGE', `The upload is over this site's ${policy.maxBytes} bytes`, { path: ['body', 'size'] });
@@ -50,6 +53,14 @@ export async function filesRoutes(app: FastifyInstance, { context }: ServerDeps,
 
   api.post('/files', { config: member('media:create'), schema: { tags: ['files'], body: registerFileBody, response: { 201: z.object({ data: fileSchema }) } } }, async (request, reply) => {
     const body = request.body;
+    // Registration takes what presigned uploads wrote (`uploads/…`); media and derivatives are not its keys.
+    if (!body.key.startsWith('uploads/') || isDerivativeKey(body.key)) {
+      throw new AppError('VALIDATION_FAILED', 'Register a key answered by POST /files/presigned-url (uploads/…)', { path: ['body', 'key'] });
+    }
+    // A registered key's object is never inspected again (a refusal would delete it).
+    if (await context.database.withSiteReads(request.siteId, (tx) => findFileByKey(tx, request.siteId, body.key))) {
+      throw new AppError('CONFLICT', `A file is already registered for "${body.key}"`, { path: ['body', 'key'] });
+    }
     const inspected = await inspectStored(context, runtime.storageFor(request.siteId), request.siteId, body.key, body.filename);
     const file = await registerFile(
       context,
@@ -72,7 +83,12 @@ export async function filesRoutes(app: FastifyInstance, { context }: ServerDeps,
   });
 
   api.get('/files', { config: member('media:read'), schema: { tags: ['files'] } }, async (request) => {
-    const { limit, page } = listFilesQuery.parse(request.query);
+    const paging = listFilesQuery.safeParse(request.query);
+    if (!paging.success) {
+      const issue = paging.error.issues[0]!;
+      throw new AppError('VALIDATION_FAILED', issue.message, { path: ['query', ...issue.path.map(String)] });
+    }
+    const { limit, page } = paging.data;
     const filter = parseFilterParam(request.query as Record<string, unknown>);
     const dynamic = dynamicValuesOf(request.principal);
     const result = await context.database.withSiteReads(request.siteId, (tx) => listFiles(tx, request.siteId, { filter, limit, page, dynamic }));
@@ -91,7 +107,7 @@ export async function filesRoutes(app: FastifyInstance, { context }: ServerDeps,
 
   api.delete('/files/:id', { config: member('media:delete'), schema: { tags: ['files'], params: idParams } }, async (request, reply) => {
     const key = await deleteFile(context, request.siteId, uuidOr404(request.params.id, 'File'), request.metadata);
-    await runtime.storageFor(request.siteId).delete(key);
+    await removeObject(runtime.storageFor(request.siteId), key);
     return reply.status(204).send();
   });
 

@@ -24,8 +24,16 @@ export const fileSchema = z.object({
 });
 export type FileView = z.infer<typeof fileSchema>;
 
+/** A file name as kept and sent back in Content-Disposition: no control characters, no path. */
+const filename = z
+  .string()
+  .trim()
+  .min(1)
+  .max(255)
+  .regex(/^[^\u0000-\u001f\u007f/\\]+$/, 'A file name has no control characters and no "/" or "\\"');
+
 export const presignBody = z
-  .object({ filename: z.string().trim().min(1).max(255), contentType: z.string().trim().min(1).max(255), size: z.number().int().min(0).optional() })
+  .object({ filename, contentType: z.string().trim().min(1).max(255), size: z.number().int().min(0).optional() })
   .strict();
 
 export const registerFileBody = z
@@ -34,7 +42,7 @@ export const registerFileBody = z
     title: z.string().trim().min(1).max(500).nullable().optional(),
     tags: z.array(tag).max(100).optional(),
     folder: folder.nullable().optional(),
-    filename: z.string().trim().min(1).max(255).optional(),
+    filename: filename.optional(),
   })
   .strict();
 

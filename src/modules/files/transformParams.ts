@@ -170,6 +170,11 @@ export function derivativeKey(objectKey: string, params: ResolvedTransform, sour
   return beside.length <= MAX_OBJECT_KEY_LENGTH ? beside : `${DERIVATIVES}/${sha256(objectKey)}/${name}`;
 }
 
+/** The folder of `objectKey`'s derivatives beside it (long keys' derivatives, under `.derivatives/<hash>/`, stay: documented). */
+export function derivativeFolder(objectKey: string): string {
+  return `${objectKey}${DERIVATIVES}`;
+}
+
 /** Whether a key is a derivative's: upload routes refuse such keys, so no one writes over a derivative. */
 export function isDerivativeKey(key: string): boolean {
   return key.includes(`${DERIVATIVES}/`);

@@ -68,21 +68,28 @@ async function tempDir(context: Pick<AppContext, 'config'>): Promise<string> {
   return dir;
 }
 
-/** Receives `body` under the site's policy, inspects it, stores it at `key`: what it is. Nothing is kept when it is refused. */
-export async function receiveAndStore(
+/** The declared type as the guard and the signatures read it: lowercased, without parameters. */
+export function canonicalContentType(contentType: string | undefined): string {
+  return (contentType ?? 'application/octet-stream').split(';')[0]!.trim().toLowerCase();
+}
+
+/**
+ * Receives `body` under the site's policy and inspects it; then `keep` stores what passed (from the
+ * temporary file at `path`) and answers the result. Nothing is kept when it is refused, and `keep`
+ * decides whether the key is free before it writes (a losing race never touches the winner's bytes).
+ */
+export async function receiveInspected<T>(
   context: Pick<AppContext, 'config' | 'database'>,
-  storage: SiteObjectStorage,
   siteId: string,
-  key: string,
   body: NodeJS.ReadableStream,
   declared: { filename: string; contentType: string },
-): Promise<Inspected> {
+  keep: (path: string, what: Omit<Inspected, 'key'>) => Promise<T>,
+): Promise<T> {
   const policy = await uploadPolicyOf(context, siteId);
   const file = await receiveToTempFile(body, { dir: await tempDir(context), maxBytes: policy.maxBytes });
   try {
     const what = await inspectUpload(file, declared, { policy, reencodeImages: context.config.FILE_UPLOAD_REENCODE_IMAGES });
-    await storage.putFile(key, file.path, what.mimeType);
-    return { key, filename: declared.filename, type: what.mimeType, size: what.bytes, width: what.width ?? null, height: what.height ?? null };
+    return await keep(file.path, { filename: declared.filename, type: what.mimeType, size: what.bytes, width: what.width ?? null, height: what.height ?? null });
   } finally {
     await rm(file.path, { force: true });
   }

@@ -26,7 +26,14 @@ async function siteWithHome(service: TestService = first): Promise<DeliverySite 
   await createArticle(site, { title: 'First', author: site.authors.ada });
   const layoutConfig = { blocks: [{ key: 'latest', collection: 'articles', sort: ['title'], fields: ['title', 'author.name'] }] };
   const page = await createPage(site, { slug: 'home', title: 'Home', layoutConfig });
-  return { ...site, pageId: page.id, path: `/deliver/page/${site.siteId}/home` };
+  const path = `/deliver/page/${site.siteId}/home`;
+  // Other test files write to the same database: until transactions older than the site's last event
+  // end, the site is unsettled (its ETag never repeats: `.u`) and nothing is cached. Wait for that.
+  await until(
+    () => deliver(service, path),
+    (answer) => answer.status === 200 && !(answer.headers.get('etag') ?? '').includes('.u'),
+  );
+  return { ...site, pageId: page.id, path };
 }
 
 /** Changes a page's title in the read model behind the service's back: no event, so no fingerprint change. */

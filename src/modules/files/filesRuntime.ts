@@ -19,7 +19,50 @@ export interface FilesRuntime {
    * instance's commits before their callers go on, other instances' through NOTIFY).
    */
   fileRecord(siteId: string, fileId: string): Promise<FileView | null>;
+  /**
+   * Bytes of recently served derivatives, by key (a derivative never changes under its key, and a
+   * deleted file's are never reached: its record goes first): a hot one costs no storage read.
+   */
+  derivatives: ByteCache;
   close(): void;
+}
+
+/** Derivatives up to this size are held in memory. */
+export const MAX_HELD_DERIVATIVE_BYTES = 1024 * 1024;
+/** What the held derivatives may take in all, per instance. */
+const HELD_DERIVATIVES_BYTES = 64 * 1024 * 1024;
+
+export interface ByteCache {
+  get(key: string): Buffer | undefined;
+  set(key: string, bytes: Buffer): void;
+}
+
+/** A least-recently-used cache bounded by the bytes it holds. */
+function createByteCache(maxBytes: number): ByteCache {
+  const entries = new Map<string, Buffer>();
+  let held = 0;
+  return {
+    get(key) {
+      const bytes = entries.get(key);
+      if (bytes) {
+        entries.delete(key);
+        entries.set(key, bytes);
+      }
+      return bytes;
+    },
+    set(key, bytes) {
+      const previous = entries.get(key);
+      if (previous) held -= previous.length;
+      entries.delete(key);
+      entries.set(key, bytes);
+      held += bytes.length;
+      for (const [oldest, old] of entries) {
+        if (held <= maxBytes) break;
+        entries.delete(oldest);
+        held -= old.length;
+      }
+    },
+  };
 }
 
 const MAX_RECORDS_PER_SITE = 10_000;
@@ -39,6 +82,7 @@ export function createFilesRuntime(context: Pick<AppContext, 'config' | 'databas
   });
   const stopRemote = context.notifier.on('svc_events', changed);
   return {
+    derivatives: createByteCache(HELD_DERIVATIVES_BYTES),
     async fileRecord(siteId, fileId) {
       const site = records.get(siteId);
       if (site?.has(fileId)) return site.get(fileId)!;

@@ -7,6 +7,7 @@
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { buffer } from 'node:stream/consumers';
 import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -14,7 +15,7 @@ import { AppError, errors } from '../../../domain/shared/appError.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { uuidOr404 } from '../users/identityHelpers.ts';
 import { deleteFile, registerFile } from './fileHandlers.ts';
-import { removeObject, type FilesRuntime } from './filesRuntime.ts';
+import { MAX_HELD_DERIVATIVE_BYTES, removeObject, type FilesRuntime } from './filesRuntime.ts';
 import { findFileByKey, findPresetByKey } from './queries.ts';
 import { FILE_KEY, MEDIA_KEY, type FileView } from './schemas.ts';
 import { derivativeKey, hasTransform, isDerivativeKey, parseTransform, resolveOutputFormat, TRANSFORM_CONTENT_TYPES, type TransformParams } from './transformParams.ts';
@@ -149,8 +150,15 @@ export async function mediaRoutes(app: FastifyInstance, { context }: ServerDeps,
     const headers = { 'content-type': TRANSFORM_CONTENT_TYPES[resolved.format], 'x-content-type-options': 'nosniff', 'cache-control': IMMUTABLE, etag };
     // A derivative never changes under its key: a revalidation needs no storage read.
     if (request.headers['if-none-match'] === etag) return reply.status(304).headers(headers).send();
+    const held = runtime.derivatives.get(key);
+    if (held) return reply.headers({ ...headers, 'content-length': String(held.length) }).send(held);
     const stored = await storage.get(key);
-    if (stored) return reply.headers({ ...headers, 'content-length': String(stored.size) }).send(stored.stream);
+    if (stored) {
+      if (stored.size > MAX_HELD_DERIVATIVE_BYTES) return reply.headers({ ...headers, 'content-length': String(stored.size) }).send(stored.stream);
+      const bytes = await buffer(stored.stream as AsyncIterable<Uint8Array>);
+      runtime.derivatives.set(key, bytes);
+      return reply.headers({ ...headers, 'content-length': String(bytes.length) }).send(bytes);
+    }
     await runtime.transformer.derive(key, async () => {
       if (await storage.head(key)) return;
       const original = await storage.get(file.key);
@@ -164,11 +172,14 @@ export async function mediaRoutes(app: FastifyInstance, { context }: ServerDeps,
         const rendered = await runtime.transformer.render(source, resolved);
         await writeFile(target, rendered.buffer);
         await storage.putFile(key, target, rendered.contentType);
+        if (rendered.buffer.length <= MAX_HELD_DERIVATIVE_BYTES) runtime.derivatives.set(key, rendered.buffer);
       } finally {
         await rm(source, { force: true });
         await rm(target, { force: true });
       }
     });
+    const rendered = runtime.derivatives.get(key);
+    if (rendered) return reply.headers({ ...headers, 'content-length': String(rendered.length) }).send(rendered);
     const derivative = await storage.get(key);
     if (!derivative) throw errors.notFound('The derivative could not be stored');
     return reply.headers({ ...headers, 'content-length': String(derivative.size) }).send(derivative.stream);

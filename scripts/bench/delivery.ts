@@ -12,7 +12,7 @@
 //    POST /pageviews/flush and GET /pageviews/stats until every 204 is counted.
 // Service, database and client CPU per request from /proc. Targets on the 2-core machine: 8,000,
 // 10,000, 1,500 and 5,000 req/s.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -24,6 +24,7 @@ import { prepareSite } from './support/benchSite.ts';
 import { positiveInteger } from './support/options.ts';
 import { waitForAsyncProjections, waitForFieldIndexes } from './support/readiness.ts';
 import { createScratchDatabase, scratchServerUrl } from './support/scratchDatabase.ts';
+import { backendsCpuMs, cpuMs } from './support/processCpu.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -51,7 +52,6 @@ const LABEL: Record<Scenario, string> = { cached: 'cached 200', notModified: '30
 const EXPECTED_STATUS: Record<Scenario, number> = { cached: 200, notModified: 304, miss: 200, beacon: 204 };
 const SITE = 'delivbench';
 const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
-const CLOCK_TICKS = 100;
 const BLOCKS = [
   { key: 'latest', type: 'list', collection: 'articles', fields: ['id', 'title', 'published_at', 'author.name', 'category.name'], sort: ['-published_at'], limit: 10 },
   { key: 'authors', type: 'list', collection: 'authors', fields: ['id', 'name'], sort: ['name'], limit: 10 },
@@ -76,28 +76,6 @@ function caller(base: string, siteId: string, adminToken: string): Call {
   };
 }
 
-/** CPU milliseconds (user + system) of a process so far, from /proc (null where it cannot be read). */
-function cpuMs(pid: number | undefined): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return null;
-  }
-}
-
-/** CPU milliseconds the backends of `database` have used so far (null when PostgreSQL's /proc cannot be read). */
-async function backendsCpuMs(owner: pg.Client, database: string): Promise<Map<number, number> | null> {
-  const { rows } = await owner.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
-  const usage = new Map<number, number>();
-  for (const { pid } of rows) {
-    const ms = cpuMs(pid);
-    if (ms === null) return null;
-    usage.set(pid, ms);
-  }
-  return usage;
-}
 
 async function seed(call: Call, articles: number): Promise<{ seconds: number }> {
   const started = performance.now();

@@ -9,7 +9,7 @@
 // 3. a site of 200 collections × 10 fields (config import): the first `{ _collections }` request,
 //    which builds its GraphQL schema, against the next ones (cached).
 // Targets: 2,500 req/s at 10 connections (Directus serves its GraphQL list at about 210).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +25,7 @@ import { prepareSite } from './support/benchSite.ts';
 import { positiveInteger } from './support/options.ts';
 import { waitForAsyncProjections, waitForFieldIndexes } from './support/readiness.ts';
 import { createScratchDatabase, scratchServerUrl } from './support/scratchDatabase.ts';
+import { backendsCpuMs, cpuMs } from './support/processCpu.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -49,7 +50,6 @@ const SITE = 'gqlbench';
 const SECRET = 'bench-secret-that-is-long-enough-0123456789';
 const LIMITS = [5, 25, 100, 200];
 const TYPES = ['string', 'text', 'integer', 'boolean', 'dateTime', 'json', 'float', 'date', 'decimal'] as const;
-const CLOCK_TICKS = 100;
 
 const graphqlList = (limit: number) => JSON.stringify({ query: `{ articles(limit: ${limit}, sort: ["-published_at"]) { id title author { name } } }` });
 const restList = (limit: number) => `/items/articles?limit=${limit}&fields=id,title,author.name&sort=-published_at&meta=none`;
@@ -77,28 +77,6 @@ async function graphql<T>(call: Call, query: string): Promise<T> {
   return answer.data;
 }
 
-/** CPU milliseconds (user + system) of a process so far, from /proc (null where it cannot be read). */
-function cpuMs(pid: number | undefined): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-  } catch {
-    return null;
-  }
-}
-
-/** CPU milliseconds the backends of `database` have used so far (null when PostgreSQL's /proc cannot be read). */
-async function backendsCpuMs(owner: pg.Client, database: string): Promise<Map<number, number> | null> {
-  const { rows } = await owner.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
-  const usage = new Map<number, number>();
-  for (const { pid } of rows) {
-    const ms = cpuMs(pid);
-    if (ms === null) return null;
-    usage.set(pid, ms);
-  }
-  return usage;
-}
 
 async function seed(call: Call, items: number): Promise<{ items: number; seconds: number; itemsPerSecond: number }> {
   await call('POST', '/collections', { name: 'authors', fields: [{ field: 'name', type: 'string' }] });

@@ -1,16 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Principal } from '../../auth/principal.ts';
-import { parseFilterParam, type DynamicValueContext } from '../../query/index.ts';
+import { dynamicValuesOf } from '../../query/dynamicValues.ts';
+import { parseFilterParam } from '../../query/index.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { listAudit, verifyChains } from './queries.ts';
-
-/** What $NOW and $CURRENT_USER stand for in this request's filter. */
-function dynamicValuesOf(principal: Principal): DynamicValueContext {
-  const now = new Date();
-  return principal.kind === 'user' ? { now, userId: principal.userId, roleId: principal.roleId } : { now, userId: null, roleId: null };
-}
 
 export async function auditRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();

@@ -19,6 +19,7 @@ import {
   type FilterTree,
   type ListQuery,
 } from '../../query/index.ts';
+import { dynamicValuesOf } from '../../query/dynamicValues.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { collectionOf, type CollectionSchema } from '../../schema/siteSchema.ts';
 import { dependentsOf, type DependentsReport } from './dependents.ts';
@@ -83,10 +84,6 @@ export function withDeepFields(fields: string[] | null, deep: Record<string, Dee
   return result;
 }
 
-function dynamicOf(principal: Principal, now: Date) {
-  return principal.kind === 'user' ? { now, userId: principal.userId, roleId: principal.roleId } : { now, userId: null, roleId: null };
-}
-
 interface Prepared {
   context: ReadContext;
   collection: CollectionSchema;
@@ -104,7 +101,7 @@ async function withReadContext<T>(
   const schema = await app.schemas.site(input.siteId);
   const collection = collectionOf(schema, input.collection);
   const source = input.source ?? LIVE_ITEMS;
-  const dynamic = dynamicOf(input.principal, input.now ?? new Date());
+  const dynamic = dynamicValuesOf(input.principal, input.now ?? new Date());
   const fields = schema.fieldsIn(input.locale ?? null);
   const compileContext = { alias: 'i', table: source.table, ...dynamic };
   const conditions: SqlFragment[] = [];

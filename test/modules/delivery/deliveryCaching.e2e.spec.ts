@@ -288,7 +288,8 @@ describe('the response cache', () => {
       const hot = await deliver(first, path, sent);
       expect(hot.text).toBe(cold.text);
       expect(hot.headers.get('surrogate-key')).toBe(cold.headers.get('surrogate-key'));
-      expect(await fewestStatements(first, () => deliver(first, path, sent), 3), path).toBe(0);
+      // Once the site is settled again after the menu's write (other files' transactions may hold it open).
+      expect(await until(() => fewestStatements(first, () => deliver(first, path, sent), 3), (statements) => statements === 0), path).toBe(0);
     }
     await createArticle(site, { title: 'Fresh', author: site.authors.bob });
     const rebuilt = await statementsOf(first, () => deliver(first, site.path));

@@ -5,6 +5,7 @@
 // instance's own commits drop it before their callers go on (read your writes).
 import { sql } from '../../../infra/postgres/sql.ts';
 import type { AppContext } from '../../runtime/context.ts';
+import { watchSiteChanges } from '../../runtime/siteChanges.ts';
 
 export interface SiteState {
   /** The site exists and is not deleted. */
@@ -29,23 +30,13 @@ const RECENT_EVENTS = 200;
 
 export function createSiteFingerprints(context: Pick<AppContext, 'database' | 'notifier'>, maxSites = 10_000): SiteFingerprints {
   const known = new Map<string, SiteState>();
-  /** Bumped by each notification of the site: a read begun before it must not store its answer. */
-  const generations = new Map<string, number>();
-  const changed = (siteId: string) => {
-    known.delete(siteId);
-    generations.set(siteId, (generations.get(siteId) ?? 0) + 1);
-  };
-  // This instance's own commits before their callers go on; other instances' through NOTIFY.
-  const stopLocal = context.database.onCommitted((channel, siteId) => {
-    if (channel === 'svc_events') changed(siteId);
-  });
-  const stopRemote = context.notifier.on('svc_events', changed);
+  const changes = watchSiteChanges(context, (siteId) => known.delete(siteId));
   let unsettledSerial = 0;
   return {
     async get(siteId) {
       const cached = known.get(siteId);
       if (cached) return cached;
-      const generation = generations.get(siteId) ?? 0;
+      const generation = changes.generation(siteId);
       // Log order is (transaction, position) below the horizon of transactions that may still commit,
       // as the log readers read it (svc_read_all): positions alone are taken at insert, not at commit.
       const [row] = await context.database.withSiteReads(siteId, (tx) =>
@@ -59,15 +50,12 @@ export function createSiteFingerprints(context: Pick<AppContext, 'database' | 'n
       const live = row?.live ?? false;
       if (row?.unsettled) return { live, fingerprint: `${row.settled_last ?? '0'}.u${++unsettledSerial}.${Date.now()}`, settled: false };
       const state = { live, fingerprint: row?.settled_last ?? '0', settled: true };
-      if ((generations.get(siteId) ?? 0) === generation) {
+      if (changes.generation(siteId) === generation) {
         if (known.size >= maxSites) known.delete(known.keys().next().value!);
         known.set(siteId, state);
       }
       return state;
     },
-    close() {
-      stopLocal();
-      stopRemote();
-    },
+    close: changes.close,
   };
 }

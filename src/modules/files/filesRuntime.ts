@@ -3,6 +3,7 @@
 import { createObjectStorage } from '../../../infra/storage/createObjectStorage.ts';
 import { forSite, type ObjectStorage, type SiteObjectStorage } from '../../../infra/storage/objectStorage.ts';
 import type { AppContext } from '../../runtime/context.ts';
+import { watchSiteChanges } from '../../runtime/siteChanges.ts';
 import { createImageTransformer, type ImageTransformer } from './imageTransformer.ts';
 import { findFile } from './queries.ts';
 import { derivativeFolder } from './transformParams.ts';
@@ -71,24 +72,15 @@ export function createFilesRuntime(context: Pick<AppContext, 'config' | 'databas
   const { config } = context;
   const storage = createObjectStorage(config);
   const records = new Map<string, Map<string, FileView | null>>();
-  /** Bumped by each event of the site: a read begun before it must not store its answer. */
-  const generations = new Map<string, number>();
-  const changed = (siteId: string) => {
-    records.delete(siteId);
-    generations.set(siteId, (generations.get(siteId) ?? 0) + 1);
-  };
-  const stopLocal = context.database.onCommitted((channel, siteId) => {
-    if (channel === 'svc_events') changed(siteId);
-  });
-  const stopRemote = context.notifier.on('svc_events', changed);
+  const changes = watchSiteChanges(context, (siteId) => records.delete(siteId));
   return {
     derivatives: createByteCache(HELD_DERIVATIVES_BYTES),
     async fileRecord(siteId, fileId) {
       const site = records.get(siteId);
       if (site?.has(fileId)) return site.get(fileId)!;
-      const generation = generations.get(siteId) ?? 0;
+      const generation = changes.generation(siteId);
       const file = await context.database.withSiteReads(siteId, (tx) => findFile(tx, siteId, fileId));
-      if ((generations.get(siteId) ?? 0) === generation) {
+      if (changes.generation(siteId) === generation) {
         let entries = records.get(siteId);
         if (!entries) records.set(siteId, (entries = new Map()));
         if (entries.size >= MAX_RECORDS_PER_SITE) entries.delete(entries.keys().next().value!);
@@ -96,10 +88,7 @@ export function createFilesRuntime(context: Pick<AppContext, 'config' | 'databas
       }
       return file;
     },
-    close() {
-      stopLocal();
-      stopRemote();
-    },
+    close: changes.close,
     storage,
     storageFor: (siteId) => forSite(storage, siteId),
     transformer: createImageTransformer({

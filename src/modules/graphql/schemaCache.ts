@@ -15,9 +15,10 @@ export function exposureOf(access: Access, site: SiteSchema): Exposure {
   return { read: allowed('read'), create: allowed('create'), update: allowed('update'), delete: allowed('delete') };
 }
 
-function keyOf(site: SiteSchema, exposure: Exposure, admin: boolean): string {
+/** Administrators share one schema per site version; anyone else's key is what they may do. */
+function keyOf(site: SiteSchema, exposure: Exposure | null): string {
   const part = (names: ReadonlySet<string>) => [...names].sort().join(',');
-  const shown = admin ? 'admin' : ACTIONS.map((action) => part(exposure[action])).join('|');
+  const shown = exposure === null ? 'admin' : ACTIONS.map((action) => part(exposure[action])).join('|');
   return `${site.siteId}\u0000${site.version}\u0000${shown}`;
 }
 
@@ -30,13 +31,14 @@ export function createGraphqlSchemaCache(maxEntries = 500): GraphqlSchemaCache {
   const entries = new Map<string, BuiltSchema>();
   return {
     schemaFor(site, access) {
-      const exposure = exposureOf(access, site);
-      const key = keyOf(site, exposure, access.admin);
+      // An administrator's request computes no exposure unless its schema must be built.
+      const exposure = access.admin ? null : exposureOf(access, site);
+      const key = keyOf(site, exposure);
       let built = entries.get(key);
       if (built) {
         entries.delete(key);
       } else {
-        built = buildGraphqlSchema(site, exposure);
+        built = buildGraphqlSchema(site, exposure ?? exposureOf(access, site));
         if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
       }
       entries.set(key, built);

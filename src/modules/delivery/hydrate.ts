@@ -9,7 +9,7 @@ import { sql } from '../../../infra/postgres/sql.ts';
 import type { Access } from '../../access/access.ts';
 import { guardItemReadBy } from '../../access/itemGuards.ts';
 import type { Principal } from '../../auth/principal.ts';
-import { DEFAULT_LIMIT, type ListQuery, type SortSpec } from '../../query/index.ts';
+import { DEFAULT_LIMIT, parseSortList, type ListQuery } from '../../query/index.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { getItem, listItems } from '../items/queries.ts';
 import { findPageBySlug, listPages } from '../pages/queries.ts';
@@ -40,8 +40,6 @@ export const menuTag = (siteId: string, key: string) => `menu:${siteId}/${key}`;
 const isHidden = (error: unknown) =>
   error instanceof AppError && ['PERMISSION_DENIED', 'UNAUTHENTICATED', 'NOT_FOUND', 'RECORD_NOT_FOUND'].includes(error.code);
 
-const sortOf = (terms: readonly string[] | undefined): SortSpec[] =>
-  (terms ?? []).map((term) => (term.startsWith('-') ? { field: term.slice(1), direction: 'desc' as const } : { field: term, direction: 'asc' as const }));
 
 function readInput(reader: PublicReader, collection: string) {
   return { siteId: reader.siteId, collection, principal: ANONYMOUS, metadata: reader.metadata ?? PUBLIC_METADATA };
@@ -60,7 +58,7 @@ async function hydrateBlock(app: AppContext, reader: PublicReader, block: Layout
     const query: ListQuery = {
       fields,
       filter: block.filter ?? null,
-      sort: sortOf(block.sort),
+      sort: parseSortList(block.sort ?? null, ['sort']),
       limit: block.limit ?? DEFAULT_LIMIT,
       offset: 0,
       page: null,

@@ -7,7 +7,7 @@ import type { GraphQLFieldResolver, GraphQLResolveInfo } from 'graphql';
 import { AppError } from '../../../domain/shared/appError.ts';
 import type { Access } from '../../access/access.ts';
 import { guardItemRead } from '../../access/itemGuards.ts';
-import { DEFAULT_LIMIT, MAX_LIMIT, type FilterTree, type ListQuery, type SortSpec } from '../../query/index.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT, parseSortList, type FilterTree, type ListQuery } from '../../query/index.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { changeItem } from '../items/changeItem.ts';
 import { createItemsWithVersions } from '../items/createItems.ts';
@@ -66,11 +66,6 @@ function filterOf(args: Args): FilterTree | null {
   return filter ? { _and: [filter, byStatus] } : byStatus;
 }
 
-function sortOf(args: Args): SortSpec[] {
-  return ((args.sort as string[] | null | undefined) ?? []).map((entry) =>
-    entry.startsWith('-') ? { field: entry.slice(1), direction: 'desc' as const } : { field: entry, direction: 'asc' as const },
-  );
-}
 
 function readInput(context: GraphqlContext, collection: string) {
   const { request } = context;
@@ -93,7 +88,7 @@ export function listResolver(collection: string) {
   return guarded(async (args, context, info) => {
     const selection = readSelection(info);
     const filter = filterOf(args);
-    const sort = sortOf(args);
+    const sort = parseSortList((args.sort as string[] | null | undefined) ?? null, ['sort']);
     const query: ListQuery = {
       fields: selection.fields,
       filter,

@@ -26,6 +26,7 @@ import { startBenchService, stopBenchService, waitForHealth } from './support/be
 import { prepareSite } from './support/benchSite.ts';
 import { positiveInteger } from './support/options.ts';
 import { createScratchDatabase, scratchServerUrl } from './support/scratchDatabase.ts';
+import { cpuMs } from './support/processCpu.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -48,7 +49,6 @@ const SITE = 'mediabench';
 const KEY = 'photo.jpg';
 const SIZE = 2000;
 const TARGET = { cachedRequestsPerSecond: 3_000, transformMs: 150, renders: 1, rssGrowthMiB: 30 };
-const CLOCK_TICKS = 100;
 const MIB = 1024 * 1024;
 
 const sorted = (values: number[]) => [...values].sort((a, b) => a - b);
@@ -60,12 +60,8 @@ const round2 = (value: number) => Math.round(value * 100) / 100;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-/** CPU milliseconds (user + system) of a process so far, from /proc. */
-function cpuMs(pid: number | undefined): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-}
+/** CPU milliseconds of the service so far (this bench runs where /proc is readable). */
+const serviceCpuMs = (pid: number | undefined): number => cpuMs(pid) ?? 0;
 
 /** Resident set size of a process in KiB (VmRSS). */
 function rssKiB(pid: number | undefined): number {
@@ -242,11 +238,11 @@ export async function run(args: string[]): Promise<void> {
     let derivative400 = Buffer.alloc(0);
     for (let i = 0; i < transforms; i += 1) {
       const width = 400 + i;
-      const cpuBefore = cpuMs(child.pid);
+      const cpuBefore = serviceCpuMs(child.pid);
       started = performance.now();
       const answer = await get(assetPath(width));
       transformMs.push(round1(performance.now() - started));
-      transformCpuMs.push(cpuMs(child.pid) - cpuBefore);
+      transformCpuMs.push(serviceCpuMs(child.pid) - cpuBefore);
       if (answer.status !== 200 || answer.type !== 'image/webp') throw new Error(`GET ${assetPath(width)}: ${answer.status} ${answer.type} ${answer.body.toString('utf8', 0, 500)}`);
       const meta = await sharp(answer.body).metadata();
       if (meta.format !== 'webp' || meta.width !== width) throw new Error(`GET ${assetPath(width)} gave a ${meta.format} ${meta.width}×${meta.height}`);
@@ -294,11 +290,11 @@ export async function run(args: string[]): Promise<void> {
     const before = new Set(metaFiles());
     const stored = watchNames(derivativesDir);
     const rendered = watchNames(rendersDir);
-    const cpuBefore = cpuMs(child.pid);
+    const cpuBefore = serviceCpuMs(child.pid);
     started = performance.now();
     const answers = await Promise.all(Array.from({ length: concurrent }, () => get(assetPath(width))));
     const burstMs = Math.round(performance.now() - started);
-    const burstCpuMs = cpuMs(child.pid) - cpuBefore;
+    const burstCpuMs = serviceCpuMs(child.pid) - cpuBefore;
     await sleep(300);
     stored.close();
     rendered.close();
@@ -331,7 +327,7 @@ export async function run(args: string[]): Promise<void> {
     const onResponse = (code: number) => status.set(code, (status.get(code) ?? 0) + 1);
     const cannon = async (seconds: number) => {
       status = new Map();
-      const cpu = cpuMs(child.pid);
+      const cpu = serviceCpuMs(child.pid);
       const client = process.cpuUsage();
       const result = await autocannon({ url: origin, connections, duration: seconds, headers: auth, requests: [{ method: 'GET', path: `/api/v1${assetPath(400)}`, onResponse }] });
       const clientCpu = process.cpuUsage(client);
@@ -344,7 +340,7 @@ export async function run(args: string[]): Promise<void> {
         p99: result.latency.p99,
         non200: answered - (status.get(200) ?? 0),
         errors: result.errors + result.timeouts,
-        serviceCpuMsPerRequest: round2((cpuMs(child.pid) - cpu) / total),
+        serviceCpuMsPerRequest: round2((serviceCpuMs(child.pid) - cpu) / total),
         clientCpuMsPerRequest: round2((clientCpu.user + clientCpu.system) / 1000 / total),
       };
     };

@@ -9,6 +9,8 @@ import { migrate } from '../../infra/postgres/migrate.ts';
 import { projections } from '../../projections/index.ts';
 import { createGrantsCache } from '../access/grantsCache.ts';
 import { createIdentityServices } from '../auth/identityServices.ts';
+import { parseKeyRing } from '../../infra/crypto/keyRing.ts';
+import { createSigningKey } from '../../infra/crypto/signing.ts';
 import type { Config } from '../config/config.ts';
 import { createStreamStarts } from '../runtime/streamStarts.ts';
 import { createSchemaCache } from '../schema/schemaCache.ts';
@@ -74,6 +76,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
     streamStarts: createStreamStarts({ database, projections }),
     daemon,
     fieldIndexBuilder,
+    keyRing: parseKeyRing(config.SVC_ENCRYPTION_KEYS, config.SVC_SECRET),
+    signingKey: createSigningKey(config.SVC_SIGNING_KEY, config.SVC_SECRET),
     logger,
     version: SERVICE_VERSION,
     startedAt: new Date(),

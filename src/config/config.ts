@@ -3,6 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { parseKeyRing } from '../../infra/crypto/keyRing.ts';
+import { createSigningKey } from '../../infra/crypto/signing.ts';
 
 const optionalString = z
   .string()
@@ -129,6 +131,13 @@ const environmentSchema = z.object({
   MEDIA_TRANSFORM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** Re-encode JPEG, PNG, WebP, GIF and AVIF uploads (src/modules/files/uploadGuard.ts): drops their metadata and anything after the image. */
   FILE_UPLOAD_REENCODE_IMAGES: booleanFlagOn,
+  // Field encryption and signing (docs/privacy.md): `id:base64` pairs of 32-byte keys, comma-separated (unset: one key derived from SVC_SECRET);
+  // the Ed25519 key that signs log checkpoints and erasure receipts (PKCS#8 PEM or base64 32-byte seed; unset: derived from SVC_SECRET).
+  SVC_ENCRYPTION_KEYS: optionalString,
+  SVC_SIGNING_KEY: optionalString,
+  /** A signed checkpoint of a site's log is taken once this many events follow the last one, or SVC_CHECKPOINT_INTERVAL after it when any do. */
+  SVC_CHECKPOINT_EVERY: z.coerce.number().int().min(1).default(1000),
+  SVC_CHECKPOINT_INTERVAL: durationMs.default(3_600_000),
 });
 
 export type Config = Omit<z.infer<typeof environmentSchema>, 'SVC_SECRET' | 'SVC_SCHEDULER_TICK_MS'> & {
@@ -165,10 +174,21 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     throw new ConfigError('invalid environment variable S3_BUCKET: required when S3_ENDPOINT or S3_ACCESS_KEY_ID is set');
   }
   const dataDir = resolve(values.SVC_DATA_DIR);
+  const secret = values.SVC_SECRET ?? deploymentSecret(values.NODE_ENV, dataDir);
+  try {
+    parseKeyRing(values.SVC_ENCRYPTION_KEYS, secret);
+  } catch (error) {
+    throw new ConfigError(`invalid environment variable SVC_ENCRYPTION_KEYS: ${(error as Error).message}`);
+  }
+  try {
+    createSigningKey(values.SVC_SIGNING_KEY, secret);
+  } catch (error) {
+    throw new ConfigError(`invalid environment variable SVC_SIGNING_KEY: ${(error as Error).message}`);
+  }
   return {
     ...values,
     dataDir,
-    SVC_SECRET: values.SVC_SECRET ?? deploymentSecret(values.NODE_ENV, dataDir),
+    SVC_SECRET: secret,
     SVC_SCHEDULER_TICK_MS: values.SVC_SCHEDULER_TICK_MS ?? values.SVC_SCHEDULER_INTERVAL_MS ?? DEFAULT_SCHEDULER_TICK_MS,
   };
 }

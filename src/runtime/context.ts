@@ -1,5 +1,7 @@
 // Everything a request, a command or a background part needs, built once at start.
 import type { Logger } from 'pino';
+import type { KeyRing } from '../../infra/crypto/keyRing.ts';
+import type { SigningKey } from '../../infra/crypto/signing.ts';
 import type { LogNotifier } from '../../infra/eventstore/logNotifier.ts';
 import type { Database } from '../../infra/postgres/database.ts';
 import type { Projection } from '../../projections/projection.ts';
@@ -27,6 +29,10 @@ export interface AppContext {
   daemon: ProjectionDaemon;
   /** Builds and drops the content field indexes the schema asks for (started with the daemon). */
   fieldIndexBuilder: FieldIndexBuilder;
+  /** The encryption key ring (SVC_ENCRYPTION_KEYS): keys by id, for sensitive field values. */
+  keyRing: KeyRing;
+  /** The deployment's Ed25519 signing key (SVC_SIGNING_KEY): log checkpoints, erasure receipts. */
+  signingKey: SigningKey;
   logger: Logger;
   version: string;
   startedAt: Date;

@@ -4,6 +4,8 @@ import { auditProjection } from './auditProjection.ts';
 import { cdcSubscriptionsProjection } from './cdcSubscriptionsProjection.ts';
 import { changeFeedProjection } from './changeFeedProjection.ts';
 import { consentsProjection } from './consentsProjection.ts';
+import { encryptionSettingsProjection } from './encryptionSettingsProjection.ts';
+import { erasureRequestsProjection } from './erasureRequestsProjection.ts';
 import { editorialProjection } from './editorialProjection.ts';
 import { fieldAccessLogProjection } from './fieldAccessLogProjection.ts';
 import { itemHistoryProjection } from './itemHistoryProjection.ts';
@@ -57,6 +59,8 @@ export const projections: readonly Projection[] = [
   transformPresetsProjection,
   consentsProjection,
   restrictionsProjection,
+  encryptionSettingsProjection,
+  erasureRequestsProjection,
   // Async ones are applied by the daemon in this order: the change feed first, as realtime-ish consumers wait on it.
   changeFeedProjection,
   searchProjection,

@@ -29,4 +29,65 @@ export const restrictionEventSchemas = {
 };
 export type RestrictionEvent = EventOf<typeof restrictionEventSchemas>;
 
-export const privacyEventSchemas = { ...consentEventSchemas, ...restrictionEventSchemas };
+/**
+ * A site's encryption settings (stream `encryption/<siteId>`): the key-ring key that seals new values
+ * and the envelope mode, named as the audit actions the spec lists. `encryption_values_resealed`
+ * records a rewrap or an envelope migration batch: bytes sealed anew, no value changed.
+ */
+export const encryptionEventSchemas = {
+  encryption_key_rotated: z.object({ keyId: z.string(), previousKeyId: z.string() }),
+  envelope_mode_changed: z.object({ enabled: z.boolean() }),
+  encryption_values_resealed: z.object({
+    operation: z.enum(['rewrap', 'envelope_migration']),
+    keyId: z.string(),
+    envelope: z.boolean(),
+    values: z.number().int(),
+  }),
+};
+export type EncryptionEvent = EventOf<typeof encryptionEventSchemas>;
+
+/** A sealed value that would not open (a wrong key, tampered bytes): the day stream `decryption_failures/<siteId>/<day>`. */
+export const decryptionFailureEventSchemas = {
+  decryption_failed: z.object({
+    collection: z.string(),
+    itemId: z.string(),
+    field: z.string(),
+    valueId: z.string(),
+    keyId: z.string().nullable(),
+    reason: z.string(),
+  }),
+};
+export type DecryptionFailureEvent = EventOf<typeof decryptionFailureEventSchemas>;
+
+/**
+ * An erasure request (stream `erasure/<erasureId>`): the subject is only ever its keyed hash; the
+ * records it matched are named by id. `data_erased` is the audit action of the spec.
+ */
+export const erasureEventSchemas = {
+  erasure_requested: z.object({
+    erasureId: z.string(),
+    collection: z.string(),
+    subjectHash: z.string(),
+    reason: z.string(),
+    requestedBy: z.string(),
+    recordIds: z.array(z.string()),
+  }),
+  erasure_confirmed: z.object({ erasureId: z.string(), confirmedBy: z.string() }),
+  data_erased: z.object({
+    erasureId: z.string(),
+    collection: z.string(),
+    subjectHash: z.string(),
+    recordCount: z.number().int(),
+    recordIds: z.array(z.string()),
+    shreddedValues: z.number().int(),
+  }),
+};
+export type ErasureEvent = EventOf<typeof erasureEventSchemas>;
+
+export const privacyEventSchemas = {
+  ...consentEventSchemas,
+  ...restrictionEventSchemas,
+  ...encryptionEventSchemas,
+  ...decryptionFailureEventSchemas,
+  ...erasureEventSchemas,
+};

@@ -47,6 +47,9 @@ export const errorCatalogue = {
   ACK_REGRESSION: { status: 409, when: 'a checkpoint rewind' },
   PUSH_NOT_CONFIGURED: { status: 404, when: 'no public push key is configured' },
   DELIVERY_FAILED: { status: 502, when: 'a send to an outside service failed' },
+  // Regulated content (docs/privacy.md)
+  KEY_NOT_PROVISIONED: { status: 422, when: 'rotating to, or rewrapping from, a key whose bytes SVC_ENCRYPTION_KEYS does not hold' },
+  DECRYPTION_FAILED: { status: 500, when: 'a sealed value would not open (a wrong key, tampered bytes); audited, never a placeholder' },
   // Limits
   RATE_LIMITED: { status: 429, when: 'a limit was exceeded; honour Retry-After' },
   RATE_LIMIT_UNAVAILABLE: { status: 503, when: 'the limiter cache is down and SVC_RATE_LIMIT_FAIL_CLOSED=true' },

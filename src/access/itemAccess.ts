@@ -12,7 +12,8 @@ import { sql, type SqlFragment } from '../../infra/postgres/sql.ts';
 import type { SiteSchema } from '../schema/schemaCache.ts';
 import { splitDeepKey, unscopedDeepAppliesTo } from '../query/anyItemDeep.ts';
 import { evaluateFilterNode, resolveFilter, type DeepQuery, type FilterNode, type FilterTree, type ItemRecord, type SortSpec } from '../query/index.ts';
-import type { Access } from './access.ts';
+import { READ_DECRYPTED } from '../../domain/access/permissionRule.ts';
+import type { Access, FieldAllowance } from './access.ts';
 
 /**
  * What item reads apply, per collection (the listed collection and every related collection a
@@ -21,12 +22,15 @@ import type { Access } from './access.ts';
 export interface ReadPermissions {
   rowCondition(collection: string, alias: string, table: SqlFragment): SqlFragment | null;
   visibleFields(collection: string): ReadonlySet<string> | null;
+  /** Whether the reader sees the value of a pii/phi field rather than its mask (`read_decrypted`). */
+  mayDecrypt(collection: string, field: string): boolean;
 }
 
 /** The read permissions of an Access for the item reads; undefined for administrators (nothing to add). */
 export function itemReadPermissions(access: Access): ReadPermissions | undefined {
   if (access.admin) return undefined;
   const visible = new Map<string, ReadonlySet<string>>();
+  const decryptable = new Map<string, FieldAllowance>();
   return {
     rowCondition(collection, alias, table) {
       const node = access.rowFilter('read', collection);
@@ -38,6 +42,11 @@ export function itemReadPermissions(access: Access): ReadPermissions | undefined
       let fields = visible.get(collection);
       if (!fields) visible.set(collection, (fields = new Set([...allowed.fields, ALWAYS_READABLE])));
       return fields;
+    },
+    mayDecrypt(collection, field) {
+      let allowed = decryptable.get(collection);
+      if (!allowed) decryptable.set(collection, (allowed = access.allowedFields(READ_DECRYPTED, collection)));
+      return allowed.has(field);
     },
   };
 }

@@ -1,6 +1,7 @@
 // The scheduler tick: periodic maintenance tasks, each run by one instance at a time (a session
 // advisory lock per task; an instance that cannot take it skips that task this tick). Add a task
 // to `scheduledTasks`; it receives the tick's time, so it can be run in tests with any `now`.
+import { runLogCheckpoints } from '../modules/audit/checkpointTask.ts';
 import { pruneChangeFeeds } from '../modules/cdc/retention.ts';
 import { compactItemCounts } from '../modules/items/itemCounts.ts';
 import { publishDueReleases } from '../modules/releases/scheduledReleases.ts';
@@ -17,6 +18,7 @@ export const scheduledTasks: ScheduledTask[] = [
   { name: 'releases', run: publishDueReleases },
   { name: 'cdc-retention', run: pruneChangeFeeds },
   { name: 'item-counts', run: compactItemCounts },
+  { name: 'log-checkpoints', run: runLogCheckpoints },
 ];
 
 export interface Scheduler {

@@ -30,6 +30,13 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY: RetryPolicy = { attempts: 5 };
 
+/**
+ * Takes out of decided events what must never enter the log, before they are appended, in the
+ * command's transaction: pii/phi values become references to the sensitive value store
+ * (src/modules/encryption/itemSealer.ts), so that erasure can remove them (docs/privacy.md).
+ */
+export type EventSealer = <Event extends NewEvent>(tx: Queryable, events: Event[]) => Promise<Event[]>;
+
 export interface CommandRequest<State, Command, Event extends NewEvent> {
   siteId: string;
   streamId: string;
@@ -54,6 +61,8 @@ export interface CommandRequest<State, Command, Event extends NewEvent> {
    * not a version error). Default: 409 CONFLICT.
    */
   versionMismatch?: (actual: number | null, state: State) => Error | null;
+  /** Seals the decided events before the append (see EventSealer). */
+  seal?: EventSealer;
 }
 
 export interface CommandResult<State> {
@@ -94,8 +103,9 @@ export async function handleCommandIn<State, Command, Event extends NewEvent>(
     if (mismatch) throw mismatch;
   }
   const command = typeof request.command === 'function' ? (request.command as (current: State) => Command)(state) : request.command;
-  const newEvents = decider.decide(command, state);
-  if (newEvents.length === 0) return { state, version, events: [] };
+  const decided = decider.decide(command, state);
+  if (decided.length === 0) return { state, version, events: [] };
+  const newEvents = request.seal ? await request.seal(tx, decided) : decided;
   const expected: ExpectedVersion = load === 'none' ? 'any' : version === 0 ? 'no_stream' : version;
   let appended;
   try {

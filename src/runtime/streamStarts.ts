@@ -6,7 +6,7 @@
 import type { AppError } from '../../domain/shared/appError.ts';
 import type { EventMetadata, NewEvent } from '../../domain/shared/events.ts';
 import { appendFirstEvents, startedStreams } from '../../infra/eventstore/eventStore.ts';
-import { inSiteTransaction, type CommandContext } from './commandHandler.ts';
+import { inSiteTransaction, type CommandContext, type EventSealer } from './commandHandler.ts';
 import { createGroupCommit, type GroupCommit, type WriteOutcome } from './groupCommit.ts';
 import { applyInline } from './projectionRunner.ts';
 
@@ -26,6 +26,8 @@ export interface StreamStart {
 export interface StreamStartRequest {
   metadata: EventMetadata;
   streams: StreamStart[];
+  /** Seals the streams' first events before the append, in the joint transaction (see EventSealer). */
+  seal?: EventSealer;
 }
 
 export type StreamStarts = GroupCommit<StreamStartRequest, void>;
@@ -56,9 +58,15 @@ async function startJointly(
     });
     const accepted = requests.filter((_, index) => outcomes[index]!.ok);
     if (accepted.length === 0) return outcomes;
+    const starts = [];
+    for (const request of accepted) {
+      const decided = request.streams.map((stream) => stream.event);
+      const sealed = request.seal ? await request.seal(tx, decided) : decided;
+      starts.push(...request.streams.map((stream, index) => ({ streamId: stream.streamId, event: sealed[index]!, metadata: request.metadata })));
+    }
     const events = await appendFirstEvents(tx, {
       siteId,
-      events: accepted.flatMap((request) => request.streams.map((stream) => ({ streamId: stream.streamId, event: stream.event, metadata: request.metadata }))),
+      events: starts,
       metadata: accepted[0]!.metadata,
     });
     await applyInline(tx, context.projections, events);

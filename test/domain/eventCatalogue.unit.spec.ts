@@ -230,6 +230,13 @@ const samples: { [Type in EventType]: EventDataOf<Type> } = {
   consent_withdrawn: { userId: uuid, consentType: 'sale_share', source: 'settings', version: '2024-06' },
   'processing_restriction.applied': { userId: uuid, reason: 'Disputed accuracy' },
   'processing_restriction.lifted': { userId: uuid },
+  encryption_key_rotated: { keyId: 'k2', previousKeyId: 'k1' },
+  envelope_mode_changed: { enabled: true },
+  encryption_values_resealed: { operation: 'rewrap', keyId: 'k2', envelope: false, values: 1000 },
+  decryption_failed: { collection: 'patients', itemId: 'p1', field: 'ssn', valueId: uuid, keyId: 'k1', reason: 'sealed value did not authenticate' },
+  erasure_requested: { erasureId: uuid, collection: 'patients', subjectHash: 'h', reason: 'Art. 17 request', requestedBy: uuid, recordIds: ['p1'] },
+  erasure_confirmed: { erasureId: uuid, confirmedBy: uuid },
+  data_erased: { erasureId: uuid, collection: 'patients', subjectHash: 'h', recordCount: 1, recordIds: ['p1'], shreddedValues: 3 },
 };
 
 describe('the event catalogue', () => {

@@ -1,6 +1,7 @@
 // The parts of the application context that in-process bench steps need (item creates and reads
 // without the HTTP server), built from the same factories as src/boot/boot.ts, over a given pool and
 // set of read models.
+import { parseKeyRing } from '../../../infra/crypto/keyRing.ts';
 import pino from 'pino';
 import { createLogNotifier } from '../../../infra/eventstore/logNotifier.ts';
 import type { Database } from '../../../infra/postgres/database.ts';
@@ -11,7 +12,7 @@ import type { AppContext } from '../../../src/runtime/context.ts';
 import { createStreamStarts } from '../../../src/runtime/streamStarts.ts';
 import { createSchemaCache } from '../../../src/schema/schemaCache.ts';
 
-export type InProcessContext = Pick<AppContext, 'database' | 'projections' | 'schemas' | 'grants' | 'streamStarts' | 'logger'>;
+export type InProcessContext = Pick<AppContext, 'database' | 'projections' | 'schemas' | 'grants' | 'streamStarts' | 'logger' | 'keyRing'>;
 
 export async function createInProcessContext(database: Database, projections: readonly Projection[]): Promise<{ context: InProcessContext; close(): Promise<void> }> {
   const notifier = await createLogNotifier(() => database.connect());
@@ -22,6 +23,8 @@ export async function createInProcessContext(database: Database, projections: re
     grants: createGrantsCache({ database, notifier }),
     streamStarts: createStreamStarts({ database, projections }),
     logger: pino({ level: 'silent' }),
+    // Benchmarks seal sensitive values with a key derived from a fixed secret.
+    keyRing: parseKeyRing(undefined, 'svc-benchmark-secret-svc-benchmark-secret'),
   };
   return {
     context,

@@ -1,7 +1,9 @@
-// Reading the audit log and checking a site's hash chains.
+// Reading the audit log and checking a site's hash chains and its signed checkpoints.
+import type { SigningKey } from '../../../infra/crypto/signing.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
 import { compileFilter, readModelFields, type DynamicValueContext, type FilterTree } from '../../query/index.ts';
+import { verifyCheckpoints, type CheckpointVerification } from './checkpointQueries.ts';
 
 export interface AuditEntry {
   position: number;
@@ -104,4 +106,18 @@ export async function verifyChains(tx: Queryable, siteId: string): Promise<Chain
       ? { position: broken.position, streamId: broken.stream_id, streamPosition: broken.stream_position, reason: broken.reason }
       : null,
   };
+}
+
+export interface LogVerification extends ChainVerification {
+  checkpoints: CheckpointVerification;
+}
+
+/**
+ * GET /audit/verify: each stream's hash chain, and the whole log against the site's signed
+ * checkpoints (a deleted stream, a cut tail). The log is valid when neither finds a problem.
+ */
+export async function verifyLog(tx: Queryable, siteId: string, key: SigningKey): Promise<LogVerification> {
+  const chains = await verifyChains(tx, siteId);
+  const checkpoints = await verifyCheckpoints(tx, siteId, key);
+  return { ...chains, valid: chains.valid && checkpoints.problems.length === 0, checkpoints };
 }

@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { dynamicValuesOf } from '../../query/dynamicValues.ts';
 import { parseFilterParam } from '../../query/index.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { listAudit, verifyChains } from './queries.ts';
+import { listCheckpoints } from './checkpointQueries.ts';
+import { listAudit, verifyLog } from './queries.ts';
 
 export async function auditRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -31,6 +32,27 @@ export async function auditRoutes(app: FastifyInstance, { context }: ServerDeps)
   );
 
   api.get('/audit/verify', { config: siteAdmin, schema: { tags: ['audit'] } }, async (request) => ({
-    data: await context.database.withSite(request.siteId, (tx) => verifyChains(tx, request.siteId)),
+    data: await context.database.withSite(request.siteId, (tx) => verifyLog(tx, request.siteId, context.signingKey)),
   }));
+
+  // The site's signed log checkpoints (docs/verifiable-history.md), with the public key that verifies them.
+  api.get(
+    '/audit/checkpoints',
+    {
+      config: siteAdmin,
+      schema: {
+        tags: ['audit'],
+        querystring: z.object({ limit: z.coerce.number().int().min(1).max(200).default(25), page: z.coerce.number().int().min(1).default(1) }),
+      },
+    },
+    async (request) => {
+      const { limit, page } = request.query;
+      const result = await context.database.withSiteReads(request.siteId, (tx) => listCheckpoints(tx, request.siteId, { limit, page }));
+      const key = context.signingKey;
+      return {
+        data: result.checkpoints,
+        meta: { total: result.total, page, pageSize: limit, publicKey: { keyId: key.keyId, algorithm: key.algorithm, pem: key.publicKeyPem, jwk: key.publicJwk } },
+      };
+    },
+  );
 }

@@ -8,6 +8,7 @@ import type { Access } from '../../access/access.ts';
 import { assertRowAccess } from '../../access/itemAccess.ts';
 import { assertMayUpdate } from '../../access/itemWriteRules.ts';
 import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
+import { itemEventSealer } from '../encryption/itemSealer.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { collectionOf, declaredFields } from '../../schema/siteSchema.ts';
 import { assertEditorialGate, voidReviewOnEdit } from '../editorial/gate.ts';
@@ -139,9 +140,10 @@ export interface StoredValuesChange {
  * rules, required fields or a principal's rules; a soft-deleted item stays deleted (see above).
  * Returns the number of events appended (0: nothing to change).
  */
-export async function changeStoredValuesIn(context: Pick<AppContext, 'projections'>, tx: Queryable, change: StoredValuesChange): Promise<number> {
+export async function changeStoredValuesIn(context: Pick<AppContext, 'projections' | 'schemas' | 'keyRing'>, tx: Queryable, change: StoredValuesChange): Promise<number> {
   const result = await handleCommandIn(tx, context.projections, {
     siteId: change.siteId,
+    seal: itemEventSealer(context, change.siteId),
     streamId: itemStreamId(change.siteId, change.collection, change.itemId),
     decider: storedValuesDecider,
     command: (state: ItemState): ItemCommand => ({

@@ -25,7 +25,7 @@ export interface DeleteRequest {
 }
 
 /** The normal delete path inside a transaction: 404 when gone, 409 while a restrict relation points at it. */
-export async function deleteIn(context: Pick<AppContext, 'projections'>, tx: Queryable, request: DeleteRequest): Promise<ItemWriteResult> {
+export async function deleteIn(context: Pick<AppContext, 'projections' | 'schemas' | 'keyRing'>, tx: Queryable, request: DeleteRequest): Promise<ItemWriteResult> {
   const { collection, itemId } = request;
   const acting = { collection: collection.name, itemId, actorId: request.metadata.actor.id, now: new Date().toISOString() };
   const command: ItemCommand = request.hard

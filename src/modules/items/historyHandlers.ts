@@ -13,6 +13,7 @@ import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
+import { itemEventSealer } from '../encryption/itemSealer.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import type { Access } from '../../access/access.ts';
 import { assertRowAccess } from '../../access/itemAccess.ts';
@@ -86,6 +87,7 @@ export async function createVersion(context: AppContext, key: ItemKey, input: { 
       siteId: key.siteId,
       streamId: versionStream(key, input.key),
       decider: versionDecider,
+      seal: itemEventSealer(context, key.siteId),
       command: {
         type: 'createVersion',
         collection: collection.name,
@@ -129,6 +131,7 @@ export async function updateVersion(
       siteId: key.siteId,
       streamId: versionStream(key, versionKey),
       decider: versionDecider,
+      seal: itemEventSealer(context, key.siteId),
       command: { type: 'updateVersion', ...(input.name !== undefined ? { name: input.name } : {}), ...(changes ? { changes } : {}) },
       metadata,
     });
@@ -151,6 +154,7 @@ export async function deleteVersion(context: AppContext, key: ItemKey, versionKe
       siteId: key.siteId,
       streamId: versionStream(key, versionKey),
       decider: versionDecider,
+      seal: itemEventSealer(context, key.siteId),
       command: { type: 'deleteVersion' },
       metadata,
     });
@@ -189,6 +193,7 @@ export async function promoteVersion(context: AppContext, key: ItemKey, versionK
       siteId: key.siteId,
       streamId: versionStream(key, versionKey),
       decider: versionDecider,
+      seal: itemEventSealer(context, key.siteId),
       command: { type: 'recordPromotion', mainVersion: after.version, mainData: after.data, revisionId: revision, mainDiverged },
       metadata,
     });

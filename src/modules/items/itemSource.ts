@@ -7,6 +7,7 @@ import { join, raw, sql, type SqlFragment } from '../../../infra/postgres/sql.ts
 import type { ReadPermissions } from '../../access/itemAccess.ts';
 import type { DynamicValueContext } from '../../query/dynamicValues.ts';
 import { ITEMS_TABLE, type FieldMap, type ResolveFields } from '../../query/index.ts';
+import type { Revealer } from '../encryption/reveal.ts';
 import type { CollectionSchema, SiteSchema } from '../../schema/siteSchema.ts';
 import type { ItemRow, ReadOptions } from './itemRecords.ts';
 
@@ -35,6 +36,8 @@ export interface ReadContext {
   dynamic: DynamicValueContext;
   /** pii/phi fields returned by this request, logged once at the end. */
   sensitive: SensitiveRead[];
+  /** Opens (or masks) the sealed pii/phi values of the rows read. */
+  revealer: Revealer;
   /** The reader's permissions (src/access), applied at every level; absent for administrators. */
   permissions?: ReadPermissions;
 }

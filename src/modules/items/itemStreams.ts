@@ -7,6 +7,7 @@ import { AppError } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { handleCommandIn } from '../../runtime/commandHandler.ts';
+import { itemEventSealer } from '../encryption/itemSealer.ts';
 import type { AppContext } from '../../runtime/context.ts';
 
 /** The item of a singleton collection always has this id, so a second one is a conflict. */
@@ -22,7 +23,7 @@ export function newItemId(): string {
 }
 
 /** What the item commands need of the application context. */
-export type ItemsWriteContext = Pick<AppContext, 'database' | 'projections' | 'schemas' | 'streamStarts'>;
+export type ItemsWriteContext = Pick<AppContext, 'database' | 'projections' | 'schemas' | 'streamStarts' | 'keyRing'>;
 
 export interface ItemWriteResult {
   snapshot: ItemSnapshot;
@@ -60,7 +61,7 @@ const exists = (state: ItemState) => state.lifecycle === 'live' || state.lifecyc
 
 /** One item command in the caller's transaction. */
 export async function runItemCommand(
-  context: Pick<AppContext, 'projections'>,
+  context: Pick<AppContext, 'projections' | 'schemas' | 'keyRing'>,
   tx: Queryable,
   request: ItemCommandRequest,
 ): Promise<ItemWriteResult> {
@@ -73,6 +74,7 @@ export async function runItemCommand(
     metadata: request.metadata,
     load: 'head',
     lock: true,
+    seal: itemEventSealer(context, request.siteId),
     ...(request.check ? { check: request.check } : {}),
     ...(expectedVersion !== undefined
       ? {

@@ -30,9 +30,10 @@ import { baseCondition, itemColumns, LIVE_ITEMS, queryFieldsOf, type ItemSource,
 import { contentKeysOf, shapeLevel } from './relationLoader.ts';
 import { searchCondition } from './itemSearch.ts';
 import { logSensitiveReads } from './sensitiveReads.ts';
+import { createRevealer, mayDecryptFor } from '../encryption/reveal.ts';
 
 /** What item reads need of the application context. */
-export type ItemsReadContext = Pick<AppContext, 'database' | 'projections' | 'schemas'>;
+export type ItemsReadContext = Pick<AppContext, 'database' | 'projections' | 'schemas' | 'keyRing'>;
 
 /** What permissions add to a read: rows must also match `filter`; only `fields` are shown. */
 export interface ReadRestrictions {
@@ -120,6 +121,7 @@ async function withReadContext<T>(
       source,
       dynamic,
       sensitive: [],
+      revealer: createRevealer(app, input.siteId, mayDecryptFor(input.restrictions?.permissions), input.metadata),
       options: { locale: input.locale ?? null, defaultLanguage: schema.defaultLanguage, visibleFields: input.restrictions?.fields ?? null },
       fields,
       ...(input.restrictions?.permissions ? { permissions: input.restrictions.permissions } : {}),

@@ -61,6 +61,13 @@ export function noteSensitiveReads(
   });
 }
 
+/** The rows with their sealed pii/phi values opened, or masked for a reader without `read_decrypted`. */
+async function revealRows(context: ReadContext, collection: CollectionSchema, rows: readonly ItemRow[]): Promise<readonly ItemRow[]> {
+  if (collection.sensitiveFields.size === 0) return rows;
+  const contents = await context.revealer.reveal(context.tx, collection, rows.map((row) => ({ itemId: row.id, content: row.data })));
+  return rows.map((row, index) => (contents[index] === row.data ? row : { ...row, data: contents[index]! }));
+}
+
 type Path = readonly (string | number)[];
 
 /** Where an error in `deep[a][b][filter]` points. */
@@ -114,7 +121,8 @@ async function shapeItems(
   const permitted = context.permissions?.visibleFields(collection.name) ?? null;
   const visibleFields = top ? intersect(context.options.visibleFields, permitted) : permitted;
   const options = visibleFields === context.options.visibleFields ? context.options : { ...context.options, visibleFields };
-  const items = rows.map((row) => shapeRow(row, selection.local, collection, options));
+  const opened = await revealRows(context, collection, rows);
+  const items = opened.map((row) => shapeRow(row, selection.local, collection, options));
   noteSensitiveReads(context, collection, rows, items, selection.local);
   for (const relation of selection.relations.values()) {
     if (visibleFields && !visibleFields.has(relation.field)) continue;

@@ -51,7 +51,7 @@ async function statementsOf(query: string): Promise<SqlQuery[]> {
     withSiteReads: (siteId, work) =>
       database.withSiteReads(siteId, (tx) => work({ ...tx, query: (statement) => (recorded.push(statement), tx.query(statement)) })),
   };
-  const context = { database: recording, projections: [], schemas: service.context.schemas };
+  const context = { database: recording, projections: [], schemas: service.context.schemas, keyRing: service.context.keyRing };
   await listItems(context, {
     siteId: site.siteId,
     collection: 'articles',

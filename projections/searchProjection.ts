@@ -5,6 +5,7 @@
 // are also filtered at query time against the live read models (src/modules/search/queries.ts).
 import type { ItemEventType } from '../domain/content/events.ts';
 import { ITEM_EVENT_TYPES, STRUCTURAL_KEYS } from '../domain/content/versions/itemSnapshot.ts';
+import { sealedIdOf } from '../domain/privacy/sealedReference.ts';
 import type { StoredEvent } from '../domain/shared/events.ts';
 import type { Queryable } from '../infra/postgres/database.ts';
 import { prepared, sql } from '../infra/postgres/sql.ts';
@@ -51,6 +52,8 @@ export function indexedTextsOf(snapshot: Record<string, unknown>, fieldTypes: Re
     // No type: not a field of the collection at this point of the log, a value a removed field left
     // in the item (it may be a hash or a pii value that nothing logs any more).
     if (type === undefined || NOT_SEARCHABLE_TYPES.has(type)) continue;
+    // pii/phi values are sealed away (docs/privacy.md): never indexed, so never searchable.
+    if (sealedIdOf(snapshot[field]) !== null) continue;
     const strings: string[] = [];
     collectStrings(snapshot[field], 0, strings);
     if (strings.length === 0) continue;

@@ -4,18 +4,24 @@
 // a part of the event's data as it is), the realtime fan-out reads the same mapping.
 
 const SCHEMA_RESOURCES = ['items', 'collections', 'fields', 'relations'] as const;
-export const FEED_RESOURCES = [...SCHEMA_RESOURCES, 'releases'] as const;
+export const FEED_RESOURCES = [...SCHEMA_RESOURCES, 'releases', 'erasures'] as const;
 export type FeedResource = (typeof FEED_RESOURCES)[number];
 const CHANGE_OPERATIONS = ['create', 'update', 'delete'] as const;
 /** A release's publish and revert are one entry each, besides the entries of the items they wrote. */
 const RELEASE_OPERATIONS = ['publish', 'revert'] as const;
-export const FEED_OPERATIONS = [...CHANGE_OPERATIONS, ...RELEASE_OPERATIONS] as const;
+/** An executed erasure is one entry (besides its records' deletes), so that downstream copies are erased too. */
+const ERASURE_OPERATIONS = ['execute'] as const;
+export const FEED_OPERATIONS = [...CHANGE_OPERATIONS, ...RELEASE_OPERATIONS, ...ERASURE_OPERATIONS] as const;
 export type FeedOperation = (typeof FEED_OPERATIONS)[number];
-export type FeedType = `${(typeof SCHEMA_RESOURCES)[number]}.${(typeof CHANGE_OPERATIONS)[number]}` | `releases.${(typeof RELEASE_OPERATIONS)[number]}`;
+export type FeedType =
+  | `${(typeof SCHEMA_RESOURCES)[number]}.${(typeof CHANGE_OPERATIONS)[number]}`
+  | `releases.${(typeof RELEASE_OPERATIONS)[number]}`
+  | `erasures.${(typeof ERASURE_OPERATIONS)[number]}`;
 
 export const FEED_TYPES: readonly FeedType[] = [
   ...SCHEMA_RESOURCES.flatMap((resource) => CHANGE_OPERATIONS.map((operation) => `${resource}.${operation}` as FeedType)),
   ...RELEASE_OPERATIONS.map((operation) => `releases.${operation}` as FeedType),
+  ...ERASURE_OPERATIONS.map((operation) => `erasures.${operation}` as FeedType),
 ];
 
 /** Log event type → feed type. Restore brings an item back (create); revert and promote rewrite it (update). */
@@ -38,6 +44,7 @@ export const FEED_TYPE_OF_EVENT: Readonly<Record<string, FeedType>> = {
   'relation.deleted': 'relations.delete',
   'release.published': 'releases.publish',
   'release.reverted': 'releases.revert',
+  data_erased: 'erasures.execute',
 };
 
 export const FEED_EVENT_TYPES: readonly string[] = Object.keys(FEED_TYPE_OF_EVENT);
@@ -111,6 +118,11 @@ export function feedEntryOf(event: { type: string; data: Record<string, unknown>
       // Site administrators' entries (restricted readers never see them): the release and what happened to each item.
       const { releaseId, ...rest } = data;
       return { type, collection: null, itemId: text(releaseId), data: { releaseId: text(releaseId), ...rest }, dataKey: null, changedKeys: Object.keys(rest) };
+    }
+    case 'erasures': {
+      // Site administrators' entries, like releases': the erased records by id, the subject by its keyed hash.
+      const { erasureId, ...rest } = data;
+      return { type, collection: text(data.collection), itemId: text(erasureId), data: { erasureId: text(erasureId), ...rest }, dataKey: null, changedKeys: Object.keys(rest) };
     }
     case 'relations': {
       const { relationId, ...rest } = data;

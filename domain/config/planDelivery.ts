@@ -4,6 +4,7 @@
 import type { ConfigPlan, SiteConfiguration, WebhookUpdate } from './configPlan.ts';
 import type { Deletable, RecordChange } from './planSchema.ts';
 import type { ParsedManifest } from './readManifest.ts';
+import { canonicalJson } from '../shared/canonicalJson.ts';
 
 const sameList = (a: readonly string[] | null, b: readonly string[] | null) => JSON.stringify(a ? [...a].sort() : null) === JSON.stringify(b ? [...b].sort() : null);
 
@@ -56,19 +57,6 @@ export function planWebhooks(current: SiteConfiguration, manifest: ParsedManifes
     record({ resource: 'webhooks', action: 'delete', key: subscription.name, path: null });
     plan.work.webhookDeletes.push(subscription.id);
   }
-}
-
-/** JSON with object keys in one order, so that equal values compare equal however they were written. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const object = value as Record<string, unknown>;
-    return `{${Object.keys(object)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson(object[key])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
 }
 
 export function planSettings(current: SiteConfiguration, manifest: ParsedManifest, deletable: Deletable, plan: ConfigPlan, record: RecordChange): void {

@@ -24,6 +24,15 @@ export type ErasureCommand =
 
 export const erasureStreamId = (erasureId: string): string => `erasure/${erasureId}`;
 
+/** An erasure executes once, and under dual control only once confirmed (409 otherwise, 404 if unknown). */
+export function assertExecutable(state: ErasureState, erasureId: string, dualControl: boolean): void {
+  if (state.status === 'none') throw new AppError('NOT_FOUND', `Erasure "${erasureId}" not found`);
+  if (state.status === 'executed') throw new AppError('CONFLICT', `Erasure "${erasureId}" was executed`);
+  if (dualControl && state.status !== 'confirmed') {
+    throw new AppError('CONFLICT', `Erasure "${erasureId}" is not confirmed: a second site administrator confirms it first`);
+  }
+}
+
 export const erasureDecider: Decider<ErasureState, ErasureCommand, ErasureEvent> = {
   initialState: () => ({ status: 'none', requestedBy: null, collection: null, subjectHash: null, recordIds: [] }),
   evolve(state, event) {
@@ -60,9 +69,7 @@ export const erasureDecider: Decider<ErasureState, ErasureCommand, ErasureEvent>
       }
       return [{ type: 'erasure_confirmed', data: { erasureId: command.erasureId, confirmedBy: command.confirmerId } }];
     }
-    if (command.dualControl && state.status !== 'confirmed') {
-      throw new AppError('CONFLICT', `Erasure "${command.erasureId}" is not confirmed: a second site administrator confirms it first`);
-    }
+    assertExecutable(state, command.erasureId, command.dualControl);
     return [
       {
         type: 'data_erased',

@@ -9,6 +9,8 @@ import { cdcRoutes } from './cdc/routes.ts';
 import { configRoutes } from './config/routes.ts';
 import { deliveryRoutes } from './delivery/routes.ts';
 import { editorialRoutes } from './editorial/routes.ts';
+import { encryptionRoutes } from './encryption/routes.ts';
+import { erasureRoutes } from './erasure/routes.ts';
 import { createFilesRuntime } from './files/filesRuntime.ts';
 import { mediaRoutes } from './files/mediaRoutes.ts';
 import { filesRoutes } from './files/routes.ts';
@@ -47,6 +49,8 @@ export async function registerModules(api: FastifyInstance, deps: ServerDeps): P
   await api.register(async (scope) => accountRoutes(scope, deps));
   await api.register(async (scope) => privacyRoutes(scope, deps));
   await api.register(async (scope) => privacyAdminRoutes(scope, deps));
+  await api.register(async (scope) => encryptionRoutes(scope, deps));
+  await api.register(async (scope) => erasureRoutes(scope, deps));
   await api.register(async (scope) => usersRoutes(scope, deps));
   await api.register(async (scope) => teamsRoutes(scope, deps));
   await api.register(async (scope) => apiKeysRoutes(scope, deps));

@@ -1,7 +1,7 @@
 // What a log checkpoint signs: canonical JSON (keys sorted, no spaces), so anyone can rebuild the
 // exact string from its fields and check the Ed25519 signature with the deployment's public key.
 import { createHash } from 'node:crypto';
-import { canonicalJson } from '../../../domain/config/planDelivery.ts';
+import { canonicalJson } from '../../../domain/shared/canonicalJson.ts';
 
 export const CHECKPOINT_PAYLOAD_TYPE = 'svc.log-checkpoint';
 

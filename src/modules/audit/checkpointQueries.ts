@@ -2,7 +2,7 @@
 // (docs/verifiable-history.md).
 import type { SigningKey } from '../../../infra/crypto/signing.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
-import { sql } from '../../../infra/postgres/sql.ts';
+import { sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
 import { checkpointDigest, checkpointPayloadText, CHECKPOINT_PAYLOAD_TYPE, type CheckpointPayload } from './checkpointPayload.ts';
 
 export interface CheckpointEntry {
@@ -21,16 +21,24 @@ export interface CheckpointEntry {
   signature: string;
 }
 
-/** The site's checkpoints, newest first, a page at a time (read through the primary key). */
+/** The statements of a page of the site's checkpoints, newest first, and of their total; both read the primary key. */
+export function checkpointListStatements(siteId: string, query: { limit: number; page: number }): { page: SqlFragment; total: SqlFragment } {
+  return {
+    page: sql`
+      SELECT seq, position, event_count, stream_count, head_hash, previous_digest, digest, created_at, key_id, algorithm, payload, signature
+        FROM log_checkpoints WHERE site_id = ${siteId}
+       ORDER BY seq DESC LIMIT ${query.limit} OFFSET ${(query.page - 1) * query.limit}`,
+    total: sql`SELECT count(*)::int AS total FROM log_checkpoints WHERE site_id = ${siteId}`,
+  };
+}
+
 export async function listCheckpoints(tx: Queryable, siteId: string, query: { limit: number; page: number }): Promise<{ checkpoints: CheckpointEntry[]; total: number }> {
+  const statements = checkpointListStatements(siteId, query);
   const rows = await tx.query<{
     seq: number; position: number; event_count: number; stream_count: number; head_hash: string; previous_digest: string | null;
     digest: string; created_at: Date; key_id: string; algorithm: string; payload: string; signature: string;
-  }>(sql`
-    SELECT seq, position, event_count, stream_count, head_hash, previous_digest, digest, created_at, key_id, algorithm, payload, signature
-      FROM log_checkpoints WHERE site_id = ${siteId}
-     ORDER BY seq DESC LIMIT ${query.limit} OFFSET ${(query.page - 1) * query.limit}`);
-  const [count] = await tx.query<{ total: number }>(sql`SELECT count(*)::int AS total FROM log_checkpoints WHERE site_id = ${siteId}`);
+  }>(statements.page);
+  const [count] = await tx.query<{ total: number }>(statements.total);
   return {
     total: count?.total ?? 0,
     checkpoints: rows.map((row) => ({

@@ -13,6 +13,7 @@ import { canReadField, itemReadPermissions, maskItem } from '../../access/itemAc
 import { canSeeCollection, canSeeField, canSeeRelation } from '../../access/schemaAccess.ts';
 import { ITEMS_TABLE } from '../../query/index.ts';
 import type { SiteSchema } from '../../schema/siteSchema.ts';
+import { DECRYPT_EVERYTHING, mayDecryptFor, type MayDecrypt } from '../encryption/reveal.ts';
 import { sensitiveReadOf } from '../items/historyItemRows.ts';
 import { FEED_ROW_COLUMNS, FEED_SNAPSHOT_SQL, FEED_SOURCE, type FeedEnvelope, type FeedRow, type StoredFeedRow } from './feedEnvelope.ts';
 
@@ -46,6 +47,8 @@ export interface FeedView {
   readonly scope: SqlFragment | null;
   /** The entry as the reader sees it, or null when it is left out. */
   present(row: VisibleFeedRow): PresentedEntry | null;
+  /** Whether the reader sees a pii/phi field's value rather than its mask (`read_decrypted`). */
+  readonly mayDecrypt: MayDecrypt;
 }
 
 /** The key an entry keeps whatever the field list: when the item was deleted (null otherwise), not a field of the collection. */
@@ -61,6 +64,7 @@ function everythingView(schema: SiteSchema): FeedView {
   const sensitive = new Set([...schema.collections.values()].filter((collection) => collection.sensitiveFields.size > 0).map((collection) => collection.name));
   return {
     everything: true,
+    mayDecrypt: DECRYPT_EVERYTHING,
     from: sql`${FEED_ROW_COLUMNS}, f.collection, TRUE AS row_visible FROM ${FEED_SOURCE}`,
     scope: null,
     present(row) {
@@ -124,6 +128,7 @@ function restrictedView(access: Access, schema: SiteSchema): FeedView {
   }
 
   return {
+    mayDecrypt: mayDecryptFor(permissions),
     everything: false,
     from,
     scope: sql`(${join(scopes, ' OR ')})`,

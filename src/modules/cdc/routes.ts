@@ -8,6 +8,7 @@ import { AppError, errors } from '../../../domain/shared/appError.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { startChangeFeedRuntime } from './changeFeedRuntime.ts';
 import { logSensitiveReads } from '../items/sensitiveReads.ts';
+import { revealEnvelopes } from './feedReveal.ts';
 import { parseCollections, parseFeedFilter, parseOperations } from './feedEnvelope.ts';
 import { readFeedPage, type FeedPage } from './feedQueries.ts';
 import { feedViewFor } from './feedVisibility.ts';
@@ -92,7 +93,8 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
       const filter = parseFeedFilter(request.query);
       let afterSeq = request.query.cursor === undefined ? null : decodeCursor(request.query.cursor, ['query', 'cursor']);
       // The reader sees what its read permissions reach (feedVisibility.ts); administrators, everything.
-      const view = feedViewFor(await request.access(), await context.schemas.site(siteId));
+      const schema = await context.schemas.site(siteId);
+      const view = feedViewFor(await request.access(), schema);
       const read = () => context.database.withSite(siteId, (tx) => readFeedPage(tx, siteId, { afterSeq, filter, limit: request.query.limit, view }));
       let page: FeedPage;
       if (request.query.wait === 0) {
@@ -120,11 +122,12 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
           }
         }
       }
+      const entries = await context.database.withSiteReads(siteId, (tx) => revealEnvelopes(context, tx, schema, view, request.metadata, page.entries));
       if (page.sensitive.length > 0) await logSensitiveReads(context, siteId, page.sensitive, request.metadata);
       // The entries are JSON text already (rendered by PostgreSQL with a snapshot from the log put in
       // its place, or by the view for a restricted reader): the page is assembled, not re-serialized.
       const meta = JSON.stringify({ nextCursor: encodeCursor(page.nextSeq), hasMore: page.hasMore });
-      return reply.type('application/json; charset=utf-8').send(`{"data":[${page.entries.join(',')}],"meta":${meta}}`);
+      return reply.type('application/json; charset=utf-8').send(`{"data":[${entries.join(',')}],"meta":${meta}}`);
     },
   );
 

@@ -23,6 +23,7 @@ import type { SubscriptionRow } from './subscriptionQueries.ts';
 import { subscriptionReader, type SubscriptionReader } from './subscriptionReader.ts';
 import type { SecretBox } from './webhookSecrets.ts';
 import { logSensitiveReads } from '../items/sensitiveReads.ts';
+import { revealEnvelopes } from './feedReveal.ts';
 import { handleCommand } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { DELIVERY_HEADER, SIGNATURE_HEADER, signatureHeader } from './webhookSignature.ts';
@@ -150,11 +151,15 @@ export function startWebhookReactor(options: WebhookReactorOptions): WebhookReac
     // Nothing this subscription wants up to there, or nothing in this batch its creator may read:
     // move past what was left out.
     const skipTo = rows.length === 0 ? through : rows.at(-1)!.seq;
-    const entries: Delivery[] = [];
+    const presented: Delivery[] = [];
     for (const row of rows) {
       const shown = reader.view.present(row);
-      if (shown) entries.push({ ...shown, type: row.type, event_id: row.event_id });
+      if (shown) presented.push({ ...shown, type: row.type, event_id: row.event_id });
     }
+    const schema = await context.schemas.site(siteId);
+    const metadata = { actor: reader.actor, correlationId: subscriptionId };
+    const envelopes = await revealEnvelopes(context, tx, schema, reader.view, metadata, presented.map((entry) => entry.envelope));
+    const entries = presented.map((entry, index) => ({ ...entry, envelope: envelopes[index]! }));
     if (entries.length === 0) {
       if (skipTo > current.delivered_seq) {
         await tx.query(sql`

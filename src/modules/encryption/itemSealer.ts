@@ -2,6 +2,7 @@
 // (an item's snapshot, delta and draft; a version's data and changes) goes to the sensitive value
 // store, and the event carries its reference instead. A reference the record already holds (an
 // unchanged field, a revert to an earlier revision) is kept; anything else is a value and is sealed.
+import { sealedIdOf, sealedReference } from '../../../domain/privacy/sealedReference.ts';
 import type { NewEvent } from '../../../domain/shared/events.ts';
 import type { KeyRing } from '../../../infra/crypto/keyRing.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
@@ -10,7 +11,7 @@ import type { EventSealer } from '../../runtime/commandHandler.ts';
 import type { SchemaCache } from '../../schema/schemaCache.ts';
 import type { CollectionSchema } from '../../schema/siteSchema.ts';
 import { readEncryptionSettings } from './encryptionSettings.ts';
-import { insertSealed, sealedIdOf, sealedReference, sealValue, type SealedRow, type SealMode } from './sealedValues.ts';
+import { insertSealed, sealValue, type SealedRow, type SealMode } from './sealedValues.ts';
 
 /** The content objects of each event type that carries an item's field values. */
 const CONTENT_KEYS: Readonly<Record<string, readonly string[]>> = {

@@ -2,6 +2,7 @@
 // the sensitive value store. A reader with `read_decrypted` on a field gets its value (null once the
 // value was erased); any other reader gets MASKED. A value that does not open fails the request
 // closed with 500 DECRYPTION_FAILED, audited as `decryption_failed`, never a placeholder.
+import { sealedIdOf } from '../../../domain/privacy/sealedReference.ts';
 import type { DecryptionFailureEvent } from '../../../domain/privacy/events.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
@@ -11,7 +12,7 @@ import type { ReadPermissions } from '../../access/itemAccess.ts';
 import { handleCommand } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import type { CollectionSchema } from '../../schema/siteSchema.ts';
-import { DecryptionFailure, loadSealed, openSealed, sealedIdOf } from './sealedValues.ts';
+import { DecryptionFailure, loadSealed, openSealed } from './sealedValues.ts';
 
 /** What a reader without `read_decrypted` sees in place of a pii/phi value. */
 export const MASKED = '[encrypted]';

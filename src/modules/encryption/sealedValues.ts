@@ -9,9 +9,6 @@ import { newDataKey, openBytes, OpenFailedError, sealBytes, type KeyRing } from 
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 
-export const SEALED_PREFIX = 'svc:sealed:';
-const SEALED_REFERENCE = /^svc:sealed:([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
-
 /** Where a value belongs. */
 export interface SealTarget {
   collection: string;
@@ -30,15 +27,6 @@ export interface SealedRow extends SealTarget {
   keyId: string;
   dataKey: Buffer | null;
   sealed: Buffer;
-}
-
-export function sealedReference(id: string): string {
-  return `${SEALED_PREFIX}${id}`;
-}
-
-/** The value id of a reference, or null when `value` is not one. */
-export function sealedIdOf(value: unknown): string | null {
-  return typeof value === 'string' ? (SEALED_REFERENCE.exec(value)?.[1] ?? null) : null;
 }
 
 function valueData(siteId: string, id: string, target: SealTarget): Buffer {

@@ -20,6 +20,7 @@ import {
 } from 'graphql';
 import type { FieldType } from '../../../domain/content/schemaModel.ts';
 import type { CollectionSchema, SiteSchema } from '../../schema/siteSchema.ts';
+import { MASKED } from '../encryption/reveal.ts';
 import { uniqueNames } from './names.ts';
 import { createResolver, deleteResolver, eventsSubscriber, listResolver, byIdResolver, updateResolver, type GraphqlContext } from './resolvers.ts';
 import { DateTimeScalar, JSONScalar } from './scalars.ts';
@@ -135,7 +136,11 @@ function itemTypeOf(collection: CollectionSchema, typeName: string, types: Map<s
           // m2m and m2a are read through `_data`.
           continue;
         } else {
-          fields[name] = value(original, (field && SCALAR_OF[field.type]) ?? JSONScalar);
+          const scalar = (field && SCALAR_OF[field.type]) ?? JSONScalar;
+          const config = value(original, scalar);
+          // A masked pii/phi value (no read_decrypted) is a string: a number, date or boolean field shows null.
+          const masksAsNull = collection.sensitiveFields.has(original) && scalar !== GraphQLString && scalar !== JSONScalar;
+          fields[name] = masksAsNull ? { ...config, resolve: (item) => (item[original] === MASKED ? null : (item[original] ?? null)) } : config;
         }
       }
       return fields;

@@ -3,7 +3,10 @@
 import { STRUCTURAL_KEY_SET } from '../../../domain/content/schemaModel.ts';
 import type { SensitiveRead } from '../../../domain/content/sensitiveReads.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
+import type { Access } from '../../access/access.ts';
+import { itemReadPermissions } from '../../access/itemAccess.ts';
 import type { AppContext } from '../../runtime/context.ts';
+import { createRevealer, mayDecryptFor, type RevealApp, type RevealRecord } from '../encryption/reveal.ts';
 import type { CollectionSchema } from '../../schema/siteSchema.ts';
 import { readValue, shapeRow, type ItemRow, type ReadOptions } from './itemRecords.ts';
 import { logSensitiveReads } from './sensitiveReads.ts';
@@ -78,6 +81,28 @@ export function sensitiveReadOf(
     if (records.some((record) => record?.[field] !== undefined && record?.[field] !== null)) fields.push({ field, sensitivity });
   }
   return fields.length > 0 ? { collection: collection.name, itemId, fields } : null;
+}
+
+/** The request a history read reveals values for: its reader decrypts where `read_decrypted` allows. */
+export interface RevealingRequest {
+  siteId: string;
+  metadata: EventMetadata;
+  access(): Promise<Access>;
+}
+
+/**
+ * Stored records of items of `collection` (snapshots, deltas, drafts, versions' data, item rows'
+ * data) with their sealed pii/phi values opened, or masked for this reader (src/modules/encryption).
+ */
+export async function revealForRequest(
+  context: RevealApp,
+  request: RevealingRequest,
+  collection: CollectionSchema | undefined,
+  records: readonly RevealRecord[],
+): Promise<(Record<string, unknown> | null | undefined)[]> {
+  if (!collection || collection.sensitiveFields.size === 0) return records.map((record) => record.content);
+  const revealer = createRevealer(context, request.siteId, mayDecryptFor(itemReadPermissions(await request.access())), request.metadata);
+  return context.database.withSiteReads(request.siteId, (tx) => revealer.reveal(tx, collection, records));
 }
 
 /** Logs the sensitive reads of one response (none: nothing is written). */

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { guardItemHistory } from '../../access/itemGuards.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { logHistoryReads, maskStored, readOptionsFor, sensitiveReadOf } from './historyItemRows.ts';
+import { logHistoryReads, maskStored, readOptionsFor, revealForRequest, sensitiveReadOf } from './historyItemRows.ts';
 import { pinRevision, releasePins } from './historyHandlers.ts';
 import { historyReadRoute, historyWriteRoute, itemParams } from './historyParams.ts';
 import { listPins, requireLiveItem, type ItemPin } from './historyQueries.ts';
@@ -26,7 +26,13 @@ export async function pinRoutes(app: FastifyInstance, { context }: ServerDeps): 
       request,
       pins.map((pin) => sensitiveReadOf(schema.collections.get(pin.target.collection), pin.target.item, [pin.pinned])),
     );
-    return pins.map((pin) => ({ ...pin, pinned: maskStored(schema.collections.get(pin.target.collection), pin.pinned, options) }));
+    const opened = [];
+    for (const pin of pins) {
+      const collection = schema.collections.get(pin.target.collection);
+      const [pinned] = await revealForRequest(context, request, collection, [{ itemId: pin.target.item, content: pin.pinned }]);
+      opened.push({ ...pin, pinned: maskStored(collection, (pinned ?? null) as typeof pin.pinned, options) });
+    }
+    return opened;
   };
 
   api.get('/items/:collection/:id/pins', { config: historyReadRoute, schema: { tags: ['items'], params: itemParams } }, async (request) => {

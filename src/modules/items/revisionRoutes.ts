@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { guardItemHistory } from '../../access/itemGuards.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { logHistoryReads, maskStored, readOptionsFor, sensitiveReadOf } from './historyItemRows.ts';
+import { logHistoryReads, maskStored, readOptionsFor, revealForRequest, sensitiveReadOf } from './historyItemRows.ts';
 import { revertItem } from './historyHandlers.ts';
 import { historyReadRoute, historyWriteRoute, itemParams, pageQuery } from './historyParams.ts';
 import { findLiveItem, listRevisions } from './historyQueries.ts';
@@ -31,11 +31,17 @@ export async function revisionRoutes(app: FastifyInstance, { context }: ServerDe
         }
         return listed;
       });
-      const data = result.revisions.map((revision) => ({
+      const opened = await revealForRequest(
+        context,
+        request,
+        collection,
+        result.revisions.flatMap((revision) => [revision.data, revision.delta, revision.draft].map((content) => ({ itemId: id, content }))),
+      );
+      const data = result.revisions.map((revision, index) => ({
         ...revision,
-        data: maskStored(collection, revision.data, options),
-        delta: maskStored(collection, revision.delta, options),
-        draft: maskStored(collection, revision.draft, options),
+        data: maskStored(collection, opened[index * 3] as typeof revision.data, options),
+        delta: maskStored(collection, opened[index * 3 + 1] as typeof revision.delta, options),
+        draft: maskStored(collection, opened[index * 3 + 2] as typeof revision.draft, options),
       }));
       await logHistoryReads(context, request, [sensitiveReadOf(collection, id, data.flatMap((revision) => [revision.data, revision.delta, revision.draft]))]);
       return { data, meta: { total: result.total, page, limit } };
@@ -53,7 +59,8 @@ export async function revisionRoutes(app: FastifyInstance, { context }: ServerDe
       const key = { siteId: request.siteId, collection, itemId: id };
       const reverted = await revertItem(context, key, request.body.revisionId, await request.access(), request.metadata);
       const options = readOptionsFor((await context.schemas.site(request.siteId)).defaultLanguage);
-      const data = shapeSnapshot(reverted.snapshot, reverted.collection, options);
+      const [snapshot] = await revealForRequest(context, request, reverted.collection, [{ itemId: id, content: reverted.snapshot }]);
+      const data = shapeSnapshot(snapshot as typeof reverted.snapshot, reverted.collection, options);
       await logHistoryReads(context, request, [sensitiveReadOf(reverted.collection, id, [data])]);
       return { data };
     },

@@ -19,7 +19,7 @@ import { resolveDependents } from './resolveDependents.ts';
 import { draftOf, header, localeOf } from './contentHeaders.ts';
 import { shapeSnapshot } from './itemRecords.ts';
 import { getItemAsOf, listItemsAsOf, parseAsOf } from './historyAsOf.ts';
-import { logHistoryReads, sensitiveReadOf } from './historyItemRows.ts';
+import { logHistoryReads, revealForRequest, sensitiveReadOf } from './historyItemRows.ts';
 import { getDependents, getItem, listItems } from './queries.ts';
 import { releasePreviewSource } from '../releases/preview.ts';
 
@@ -64,10 +64,11 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
     const collectionSchema = schema.collections.get(collection);
     if (!collectionSchema) throw new AppError('NOT_FOUND', `Collection "${collection}" not found`);
     const visibleFields = await writtenItemFields(request, collection);
-    const items = results.map(({ result }) => {
-      const snapshot: ItemSnapshot = draft && result.draft ? draftSnapshot(result.snapshot, result.draft) : result.snapshot;
-      return shapeSnapshot(snapshot, collectionSchema, { locale: localeOf(request), defaultLanguage: schema.defaultLanguage, visibleFields });
-    });
+    const snapshots = results.map(({ result }): ItemSnapshot => (draft && result.draft ? draftSnapshot(result.snapshot, result.draft) : result.snapshot));
+    const opened = await revealForRequest(context, request, collectionSchema, snapshots.map((snapshot) => ({ itemId: snapshot.id, content: snapshot })));
+    const items = opened.map((snapshot) =>
+      shapeSnapshot(snapshot as ItemSnapshot, collectionSchema, { locale: localeOf(request), defaultLanguage: schema.defaultLanguage, visibleFields }),
+    );
     if (collectionSchema.sensitiveFields.size > 0) {
       const unsent = (item: Record<string, unknown>, body: Record<string, unknown>) => Object.fromEntries(Object.entries(item).filter(([key]) => !(key in body)));
       await logHistoryReads(context, request, items.map((item, index) => sensitiveReadOf(collectionSchema, results[index]!.result.snapshot.id, [unsent(item, results[index]!.body)])));

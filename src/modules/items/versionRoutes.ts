@@ -6,7 +6,7 @@ import { sameValue } from '../../../domain/content/versions/versionDecider.ts';
 import { guardItemHistory } from '../../access/itemGuards.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import type { CollectionSchema } from '../../schema/siteSchema.ts';
-import { logHistoryReads, maskStored, presentItemRow, readOptionsFor, sensitiveReadOf } from './historyItemRows.ts';
+import { logHistoryReads, maskStored, presentItemRow, readOptionsFor, revealForRequest, sensitiveReadOf } from './historyItemRows.ts';
 import { createVersion, deleteVersion, promoteVersion, updateVersion } from './historyHandlers.ts';
 import { historyReadRoute, historyWriteRoute, itemParams, versionKey, versionParams } from './historyParams.ts';
 import { listVersions, requireLiveItem, requireVersion, type ItemVersion } from './historyQueries.ts';
@@ -23,7 +23,8 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
   const present = async (request: FastifyRequest, collection: CollectionSchema, versions: ItemVersion[]) => {
     const options = await optionsOf(request.siteId);
     await logHistoryReads(context, request, versions.map((version) => sensitiveReadOf(collection, version.item, [version.data])));
-    return versions.map((version) => ({ ...version, data: maskStored(collection, version.data, options) }));
+    const opened = await revealForRequest(context, request, collection, versions.map((version) => ({ itemId: version.item, content: version.data })));
+    return versions.map((version, index) => ({ ...version, data: maskStored(collection, opened[index] as typeof version.data, options) }));
   };
   api.get('/items/:collection/:id/versions', { config: historyReadRoute, schema: { tags: ['items'], params: itemParams } }, async (request) => {
     const { collection: name, id } = request.params;
@@ -99,10 +100,17 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
       const collection = await context.schemas.collection(request.siteId, name);
       const options = await optionsOf(request.siteId);
       const key = { siteId: request.siteId, collection: name, itemId: id };
-      const { main, version } = await context.database.withSite(request.siteId, async (tx) => ({
+      const stored = await context.database.withSite(request.siteId, async (tx) => ({
         version: await requireVersion(tx, key, versionKeyParam),
         main: await requireLiveItem(tx, request.siteId, name, id),
       }));
+      // Sealed pii/phi values are compared, and shown, as this reader reads them.
+      const [mainData, versionData] = await revealForRequest(context, request, collection, [
+        { itemId: id, content: stored.main.data },
+        { itemId: id, content: stored.version.data },
+      ]);
+      const main = { ...stored.main, data: mainData as typeof stored.main.data };
+      const version = { ...stored.version, data: versionData as typeof stored.version.data };
       const changes: Record<string, unknown> = {};
       for (const field of [...new Set([...Object.keys(version.data), ...Object.keys(main.data)])].sort()) {
         if (!sameValue(version.data[field], main.data[field])) changes[field] = version.data[field] ?? null;
@@ -124,7 +132,8 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
     async (request) => {
       const { collection, id, key: versionKeyParam } = request.params;
       const promotion = await promoteVersion(context, { siteId: request.siteId, collection, itemId: id }, versionKeyParam, await request.access(), request.metadata);
-      const data = shapeSnapshot(promotion.snapshot, promotion.collection, await optionsOf(request.siteId));
+      const [snapshot] = await revealForRequest(context, request, promotion.collection, [{ itemId: id, content: promotion.snapshot }]);
+      const data = shapeSnapshot(snapshot as typeof promotion.snapshot, promotion.collection, await optionsOf(request.siteId));
       await logHistoryReads(context, request, [sensitiveReadOf(promotion.collection, id, [data])]);
       return { data, meta: { mainDiverged: promotion.mainDiverged, revisionId: promotion.revisionId } };
     },

@@ -5,6 +5,7 @@ import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
 import type { IndexedTexts } from '../../../projections/searchProjection.ts';
 import type { SensitiveRead } from '../../../domain/content/sensitiveReads.ts';
+import type { Revealer } from '../encryption/reveal.ts';
 import { presentItemRow, readOptionsFor, sensitiveReadOf, type StoredItemRow } from '../items/historyItemRows.ts';
 import type { SiteSchema } from '../../schema/siteSchema.ts';
 import { MAX_SEARCH_WORDS, prefixQuery } from '../items/itemSearch.ts';
@@ -35,6 +36,7 @@ export async function searchItems(
   tx: Queryable,
   schema: SiteSchema,
   request: SearchRequest,
+  revealer: Revealer,
 ): Promise<{ hits: SearchHit[]; total: number; sensitive: (SensitiveRead | null)[] }> {
   const siteId = schema.siteId;
   const words = queryWords(request.q).slice(0, MAX_SEARCH_WORDS);
@@ -64,7 +66,8 @@ export async function searchItems(
     const collection = schema.collections.get(row.collection);
     // The schema is this instance's cache: a collection it does not know yet is skipped, not guessed at.
     if (!collection) continue;
-    const item = presentItemRow(collection, row, options);
+    const [data] = await revealer.reveal(tx, collection, [{ itemId: row.id, content: row.data }]);
+    const item = presentItemRow(collection, { ...row, data: data! }, options);
     const highlights = highlightsOf(row.texts, words, collection.hashFields);
     hits.push({ collection: row.collection, id: row.id, score: row.score, highlights, item });
     sensitive.push(sensitiveReadOf(collection, row.id, [item, highlights]));

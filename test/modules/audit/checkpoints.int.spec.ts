@@ -4,11 +4,15 @@
 // GET /audit/checkpoints lists them to the site's administrators. GET /audit/verify finds a deleted
 // stream, a cut tail and an altered checkpoint. The file has its own database: the task reads the
 // whole log, and here that log holds this file's sites only.
-import { createHash, createPublicKey, verify as verifySignature, type JsonWebKey } from 'node:crypto';
+import { createHash, createPublicKey, randomUUID, verify as verifySignature, type JsonWebKey } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { streamId } from '../../../domain/shared/events.ts';
-import { sql } from '../../../infra/postgres/sql.ts';
+import { appendToStream } from '../../../infra/eventstore/eventStore.ts';
+import type { Queryable } from '../../../infra/postgres/database.ts';
+import { createDatabase } from '../../../infra/postgres/database.ts';
+import { sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
 import { EMPTY_HEAD, nextHeadHash } from '../../../src/modules/audit/checkpointFold.ts';
+import { checkpointListStatements } from '../../../src/modules/audit/checkpointQueries.ts';
 import { takeLogCheckpoints } from '../../../src/modules/audit/checkpointTask.ts';
 import { createFreshDatabaseForFile } from '../../support/databases.ts';
 import { createTestSite, startTestServiceForFile, type TestSite } from '../../support/testService.ts';
@@ -59,6 +63,22 @@ async function foldSite(siteId: string, now: Date): Promise<void> {
 }
 
 /** The site's events in log order (transaction, position), as the checkpoints cover them. */
+/** Appends one item event in `tx`, as the items routes would. */
+async function appendItem(tx: Queryable, siteId: string): Promise<void> {
+  const itemId = randomUUID();
+  const at = new Date().toISOString();
+  await appendToStream(tx, {
+    siteId,
+    streamId: streamId(siteId, 'item', 'articles', itemId),
+    expectedVersion: 'no_stream',
+    events: [{
+      type: 'item.created',
+      data: { collection: 'articles', itemId, snapshot: { id: itemId, status: 'draft', sort: null, createdAt: at, updatedAt: at, userCreated: null, userUpdated: null, deletedAt: null }, delta: {} },
+    }],
+    metadata: { actor: { kind: 'system', id: 'checkpoint-test' } },
+  });
+}
+
 async function eventsInLogOrder(siteId: string) {
   return owner.query<{ position: number; stream_id: string; stream_position: number; hash: string; tx_id: string }>(sql`
     SELECT position, stream_id, stream_position, hash, tx_id::text AS tx_id FROM events WHERE site_id = ${siteId} ORDER BY tx_id, position`);
@@ -157,6 +177,46 @@ describe('taking checkpoints', () => {
     expect((await listCheckpoints(site)).meta.total).toBe(2);
   });
 
+  it('never covers a later event while an earlier transaction may still commit below it', async () => {
+    const site = await siteWithSession(0); // 5 events: one checkpoint
+    const start = new Date(Date.UTC(2033, 0, 1));
+    await foldSite(site.siteId, start);
+    let appended!: () => void;
+    let release!: () => void;
+    const appendedInOpenTransaction = new Promise<void>((resolve) => (appended = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const slowWriter = service.context.database.withSite(site.siteId, async (tx) => {
+      await appendItem(tx, site.siteId);
+      appended();
+      await released;
+    });
+    await appendedInOpenTransaction;
+    // A later write commits first: its position is higher, and so is its transaction id.
+    await service.context.database.withSite(site.siteId, (tx) => appendItem(tx, site.siteId));
+    await takeLogCheckpoints(service.context, start);
+    await takeLogCheckpoints(service.context, new Date(start.getTime() + HOUR));
+    const [folded] = await owner.query<{ event_count: number }>(sql`SELECT event_count FROM log_checkpoint_heads WHERE site_id = ${site.siteId}`);
+    expect(folded!.event_count).toBe(5);
+    expect((await listCheckpoints(site)).meta.total).toBe(1);
+
+    release();
+    await slowWriter;
+    await foldSite(site.siteId, start);
+    await takeLogCheckpoints(service.context, new Date(start.getTime() + HOUR));
+    const { data } = await listCheckpoints(site);
+    expect(data.map((checkpoint) => checkpoint.eventCount)).toEqual([7, 5]);
+    const events = await eventsInLogOrder(site.siteId);
+    expect(data[0]!.headHash).toBe(events.reduce((previous, event) => nextHeadHash(previous, event.position, event.hash), EMPTY_HEAD));
+    expect(await verifyLog(site)).toMatchObject({ valid: true, checkpoints: { checked: 2, problems: [] } });
+  });
+
+  it('reads nothing once the service is stopping', async () => {
+    const site = await createTestSite(service, 'ckpt');
+    expect(await takeLogCheckpoints(service.context, new Date(), AbortSignal.abort())).toEqual({ eventsRead: 0, checkpointsTaken: 0, caughtUp: false });
+    const [state] = await owner.query(sql`SELECT 1 FROM log_checkpoint_heads WHERE site_id = ${site.siteId}`);
+    expect(state).toBeUndefined();
+  });
+
   it('computes the head in SQL as in TypeScript', async () => {
     const [row] = await owner.query<{ head: string }>(sql`SELECT svc_checkpoint_next_head(svc_checkpoint_next_head('', 41, 'abc'), 42, 'def') AS head`);
     expect(row!.head).toBe(nextHeadHash(nextHeadHash(EMPTY_HEAD, 41, 'abc'), 42, 'def'));
@@ -230,6 +290,44 @@ describe('GET /audit/checkpoints', () => {
     expect(crossSite.status).toBe(401);
   });
 });
+
+describe('the checkpoint list on many sites', () => {
+  it('reads a page newest first, and the total, from the primary key', async () => {
+    // 40 sites of 2,500 checkpoints each, beside this file's real ones (the filler has no events).
+    await owner.query(sql`
+      INSERT INTO log_checkpoints (site_id, seq, tx_id, position, event_count, stream_count, streams_touched, streams_digest, head_hash,
+                                   previous_digest, digest, key_id, algorithm, payload, signature, created_at)
+      SELECT 'filler-' || (g % 40), g / 40 + 1, '1', g, g, 1, 1, 'd', 'h', NULL, 'd', 'k', 'Ed25519', '{}', 's', now()
+        FROM generate_series(0, 99999) AS g`);
+    await owner.query(sql`ANALYZE log_checkpoints`);
+    const app = createDatabase({ connectionString: fresh.url, poolSize: 1 });
+    try {
+      const planOf = async (statement: SqlFragment) => {
+        const [row] = await app.withSite('filler-7', (tx) => tx.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(sql`EXPLAIN (FORMAT JSON) ${statement}`));
+        return nodesOf(row!['QUERY PLAN'][0].Plan);
+      };
+      const statements = checkpointListStatements('filler-7', { limit: 25, page: 3 });
+      const page = await planOf(statements.page);
+      expect(page.some((node) => node['Index Name'] === 'log_checkpoints_pkey' && node['Node Type'] === 'Index Scan')).toBe(true);
+      expect(page.filter((node) => node['Node Type'] === 'Sort' || node['Node Type'] === 'Seq Scan')).toEqual([]);
+      const total = await planOf(statements.total);
+      expect(total.some((node) => node['Index Name'] === 'log_checkpoints_pkey')).toBe(true);
+      expect(total.filter((node) => node['Node Type'] === 'Seq Scan')).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+function nodesOf(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodesOf)];
+}
 
 describe('GET /audit/verify against the checkpoints', () => {
   /** A site with a 4-event session stream whose every event a checkpoint covers (the last one by the interval). */

@@ -1,0 +1,79 @@
+// Which records an erasure request names: the items of one collection (live or deleted) that match
+// its filter. A filter over plain fields is compiled to SQL like any item filter; a filter naming a
+// pii/phi field (an email, say) cannot be, since those values are sealed: the collection's items
+// are then read in pages, their sealed values opened, and the filter evaluated on them.
+import { AppError } from '../../../domain/shared/appError.ts';
+import type { Queryable } from '../../../infra/postgres/database.ts';
+import { sql } from '../../../infra/postgres/sql.ts';
+import { compileFilterNode, evaluateFilterNode, resolveFilter, type DynamicValueContext, type FilterNode } from '../../query/index.ts';
+import type { CollectionSchema } from '../../schema/siteSchema.ts';
+import type { Revealer } from '../encryption/reveal.ts';
+
+/** The most records one request may erase: a wider filter is refused, to be narrowed. */
+export const MAX_ERASURE_RECORDS = 10_000;
+const SCAN_PAGE = 1_000;
+
+/** Checks the filter against the collection's fields (400 VALIDATION_FAILED at body.filter). */
+export function resolveErasureFilter(filter: unknown, collection: CollectionSchema, dynamic: DynamicValueContext): FilterNode {
+  return resolveFilter(filter, { ...dynamic, fields: collection.queryFields, path: ['body', 'filter'] });
+}
+
+/** The field names a filter tree mentions (operators start with `_`). */
+function namedFields(tree: unknown, into = new Set<string>()): Set<string> {
+  if (Array.isArray(tree)) for (const entry of tree) namedFields(entry, into);
+  else if (tree && typeof tree === 'object') {
+    for (const [key, value] of Object.entries(tree)) {
+      if (!key.startsWith('_')) into.add(key);
+      namedFields(value, into);
+    }
+  }
+  return into;
+}
+
+function tooMany(): AppError {
+  return new AppError('VALIDATION_FAILED', `The filter matches more than ${MAX_ERASURE_RECORDS} records: narrow it and request each part`, { path: ['body', 'filter'] });
+}
+
+export async function matchErasureRecords(
+  tx: Queryable,
+  siteId: string,
+  collection: CollectionSchema,
+  filter: unknown,
+  node: FilterNode,
+  revealer: Revealer,
+): Promise<string[]> {
+  const sealed = [...namedFields(filter)].some((field) => collection.sensitiveFields.has(field));
+  if (!sealed) {
+    const rows = await tx.query<{ id: string }>(sql`
+      SELECT i.id FROM items i WHERE i.site_id = ${siteId} AND i.collection = ${collection.name} AND ${compileFilterNode(node, 'i')}
+       ORDER BY i.id LIMIT ${MAX_ERASURE_RECORDS + 1}`);
+    if (rows.length > MAX_ERASURE_RECORDS) throw tooMany();
+    return rows.map((row) => row.id);
+  }
+  const matched: string[] = [];
+  let after = '';
+  for (;;) {
+    const rows = await tx.query<{ id: string; status: string | null; sort: number | null; created_at: Date | null; updated_at: Date | null; user_created: string | null; user_updated: string | null; deleted_at: Date | null; data: Record<string, unknown> }>(sql`
+      SELECT id, status, sort, created_at, updated_at, user_created, user_updated, deleted_at, data FROM items
+       WHERE site_id = ${siteId} AND collection = ${collection.name} AND id > ${after}
+       ORDER BY id LIMIT ${SCAN_PAGE}`);
+    if (rows.length === 0) return matched;
+    const contents = await revealer.reveal(tx, collection, rows.map((row) => ({ itemId: row.id, content: row.data })));
+    rows.forEach((row, index) => {
+      const record = {
+        ...contents[index],
+        id: row.id,
+        status: row.status,
+        sort: row.sort,
+        createdAt: row.created_at?.toISOString() ?? null,
+        updatedAt: row.updated_at?.toISOString() ?? null,
+        userCreated: row.user_created,
+        userUpdated: row.user_updated,
+        deletedAt: row.deleted_at?.toISOString() ?? null,
+      };
+      if (evaluateFilterNode(node, record)) matched.push(row.id);
+    });
+    if (matched.length > MAX_ERASURE_RECORDS) throw tooMany();
+    after = rows.at(-1)!.id;
+  }
+}

@@ -110,6 +110,29 @@ export async function verifyChains(tx: Queryable, siteId: string): Promise<Chain
 
 export interface LogVerification extends ChainVerification {
   checkpoints: CheckpointVerification;
+  erasures: ErasureReport;
+}
+
+/**
+ * Executed erasures (docs/privacy.md): they destroyed sealed values outside the log and hard-deleted
+ * records through it, so the chains and checkpoints still hold; verify names them so that a reader
+ * of the report can tell a record erased on purpose from one removed by tampering.
+ */
+export interface ErasureReport {
+  executed: number;
+  /** The newest 100. */
+  latest: { erasureId: string; collection: string; executedAt: string; recordCount: number; shreddedValues: number }[];
+}
+
+async function erasureReport(tx: Queryable, siteId: string): Promise<ErasureReport> {
+  const rows = await tx.query<{ id: string; collection: string; executed_at: Date; record_count: number; shredded_values: number; executed: number }>(sql`
+    SELECT id, collection, executed_at, record_count, shredded_values, count(*) OVER ()::int AS executed
+      FROM erasure_requests WHERE site_id = ${siteId} AND status = 'executed'
+     ORDER BY executed_at DESC, id DESC LIMIT 100`);
+  return {
+    executed: rows[0]?.executed ?? 0,
+    latest: rows.map((row) => ({ erasureId: row.id, collection: row.collection, executedAt: row.executed_at.toISOString(), recordCount: row.record_count, shreddedValues: row.shredded_values })),
+  };
 }
 
 /**
@@ -119,5 +142,5 @@ export interface LogVerification extends ChainVerification {
 export async function verifyLog(tx: Queryable, siteId: string, key: SigningKey): Promise<LogVerification> {
   const chains = await verifyChains(tx, siteId);
   const checkpoints = await verifyCheckpoints(tx, siteId, key);
-  return { ...chains, valid: chains.valid && checkpoints.problems.length === 0, checkpoints };
+  return { ...chains, valid: chains.valid && checkpoints.problems.length === 0, checkpoints, erasures: await erasureReport(tx, siteId) };
 }

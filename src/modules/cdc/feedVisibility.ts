@@ -9,7 +9,7 @@ import { STRUCTURAL_KEY_SET } from '../../../domain/content/schemaModel.ts';
 import type { SensitiveRead } from '../../../domain/content/sensitiveReads.ts';
 import { join, raw, sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
 import type { Access } from '../../access/access.ts';
-import { canReadField, itemReadPermissions, maskItem } from '../../access/itemAccess.ts';
+import { canReadField, itemReadPermissions, maskItem, type ReadPermissions } from '../../access/itemAccess.ts';
 import { canSeeCollection, canSeeField, canSeeRelation } from '../../access/schemaAccess.ts';
 import { ITEMS_TABLE } from '../../query/index.ts';
 import type { SiteSchema } from '../../schema/siteSchema.ts';
@@ -134,7 +134,7 @@ function restrictedView(access: Access, schema: SiteSchema): FeedView {
     scope: sql`(${join(scopes, ' OR ')})`,
     present(row) {
       const [resource] = row.type.split('.');
-      if (resource === 'items') return row.row_visible ? presentItem(access, schema, row) : null;
+      if (resource === 'items') return row.row_visible ? presentItem(access, permissions, schema, row) : null;
       const shown =
         resource === 'collections'
           ? row.collection !== null && canSeeCollection(access, row.collection)
@@ -161,7 +161,7 @@ function relationVisible(access: Access, row: VisibleFeedRow): boolean {
 }
 
 /** An item entry with the snapshot fields and changed keys the reader may read (hash values masked as item reads mask them). */
-function presentItem(access: Access, schema: SiteSchema, row: VisibleFeedRow): PresentedEntry | null {
+function presentItem(access: Access, permissions: ReadPermissions, schema: SiteSchema, row: VisibleFeedRow): PresentedEntry | null {
   const collection = row.collection === null ? undefined : schema.collections.get(row.collection);
   if (!collection) return null;
   const envelope = JSON.parse(row.envelope) as FeedEnvelope;
@@ -183,5 +183,7 @@ function presentItem(access: Access, schema: SiteSchema, row: VisibleFeedRow): P
     snapshot,
     changedKeys: envelope.changedKeys.filter((key) => key === DELETED_AT || (known(key) && canReadField(access, collection.name, key))),
   };
-  return { seq: row.seq, envelope: JSON.stringify(shown), sensitive: row.item_id === null ? null : sensitiveReadOf(collection, row.item_id, [snapshot]) };
+  // Only the pii/phi values this reader decrypts are reads of them: masked ones reveal nothing.
+  const decrypted = snapshot && Object.fromEntries(Object.entries(snapshot).filter(([key]) => !collection.sensitiveFields.has(key) || permissions.mayDecrypt(collection.name, key)));
+  return { seq: row.seq, envelope: JSON.stringify(shown), sensitive: row.item_id === null ? null : sensitiveReadOf(collection, row.item_id, [decrypted]) };
 }

@@ -6,7 +6,7 @@ import type { EventMetadata } from '../../../domain/shared/events.ts';
 import type { Access } from '../../access/access.ts';
 import { itemReadPermissions } from '../../access/itemAccess.ts';
 import type { AppContext } from '../../runtime/context.ts';
-import { createRevealer, mayDecryptFor, type RevealApp, type RevealRecord } from '../encryption/reveal.ts';
+import { createRevealer, MASKED, mayDecryptFor, type RevealApp, type RevealRecord } from '../encryption/reveal.ts';
 import type { CollectionSchema } from '../../schema/siteSchema.ts';
 import { readValue, shapeRow, type ItemRow, type ReadOptions } from './itemRecords.ts';
 import { logSensitiveReads } from './sensitiveReads.ts';
@@ -66,6 +66,11 @@ export function maskStored(collection: CollectionSchema | undefined, record: Rec
   return masked;
 }
 
+/** A pii/phi value the reader saw: present, not null, not masked (a masked field reveals nothing). */
+export function isShownValue(value: unknown): boolean {
+  return value !== undefined && value !== null && value !== MASKED;
+}
+
 /**
  * The pii/phi fields of `collection` that `records` (what a response returns of one item) show with
  * a value: logged like any item read (item.sensitive_read), or null when there are none.
@@ -78,7 +83,7 @@ export function sensitiveReadOf(
   if (!collection || collection.sensitiveFields.size === 0) return null;
   const fields: SensitiveRead['fields'] = [];
   for (const [field, sensitivity] of collection.sensitiveFields) {
-    if (records.some((record) => record?.[field] !== undefined && record?.[field] !== null)) fields.push({ field, sensitivity });
+    if (records.some((record) => isShownValue(record?.[field]))) fields.push({ field, sensitivity });
   }
   return fields.length > 0 ? { collection: collection.name, itemId, fields } : null;
 }

@@ -19,6 +19,7 @@ import {
   type SortSpec,
 } from '../../query/index.ts';
 import type { CollectionSchema, SiteSchema } from '../../schema/siteSchema.ts';
+import { isShownValue } from './historyItemRows.ts';
 import { shapeRow, type ItemRow } from './itemRecords.ts';
 import { baseCondition, itemColumns, queryFieldsOf, type ReadContext } from './itemSource.ts';
 
@@ -51,7 +52,7 @@ export function noteSensitiveReads(
   const sensitive = fields.filter((name) => collection.sensitiveFields.has(name));
   if (sensitive.length === 0) return;
   items.forEach((item, index) => {
-    const returned = sensitive.filter((name) => name in item);
+    const returned = sensitive.filter((name) => name in item && isShownValue(item[name]));
     if (returned.length === 0) return;
     context.sensitive.push({
       collection: collection.name,

@@ -350,6 +350,7 @@ describe('GET /audit/verify against the checkpoints', () => {
       streamsChecked: counts!.streams,
       firstBrokenLink: null,
       checkpoints: { checked: 2, latestSeq: 2, problems: [] },
+      erasures: { executed: 0, latest: [] },
     });
   });
 

@@ -134,8 +134,13 @@ describe('GET /cdc/events for a member with cdc:subscribe', () => {
   it('logs the pii values it shows as item reads are logged, and nothing for a member that may not read them', async () => {
     const site = await contentSite();
     expect((await site.admin('POST', '/fields/authors', { field: 'phone', type: 'string', sensitivity: 'pii' })).status).toBe(201);
-    const reader = await subscriber(site, [{ collection: 'authors', action: 'read' }]);
+    const reader = await subscriber(site, [
+      { collection: 'authors', action: 'read' },
+      { collection: 'authors', action: 'read_decrypted', fields: ['phone'] },
+    ]);
     const blind = await subscriber(site, [{ collection: 'authors', action: 'read', fields: ['name'] }]);
+    // Reading the field without read_decrypted shows its mask, which reveals nothing and is not logged.
+    const masked = await subscriber(site, [{ collection: 'authors', action: 'read' }]);
     const ada = await createItem(site, 'authors', { name: 'Ada', phone: '+1 555 0100' });
     await createItem(site, 'authors', { name: 'Bob' });
     await feedCaughtUp(service);
@@ -143,6 +148,10 @@ describe('GET /cdc/events for a member with cdc:subscribe', () => {
     const blindPage = await feed(site, blind);
     expect(blindPage.data.filter((entry) => entry.type === 'items.create')).toHaveLength(2);
     expect(JSON.stringify(blindPage)).not.toContain('+1 555 0100');
+    expect(await sensitiveReads(site.siteId)).toEqual([]);
+    const maskedPage = await feed(site, masked);
+    expect(maskedPage.data.find((entry) => entry.itemId === ada.id)!.snapshot!.phone).toBe('[encrypted]');
+    expect(JSON.stringify(maskedPage)).not.toContain('+1 555 0100');
     expect(await sensitiveReads(site.siteId)).toEqual([]);
 
     const page = await feed(site, reader);

@@ -54,6 +54,8 @@ describe('webhook deliveries follow the creator’s access', () => {
     await grant(site, { roleId: owned.roleId }, [
       { collection: 'articles', action: 'read', fields: ['title', 'category'], conditions: { category: { _eq: 'public' } } },
       { collection: 'authors', action: 'read', fields: ['name', 'phone'] },
+      // pii values leave decrypted only for a creator who holds read_decrypted on them (docs/privacy.md).
+      { collection: 'authors', action: 'read_decrypted', fields: ['phone'] },
     ]);
     const ada = await createItem(site, 'authors', { name: 'Ada', email: 'hidden-email@example.test', phone: '+1 555 0100' });
     const shown = await createItem(site, 'articles', { title: 'Shown', body: 'hidden body', category: 'public' });

@@ -23,9 +23,12 @@ import { findErasure, type ErasureRequest } from './erasureRequests.ts';
 
 export type ErasureContext = Pick<AppContext, 'database' | 'projections' | 'schemas' | 'keyRing' | 'config'>;
 
-/** The subject as stored: an HMAC of the collection and filter under a key derived from SVC_SECRET. */
-export function subjectHashOf(secret: string, collection: string, filter: unknown): string {
-  return createHmac('sha256', Buffer.from(deriveKey(secret, 'erasure:subject'))).update(canonicalJson({ collection, filter })).digest('hex');
+/**
+ * The subject as stored: an HMAC of the site, collection and filter under a key derived from
+ * SVC_SECRET (the same subject in two sites gives two hashes, so receipts of sites do not link).
+ */
+export function subjectHashOf(secret: string, siteId: string, collection: string, filter: unknown): string {
+  return createHmac('sha256', Buffer.from(deriveKey(secret, 'erasure:subject'))).update(canonicalJson({ siteId, collection, filter })).digest('hex');
 }
 
 async function dualControlOn(tx: Queryable, siteId: string): Promise<boolean> {
@@ -68,7 +71,7 @@ export async function requestErasure(context: ErasureContext, siteId: string, pr
       type: 'request',
       erasureId,
       collection: collection.name,
-      subjectHash: subjectHashOf(context.config.SVC_SECRET, collection.name, input.filter),
+      subjectHash: subjectHashOf(context.config.SVC_SECRET, siteId, collection.name, input.filter),
       reason: input.reason,
       requestedBy: actorOf(metadata),
       recordIds,

@@ -1,5 +1,5 @@
 // Each site's encryption settings: the active key, the retired keys and the envelope mode (the
-// stream `encryption/<siteId>`). A site without a row uses the key ring's default key, direct mode.
+// stream `<siteId>/encryption`). A site without a row uses the key ring's default key, direct mode.
 import { sql } from '../infra/postgres/sql.ts';
 import { defineProjection } from './projection.ts';
 

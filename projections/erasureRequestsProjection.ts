@@ -1,4 +1,4 @@
-// Erasure requests and where each stands (streams `erasure/<id>`): never the subject, only its
+// Erasure requests and where each stands (streams `<siteId>/erasure/<id>`): never the subject, only its
 // keyed hash and the ids of the records it matched.
 import { sql } from '../infra/postgres/sql.ts';
 import { defineProjection } from './projection.ts';

@@ -3,6 +3,7 @@
 // apart. Errors carry the path of the offending key (`['body', 'title']`, bulk `['body', 3, 'title']`).
 import { checkFieldValue, invalidValue, type ErrorPath } from './fieldValues.ts';
 import { STRUCTURAL_KEY_SET, WRITABLE_STRUCTURAL_KEYS, type ContentField } from './schemaModel.ts';
+import { MASKED, sealedIdOf } from '../privacy/sealedReference.ts';
 
 export const ITEM_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 const LANGUAGE_SHAPE = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8}){0,4}$/;
@@ -44,7 +45,7 @@ export interface CheckedItemInput {
   values: Record<string, unknown>;
   /** Hash fields given in clear text: the caller hashes them and puts the hashes into `values`. */
   hashes: Record<string, string>;
-  /** Hash fields sent back as the mask: the stored hash is kept. */
+  /** Hash and pii/phi fields sent back as their mask: the stored value is kept. */
   keepHashes: string[];
   /** Translatable fields: languages to set, merged into the stored `{ <lang>: value }` map. */
   translations: Record<string, Record<string, unknown>>;
@@ -118,8 +119,16 @@ function checkStructural(key: 'status' | 'sort', value: unknown, path: ErrorPath
   return value;
 }
 
-/** The stored form of a value, or undefined for hash fields: their clear text goes to `hashes`, a mask to `keepHashes`. */
+/** The stored form of a value, or undefined for hash fields (their clear text goes to `hashes`) and for a hash or pii/phi field's mask (to `keepHashes`). */
 function storedValue(field: ContentField, value: unknown, path: ErrorPath, checked: CheckedItemInput): unknown {
+  // A pii/phi field sent back as the mask its reader saw keeps its stored value.
+  if (field.sensitivity && value === MASKED) {
+    checked.keepHashes.push(field.field);
+    return undefined;
+  }
+  // A sealed value's reference (a revert, a promotion, a release bringing back an earlier value) is
+  // stored as it is: the event sealer accepts it only if the record's field holds it.
+  if (field.sensitivity && sealedIdOf(value) !== null) return value;
   const result = checkFieldValue(field, value, path);
   if ('hashClearText' in result) {
     checked.hashes[field.field] = result.hashClearText;

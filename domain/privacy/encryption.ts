@@ -1,8 +1,8 @@
-// A site's encryption settings (stream `encryption/<siteId>`): which key-ring key seals new sensitive
+// A site's encryption settings (stream `<siteId>/encryption`): which key-ring key seals new sensitive
 // values, which keys it has retired, and whether values get their own data keys (envelope mode).
 // A site that never rotated uses the ring's first key (`defaultKeyId`).
 import { AppError } from '../shared/appError.ts';
-import type { Decider } from '../shared/events.ts';
+import { streamId, type Decider } from '../shared/events.ts';
 import type { EncryptionEvent } from './events.ts';
 
 export type { EncryptionEvent };
@@ -19,7 +19,7 @@ export type EncryptionCommand =
   | { type: 'setEnvelope'; enabled: boolean }
   | { type: 'recordReseal'; operation: 'rewrap' | 'envelope_migration'; keyId: string; envelope: boolean; values: number };
 
-export const encryptionStreamId = (siteId: string): string => `encryption/${siteId}`;
+export const encryptionStreamId = (siteId: string): string => streamId(siteId, 'encryption');
 
 export const encryptionDecider: Decider<EncryptionState, EncryptionCommand, EncryptionEvent> = {
   initialState: () => ({ activeKeyId: null, retiredKeyIds: [], envelope: false }),

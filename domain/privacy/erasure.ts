@@ -1,8 +1,8 @@
-// An erasure request (stream `erasure/<erasureId>`) under dual control: requested by one site
+// An erasure request (stream `<siteId>/erasure/<erasureId>`) under dual control: requested by one site
 // administrator, confirmed by another while the site's `erasureDualControl` setting is on (the
 // default), then executed once. The subject is kept only as a keyed hash; the matched records by id.
 import { AppError } from '../shared/appError.ts';
-import type { Decider } from '../shared/events.ts';
+import { streamId, type Decider } from '../shared/events.ts';
 import type { ErasureEvent } from './events.ts';
 
 export type { ErasureEvent };
@@ -22,7 +22,7 @@ export type ErasureCommand =
   | { type: 'confirm'; erasureId: string; confirmerId: string; dualControl: boolean }
   | { type: 'execute'; erasureId: string; dualControl: boolean; erasedIds: string[]; shreddedValues: number };
 
-export const erasureStreamId = (erasureId: string): string => `erasure/${erasureId}`;
+export const erasureStreamId = (siteId: string, erasureId: string): string => streamId(siteId, 'erasure', erasureId);
 
 /** An erasure executes once, and under dual control only once confirmed (409 otherwise, 404 if unknown). */
 export function assertExecutable(state: ErasureState, erasureId: string, dualControl: boolean): void {

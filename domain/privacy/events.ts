@@ -30,7 +30,7 @@ export const restrictionEventSchemas = {
 export type RestrictionEvent = EventOf<typeof restrictionEventSchemas>;
 
 /**
- * A site's encryption settings (stream `encryption/<siteId>`): the key-ring key that seals new values
+ * A site's encryption settings (stream `<siteId>/encryption`): the key-ring key that seals new values
  * and the envelope mode, named as the audit actions the spec lists. `encryption_values_resealed`
  * records a rewrap or an envelope migration batch: bytes sealed anew, no value changed.
  */
@@ -46,7 +46,7 @@ export const encryptionEventSchemas = {
 };
 export type EncryptionEvent = EventOf<typeof encryptionEventSchemas>;
 
-/** A sealed value that would not open (a wrong key, tampered bytes): the day stream `decryption_failures/<siteId>/<day>`. */
+/** A sealed value that would not open (a wrong key, tampered bytes): the day stream `<siteId>/decryption-failures/<day>`. */
 export const decryptionFailureEventSchemas = {
   decryption_failed: z.object({
     collection: z.string(),
@@ -60,7 +60,7 @@ export const decryptionFailureEventSchemas = {
 export type DecryptionFailureEvent = EventOf<typeof decryptionFailureEventSchemas>;
 
 /**
- * An erasure request (stream `erasure/<erasureId>`): the subject is only ever its keyed hash; the
+ * An erasure request (stream `<siteId>/erasure/<erasureId>`): the subject is only ever its keyed hash; the
  * records it matched are named by id. `data_erased` is the audit action of the spec.
  */
 export const erasureEventSchemas = {

@@ -11,3 +11,9 @@ export function sealedReference(id: string): string {
 export function sealedIdOf(value: unknown): string | null {
   return typeof value === 'string' ? (SEALED_REFERENCE.exec(value)?.[1] ?? null) : null;
 }
+
+/**
+ * What a reader without `read_decrypted` sees in place of a pii/phi value. Sent back in a write, it
+ * means "unchanged": the stored value stays (as a hash field's mask does).
+ */
+export const MASKED = '[encrypted]';

@@ -12,8 +12,8 @@ import { sql, type SqlFragment } from '../../infra/postgres/sql.ts';
 import type { SiteSchema } from '../schema/schemaCache.ts';
 import { splitDeepKey, unscopedDeepAppliesTo } from '../query/anyItemDeep.ts';
 import { evaluateFilterNode, resolveFilter, type DeepQuery, type FilterNode, type FilterTree, type ItemRecord, type SortSpec } from '../query/index.ts';
-import { READ_DECRYPTED } from '../../domain/access/permissionRule.ts';
-import type { Access, FieldAllowance } from './access.ts';
+import { ALL_FIELDS, READ_DECRYPTED } from '../../domain/access/permissionRule.ts';
+import type { Access } from './access.ts';
 
 /**
  * What item reads apply, per collection (the listed collection and every related collection a
@@ -22,15 +22,18 @@ import type { Access, FieldAllowance } from './access.ts';
 export interface ReadPermissions {
   rowCondition(collection: string, alias: string, table: SqlFragment): SqlFragment | null;
   visibleFields(collection: string): ReadonlySet<string> | null;
-  /** Whether the reader sees the value of a pii/phi field rather than its mask (`read_decrypted`). */
-  mayDecrypt(collection: string, field: string): boolean;
+  /**
+   * Whether the reader sees the value of a pii/phi field of `record` (its fields and `id`) rather
+   * than its mask: a `read_decrypted` rule covers the field and its conditions hold for the record.
+   */
+  mayDecrypt(collection: string, field: string, record: ItemRecord): boolean;
 }
 
 /** The read permissions of an Access for the item reads; undefined for administrators (nothing to add). */
 export function itemReadPermissions(access: Access): ReadPermissions | undefined {
   if (access.admin) return undefined;
   const visible = new Map<string, ReadonlySet<string>>();
-  const decryptable = new Map<string, FieldAllowance>();
+  const decryptRules = new Map<string, { covers: (field: string) => boolean; conditions: FilterNode | null }[]>();
   return {
     rowCondition(collection, alias, table) {
       const node = access.rowFilter('read', collection);
@@ -43,12 +46,29 @@ export function itemReadPermissions(access: Access): ReadPermissions | undefined
       if (!fields) visible.set(collection, (fields = new Set([...allowed.fields, ALWAYS_READABLE])));
       return fields;
     },
-    mayDecrypt(collection, field) {
-      let allowed = decryptable.get(collection);
-      if (!allowed) decryptable.set(collection, (allowed = access.allowedFields(READ_DECRYPTED, collection)));
-      return allowed.has(field);
+    mayDecrypt(collection, field, record) {
+      let granted = decryptRules.get(collection);
+      if (!granted) {
+        // Per rule: the fields it covers and its conditions (null: every row).
+        granted = access.rules(READ_DECRYPTED, collection).map((rule) => {
+          const node = access.ruleFilter(rule, collection);
+          const every = rule.collection === null || rule.fields.includes(ALL_FIELDS);
+          return { covers: (name: string) => every || rule.fields.includes(name), conditions: node.kind === 'constant' && node.value ? null : node };
+        });
+        decryptRules.set(collection, granted);
+      }
+      return granted.some((rule) => rule.covers(field) && (rule.conditions === null || holds(rule.conditions, record)));
     },
   };
+}
+
+/** A rule's conditions on one record in memory; a relational condition cannot be judged there and does not hold. */
+function holds(node: FilterNode, record: ItemRecord): boolean {
+  try {
+    return evaluateFilterNode(node, record);
+  } catch {
+    return false;
+  }
 }
 
 export type ItemAction = 'create' | 'read' | 'update' | 'delete';

@@ -21,6 +21,7 @@ function sortExpression(key: string, fields: FieldMap, alias: string): SqlFragme
   if (isToManyField(field)) throw invalidSort(`Cannot sort by the to-many relation "${name}"`);
   // The order of password hashes tells something of them, and nothing a reader needs.
   if (field.type === 'hash') throw invalidSort(`Cannot sort by the hash field "${name}"`);
+  if (field.sealed) throw invalidSort(`Cannot sort by the pii/phi field "${name}": its values are sealed`);
   if (jsonPath.length === 0) return fieldExpression(alias, field);
   const base = pathBaseOf(field);
   if (STRUCTURAL_COLUMNS.has(name) || kindOfField(base) !== 'json') {

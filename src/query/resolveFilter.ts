@@ -29,6 +29,8 @@ export interface FilterContext extends DynamicValueContext {
   resolveFields?: ResolveFields;
   /** Where error paths start; default `['filter']`. */
   path?: ErrorPath;
+  /** The filter is evaluated in memory on opened values (erasure), so pii/phi fields compare. */
+  sealedInMemory?: boolean;
 }
 
 interface Walk {
@@ -159,6 +161,9 @@ function resolveCondition(target: FilterTarget, operator: string, raw: unknown, 
   if (!operatorFits(operator, kind, target.field.type)) {
     const what = target.field.type === 'hash' ? 'the hash' : KIND_NAMES[kind];
     throw invalid(`Operator "${operator}" does not apply to ${what} field "${target.field.field}"`, path);
+  }
+  if (target.field.sealed && operator !== '_null' && operator !== '_nnull' && !context.sealedInMemory) {
+    throw invalid(`"${target.field.field}" is a pii/phi field: its values are sealed, so only _null and _nnull filter it`, path);
   }
   const column = target.field.column;
   if (column && !column.operators.includes(operator)) {

@@ -38,6 +38,11 @@ export interface FieldDefinition {
   languages?: readonly string[];
   /** A column of a read model other than items (see readModelFields.ts); items' fields have none. */
   column?: ReadModelColumn;
+  /**
+   * A pii/phi field: items store references to its sealed values (docs/privacy.md), so SQL can tell
+   * only whether it is set (`_null`, `_nnull`); it cannot be compared, sorted or aggregated.
+   */
+  sealed?: boolean;
 }
 
 /**

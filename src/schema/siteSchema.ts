@@ -102,7 +102,9 @@ function buildSiteSchema(siteId: string, rows: SchemaRows): SiteSchema {
   const queryFields = new Map<string, Map<string, QueryField>>();
   for (const [collection, fields] of declared) {
     const map = new Map<string, QueryField>();
-    for (const field of fields.values()) map.set(field.field, { field: field.field, type: field.options.translatable === true ? 'json' : field.type });
+    for (const field of fields.values()) {
+      map.set(field.field, { field: field.field, type: field.options.translatable === true ? 'json' : field.type, ...(field.sensitivity ? { sealed: true } : {}) });
+    }
     queryFields.set(collection, map);
   }
   const linkStored = (collection: string, field: string, relatedCollection: string) => {

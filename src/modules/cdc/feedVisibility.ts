@@ -184,6 +184,6 @@ function presentItem(access: Access, permissions: ReadPermissions, schema: SiteS
     changedKeys: envelope.changedKeys.filter((key) => key === DELETED_AT || (known(key) && canReadField(access, collection.name, key))),
   };
   // Only the pii/phi values this reader decrypts are reads of them: masked ones reveal nothing.
-  const decrypted = snapshot && Object.fromEntries(Object.entries(snapshot).filter(([key]) => !collection.sensitiveFields.has(key) || permissions.mayDecrypt(collection.name, key)));
+  const decrypted = snapshot && Object.fromEntries(Object.entries(snapshot).filter(([key]) => !collection.sensitiveFields.has(key) || permissions.mayDecrypt(collection.name, key, { ...snapshot, id: row.item_id })));
   return { seq: row.seq, envelope: JSON.stringify(shown), sensitive: row.item_id === null ? null : sensitiveReadOf(collection, row.item_id, [decrypted]) };
 }

@@ -1,8 +1,10 @@
 // The event sealer of item and version events: every value of a pii/phi field in an event's content
 // (an item's snapshot, delta and draft; a version's data and changes) goes to the sensitive value
-// store, and the event carries its reference instead. A reference the record already holds (an
-// unchanged field, a revert to an earlier revision) is kept; anything else is a value and is sealed.
+// store, and the event carries its reference instead. A reference the record's field already holds
+// (an unchanged field, a revert to an earlier revision) is kept; any other reference is refused
+// (400); anything else is a value and is sealed.
 import { sealedIdOf, sealedReference } from '../../../domain/privacy/sealedReference.ts';
+import { AppError } from '../../../domain/shared/appError.ts';
 import type { NewEvent } from '../../../domain/shared/events.ts';
 import type { KeyRing } from '../../../infra/crypto/keyRing.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
@@ -73,6 +75,8 @@ export function itemEventSealer(context: ItemSealerContext, siteId: string): Eve
       let reference: string;
       if (id && kept.has(id)) {
         reference = at.value as string;
+      } else if (id) {
+        throw new AppError('VALIDATION_FAILED', `"${at.field}" names a sealed value this record's field does not hold`, { path: ['body', at.field] });
       } else {
         const dedupe = `${at.event}\u001f${at.field}\u001f${JSON.stringify(at.value)}`;
         reference = sealedByValue.get(dedupe) ?? '';

@@ -2,10 +2,10 @@
 // the sensitive value store. A reader with `read_decrypted` on a field gets its value (null once the
 // value was erased); any other reader gets MASKED. A value that does not open fails the request
 // closed with 500 DECRYPTION_FAILED, audited as `decryption_failed`, never a placeholder.
-import { sealedIdOf } from '../../../domain/privacy/sealedReference.ts';
+import { MASKED, sealedIdOf } from '../../../domain/privacy/sealedReference.ts';
 import type { DecryptionFailureEvent } from '../../../domain/privacy/events.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
-import type { EventMetadata } from '../../../domain/shared/events.ts';
+import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import { recordDecider } from '../../../domain/shared/recordDecider.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import type { ReadPermissions } from '../../access/itemAccess.ts';
@@ -14,16 +14,14 @@ import type { AppContext } from '../../runtime/context.ts';
 import type { CollectionSchema } from '../../schema/siteSchema.ts';
 import { DecryptionFailure, loadSealed, openSealed } from './sealedValues.ts';
 
-/** What a reader without `read_decrypted` sees in place of a pii/phi value. */
-export const MASKED = '[encrypted]';
-
-export type MayDecrypt = (collection: string, field: string) => boolean;
+/** Whether the reader sees the value of `field` of `record` (its content and `id`) rather than the mask. */
+export type MayDecrypt = (collection: string, field: string, record: Readonly<Record<string, unknown>>) => boolean;
 
 export const DECRYPT_EVERYTHING: MayDecrypt = () => true;
 
 /** Administrators decrypt everything; others where a `read_decrypted` rule names the field. */
 export function mayDecryptFor(permissions: ReadPermissions | undefined): MayDecrypt {
-  return permissions ? (collection, field) => permissions.mayDecrypt(collection, field) : DECRYPT_EVERYTHING;
+  return permissions ? (collection, field, record) => permissions.mayDecrypt(collection, field, record) : DECRYPT_EVERYTHING;
 }
 
 export interface RevealRecord {
@@ -44,7 +42,7 @@ export interface Revealer {
 const failuresDecider = recordDecider<DecryptionFailureEvent>();
 
 function failureStream(siteId: string, now: Date): string {
-  return `decryption_failures/${siteId}/${now.toISOString().slice(0, 10)}`;
+  return streamId(siteId, 'decryption-failures', now.toISOString().slice(0, 10));
 }
 
 /** Audits a value that would not open, then answers 500 DECRYPTION_FAILED. */
@@ -70,17 +68,19 @@ export function createRevealer(app: RevealApp, siteId: string, mayDecrypt: MayDe
       if (!collection || collection.sensitiveFields.size === 0) return records.map((record) => record.content);
       const fields = [...collection.sensitiveFields.keys()];
       const wanted = new Set<string>();
-      for (const { content } of records) {
-        if (!content) continue;
+      // What read_decrypted conditions are judged on: the stored record (pii/phi fields sealed).
+      const judged = records.map(({ itemId, content }) => (content ? { ...content, id: itemId } : {}));
+      records.forEach(({ content }, index) => {
+        if (!content) return;
         for (const field of fields) {
-          if (!mayDecrypt(collection.name, field)) continue;
+          if (!mayDecrypt(collection.name, field, judged[index]!)) continue;
           const id = sealedIdOf(content[field]);
           if (id) wanted.add(id);
         }
-      }
+      });
       const stored = await loadSealed(reader, siteId, [...wanted]);
       const revealed: (Record<string, unknown> | null | undefined)[] = [];
-      for (const { itemId, content } of records) {
+      for (const [index, { itemId, content }] of records.entries()) {
         if (!content || !fields.some((field) => content[field] !== undefined && content[field] !== null)) {
           revealed.push(content);
           continue;
@@ -89,7 +89,7 @@ export function createRevealer(app: RevealApp, siteId: string, mayDecrypt: MayDe
         for (const field of fields) {
           const value = content[field];
           if (value === undefined || value === null) continue;
-          if (!mayDecrypt(collection.name, field)) {
+          if (!mayDecrypt(collection.name, field, judged[index]!)) {
             copy[field] = MASKED;
             continue;
           }

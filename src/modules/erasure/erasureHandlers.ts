@@ -65,7 +65,7 @@ export async function requestErasure(context: ErasureContext, siteId: string, pr
   const erasureId = uuidv7();
   await handleCommand(context, {
     siteId,
-    streamId: erasureStreamId(erasureId),
+    streamId: erasureStreamId(siteId, erasureId),
     decider: erasureDecider,
     command: {
       type: 'request',
@@ -84,7 +84,7 @@ export async function requestErasure(context: ErasureContext, siteId: string, pr
 export async function confirmErasure(context: ErasureContext, siteId: string, erasureId: string, metadata: EventMetadata): Promise<ErasureRequest> {
   await inSiteTransaction(context, siteId, async (tx) => {
     const command: ErasureCommand = { type: 'confirm', erasureId, confirmerId: actorOf(metadata), dualControl: await dualControlOn(tx, siteId) };
-    await handleCommandIn(tx, context.projections, { siteId, streamId: erasureStreamId(erasureId), decider: erasureDecider, command, metadata, lock: true });
+    await handleCommandIn(tx, context.projections, { siteId, streamId: erasureStreamId(siteId, erasureId), decider: erasureDecider, command, metadata, lock: true });
   });
   return readErasure(context, siteId, erasureId);
 }
@@ -107,7 +107,7 @@ export async function executeErasure(context: ErasureContext, siteId: string, er
     let outcome = { erasedIds: [] as string[], shreddedValues: 0 };
     await handleCommandIn(tx, context.projections, {
       siteId,
-      streamId: erasureStreamId(erasureId),
+      streamId: erasureStreamId(siteId, erasureId),
       decider: erasureDecider,
       lock: true,
       check: async (state) => {

@@ -20,7 +20,7 @@ import {
 } from 'graphql';
 import type { FieldType } from '../../../domain/content/schemaModel.ts';
 import type { CollectionSchema, SiteSchema } from '../../schema/siteSchema.ts';
-import { MASKED } from '../encryption/reveal.ts';
+import { MASKED } from '../../../domain/privacy/sealedReference.ts';
 import { uniqueNames } from './names.ts';
 import { createResolver, deleteResolver, eventsSubscriber, listResolver, byIdResolver, updateResolver, type GraphqlContext } from './resolvers.ts';
 import { DateTimeScalar, JSONScalar } from './scalars.ts';

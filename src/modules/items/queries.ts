@@ -214,8 +214,9 @@ async function aggregateItems(app: ItemsReadContext, input: ListItemsInput): Pro
 
 /**
  * pii/phi values leave the service item by item, each read logged with its item (the field access
- * log): an aggregate that answers with such values (a group key, a min or max) is refused. Counts
- * and filters on them stay.
+ * log), and are sealed in storage: an aggregate over them other than a count is refused (a group
+ * key, a min or max would answer values; a sum, an average or a distinct count cannot be computed
+ * over sealed values). Their filters are refused by the query language but for _null/_nnull.
  */
 function refuseSensitiveValues(collection: CollectionSchema, query: ListItemsInput['query']): void {
   const refuse = (name: string, path: (string | number)[]) => {
@@ -225,7 +226,9 @@ function refuseSensitiveValues(collection: CollectionSchema, query: ListItemsInp
     }
   };
   for (const name of query.groupBy) refuse(name, ['groupBy']);
-  for (const fn of ['min', 'max'] as const) for (const name of query.aggregate?.[fn] ?? []) refuse(name, ['aggregate', fn]);
+  for (const [fn, names] of Object.entries(query.aggregate ?? {})) {
+    if (fn !== 'count') for (const name of names ?? []) refuse(name, ['aggregate', fn]);
+  }
 }
 
 /** One item with the selected fields, and its version (for ETag); 404 RECORD_NOT_FOUND when missing or not visible. */

@@ -4,7 +4,7 @@
 // non-string GraphQL scalar); a value that will not open fails the request closed, audited.
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { MASKED } from '../../../src/modules/encryption/reveal.ts';
+import { MASKED } from '../../../domain/privacy/sealedReference.ts';
 import { createCollection, createRelation } from '../../support/contentModel.ts';
 import { connectOwnerClientForFile } from '../../support/databases.ts';
 import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
@@ -429,9 +429,16 @@ describe('a value that will not open', () => {
     const list = await site.admin('GET', '/items/patients');
     expect(list.status).toBe(500);
     expect(list.body.errors[0].code).toBe('DECRYPTION_FAILED');
+    const revisions = await site.admin('GET', `/items/patients/${patient.id}/revisions`);
+    expect(revisions.status).toBe(500);
+    expect(revisions.body.errors[0].code).toBe('DECRYPTION_FAILED');
+    // GraphQL answers its own 500 (INTERNAL) with no value in the field's place.
+    const answer = await graphqlAs(service, site)(`{ patients_by_id(id: "${patient.id}") { name email } }`);
+    expect(answer.errors?.[0]?.extensions.status).toBe(500);
+    expect(answer.data?.patients_by_id ?? null).toBeNull();
 
     const audited = await auditedFailures(site);
-    expect(audited.length).toBeGreaterThanOrEqual(2);
+    expect(audited.length).toBeGreaterThanOrEqual(4);
     expect(audited.every((entry) => entry.action === 'decryption_failed' && entry.actor.id === site.adminUserId)).toBe(true);
     const [event] = await failureEvents(site.siteId);
     expect(event).toMatchObject({ collection: 'patients', itemId: patient.id, field: 'email', valueId: expect.any(String) });

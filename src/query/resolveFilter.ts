@@ -29,8 +29,11 @@ export interface FilterContext extends DynamicValueContext {
   resolveFields?: ResolveFields;
   /** Where error paths start; default `['filter']`. */
   path?: ErrorPath;
-  /** The filter is evaluated in memory on opened values (erasure), so pii/phi fields compare. */
-  sealedInMemory?: boolean;
+  /**
+   * pii/phi fields may be compared: the filter is evaluated on opened values (erasure) or only
+   * inspected for the fields it reads (permission guards), never compiled to SQL over sealed values.
+   */
+  sealedComparable?: boolean;
 }
 
 interface Walk {
@@ -162,7 +165,7 @@ function resolveCondition(target: FilterTarget, operator: string, raw: unknown, 
     const what = target.field.type === 'hash' ? 'the hash' : KIND_NAMES[kind];
     throw invalid(`Operator "${operator}" does not apply to ${what} field "${target.field.field}"`, path);
   }
-  if (target.field.sealed && operator !== '_null' && operator !== '_nnull' && !context.sealedInMemory) {
+  if (target.field.sealed && operator !== '_null' && operator !== '_nnull' && !context.sealedComparable) {
     throw invalid(`"${target.field.field}" is a pii/phi field: its values are sealed, so only _null and _nnull filter it`, path);
   }
   const column = target.field.column;

@@ -15,7 +15,7 @@ const SCAN_PAGE = 1_000;
 
 /** Checks the filter against the collection's fields (400 VALIDATION_FAILED at body.filter). */
 export function resolveErasureFilter(filter: unknown, collection: CollectionSchema, dynamic: DynamicValueContext): FilterNode {
-  return resolveFilter(filter, { ...dynamic, fields: collection.queryFields, path: ['body', 'filter'], sealedInMemory: true });
+  return resolveFilter(filter, { ...dynamic, fields: collection.queryFields, path: ['body', 'filter'], sealedComparable: true });
 }
 
 /** The field names a filter tree mentions (operators start with `_`). */

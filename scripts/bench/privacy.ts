@@ -37,7 +37,8 @@ const autocannon = createRequire(import.meta.url)('autocannon') as (options: Rec
 const usage = `usage: npm run bench -- privacy [--duration 10] [--warmup 3] [--rounds 3] [--connections 10] [--records 100] [--updates 99] [--values 100000] [--batch 5000]
   --duration, --warmup, --rounds, --connections   the encrypted-read comparison (seconds per round, alternated)
   --records, --updates   the erased subject: records with its email, PATCHes of each (records × (1 + updates) events)
-  --values, --batch      sealed values to rewrap after a rotation, values per rewrap call`;
+  --values, --batch      sealed values to rewrap after a rotation, values per rewrap call
+  --parts                which parts to run (default read,erasure,rewrap)`;
 
 const SITE = 'privbench';
 const TARGET = { readOverhead: 0.15, erasureMs: 30_000 };
@@ -307,8 +308,10 @@ export async function run(argv: string[]): Promise<void> {
       updates: { type: 'string' },
       values: { type: 'string' },
       batch: { type: 'string' },
+      parts: { type: 'string' },
     },
   });
+  const parts = new Set((values.parts ?? 'read,erasure,rewrap').split(','));
   const option = (name: keyof typeof values, fallback: number) => (values[name] === undefined ? fallback : positiveInteger(values[name], name, usage));
   const scratch = await createScratchDatabase(scratchServerUrl(), `svc_bench_privacy_${Date.now().toString(36)}`);
   await migrate(scratch.url);
@@ -323,7 +326,7 @@ export async function run(argv: string[]): Promise<void> {
     try {
       await waitForHealth(base, child);
       const { token, userId } = await prepareSite(base, SITE, false);
-      results.encryptedRead = await encryptedRead({
+      if (parts.has('read')) results.encryptedRead = await encryptedRead({
         base,
         token,
         child,
@@ -335,12 +338,12 @@ export async function run(argv: string[]): Promise<void> {
         connections: option('connections', 10),
       });
       console.log(JSON.stringify({ encryptedRead: results.encryptedRead }, null, 2));
-      results.erasure = await erasure({ base, token, userId, owner, records: option('records', 100), updates: option('updates', 99) });
+      if (parts.has('erasure')) results.erasure = await erasure({ base, token, userId, owner, records: option('records', 100), updates: option('updates', 99) });
       console.log(JSON.stringify({ erasure: results.erasure }, null, 2));
     } finally {
       await stopBenchService(child);
     }
-    results.rewrap = await rewrap({ databaseUrl: scratch.url, environment, owner, values: option('values', 100_000), batch: option('batch', 5_000) });
+    if (parts.has('rewrap')) results.rewrap = await rewrap({ databaseUrl: scratch.url, environment, owner, values: option('values', 100_000), batch: option('batch', 5_000) });
     console.log(JSON.stringify({ rewrap: results.rewrap }, null, 2));
   } finally {
     await owner.end();

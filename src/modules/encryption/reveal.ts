@@ -18,6 +18,7 @@ import { DecryptionFailure, loadSealed, openSealed } from './sealedValues.ts';
 export type MayDecrypt = (collection: string, field: string, record: Readonly<Record<string, unknown>>) => boolean;
 
 export const DECRYPT_EVERYTHING: MayDecrypt = () => true;
+const EMPTY: Readonly<Record<string, unknown>> = {};
 
 /** Administrators decrypt everything; others where a `read_decrypted` rule names the field. */
 export function mayDecryptFor(permissions: ReadPermissions | undefined): MayDecrypt {
@@ -69,11 +70,11 @@ export function createRevealer(app: RevealApp, siteId: string, mayDecrypt: MayDe
       const fields = [...collection.sensitiveFields.keys()];
       const wanted = new Set<string>();
       // What read_decrypted conditions are judged on: the stored record (pii/phi fields sealed).
-      const judged = records.map(({ itemId, content }) => (content ? { ...content, id: itemId } : {}));
+      const judged = mayDecrypt === DECRYPT_EVERYTHING ? [] : records.map(({ itemId, content }) => (content ? { ...content, id: itemId } : {}));
       records.forEach(({ content }, index) => {
         if (!content) return;
         for (const field of fields) {
-          if (!mayDecrypt(collection.name, field, judged[index]!)) continue;
+          if (!mayDecrypt(collection.name, field, judged[index] ?? EMPTY)) continue;
           const id = sealedIdOf(content[field]);
           if (id) wanted.add(id);
         }
@@ -89,7 +90,7 @@ export function createRevealer(app: RevealApp, siteId: string, mayDecrypt: MayDe
         for (const field of fields) {
           const value = content[field];
           if (value === undefined || value === null) continue;
-          if (!mayDecrypt(collection.name, field, judged[index]!)) {
+          if (!mayDecrypt(collection.name, field, judged[index] ?? EMPTY)) {
             copy[field] = MASKED;
             continue;
           }

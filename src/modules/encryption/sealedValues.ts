@@ -7,7 +7,7 @@ import { AppError } from '../../../domain/shared/appError.ts';
 import { v7 as uuidv7 } from 'uuid';
 import { newDataKey, openBytes, OpenFailedError, sealBytes, type KeyRing } from '../../../infra/crypto/keyRing.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
-import { sql } from '../../../infra/postgres/sql.ts';
+import { prepared, sql } from '../../../infra/postgres/sql.ts';
 
 /** Where a value belongs. */
 export interface SealTarget {
@@ -92,8 +92,9 @@ export interface StoredSealed extends SealTarget {
 /** The stored rows of these value ids (an erased value has none). */
 export async function loadSealed(tx: Queryable, siteId: string, ids: readonly string[]): Promise<Map<string, StoredSealed>> {
   if (ids.length === 0) return new Map();
-  const rows = await tx.query<{ id: string; collection: string; item_id: string; field: string; key_id: string; data_key: Buffer | null; sealed: Buffer }>(sql`
-    SELECT id, collection, item_id, field, key_id, data_key, sealed FROM sensitive_values WHERE site_id = ${siteId} AND id = ANY(${ids}::uuid[])`);
+  const rows = await tx.query<{ id: string; collection: string; item_id: string; field: string; key_id: string; data_key: Buffer | null; sealed: Buffer }>(
+    prepared(sql`SELECT id, collection, item_id, field, key_id, data_key, sealed FROM sensitive_values WHERE site_id = ${siteId} AND id = ANY(${ids}::uuid[])`),
+  );
   return new Map(rows.map((row) => [row.id, { id: row.id, collection: row.collection, itemId: row.item_id, field: row.field, keyId: row.key_id, dataKey: row.data_key, sealed: row.sealed }]));
 }
 

@@ -97,7 +97,14 @@ export function planSchema(current: SiteConfiguration, manifest: ParsedManifest,
       touched.add(added.field);
       const before = renames.get(added.field);
       const key = `${name}.${added.field}`;
-      if (before) {
+      if (before && (currentFields.get(before)!.sensitivity || added.sensitivity)) {
+        // Sealed values are bound to their field (docs/privacy.md): they cannot move to another name.
+        plan.errors.push({
+          code: 'VALIDATION_FAILED',
+          message: `Field "${before}" of "${name}" cannot be renamed to "${added.field}": a pii/phi field's sealed values stay with their field (add the new field, copy the values, remove the old one)`,
+          path: pathOf.get(added.field) ?? [],
+        });
+      } else if (before) {
         const declared = currentFields.get(before)!;
         const changes = renameChanges(declared, added);
         const rename: PlannedChange = { resource: 'fields', action: 'rename', key, from: `${name}.${before}`, path: pathOf.get(added.field) ?? null };

@@ -220,6 +220,10 @@ const MAX_INDEXED_LENGTH = 2000;
 
 /** Rules on a whole field (after a PATCH too): what `indexed` allows. `basePath` points at the field in the body. */
 export function checkFieldDefinition(field: ContentField, basePath: (string | number)[]): void {
+  if (field.sensitivity && field.options.translatable === true) {
+    // Each pii/phi value is sealed whole (docs/privacy.md): no language of it can be read or written apart.
+    throw new AppError('VALIDATION_FAILED', 'pii/phi fields cannot be translatable', { path: [...basePath, 'sensitivity'] });
+  }
   if (!field.indexed) return;
   const fail = (message: string) => new AppError('VALIDATION_FAILED', message, { path: [...basePath, 'indexed'] });
   if (UNINDEXABLE_TYPES.has(field.type)) throw fail(`${field.type} fields cannot be indexed`);

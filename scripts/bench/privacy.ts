@@ -13,8 +13,10 @@
 //    killed (SIGKILL) midway and a new one finishes. Checks no value is left on the retired key and
 //    values still read. Figures: ms per call, values per second.
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { migrate } from '../../infra/postgres/migrate.ts';
@@ -349,4 +351,9 @@ export async function run(argv: string[]): Promise<void> {
     await owner.end();
     await scratch.drop();
   }
+  const at = new Date().toISOString();
+  mkdirSync('bench-results', { recursive: true });
+  const file = join('bench-results', `privacy-${at.replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify({ at, ...results }, null, 2)}\n`);
+  console.log(`written to ${file}`);
 }

@@ -26,7 +26,7 @@ CREATE INDEX sensitive_values_direct ON sensitive_values (site_id, id) WHERE dat
 CREATE INDEX sensitive_values_enveloped ON sensitive_values (site_id, id) WHERE data_key IS NOT NULL;
 SELECT svc_enable_site_rls('sensitive_values');
 
--- Read model of the stream `encryption/<siteId>` (projections/encryptionSettingsProjection.ts).
+-- Read model of the stream `<siteId>/encryption` (projections/encryptionSettingsProjection.ts).
 CREATE TABLE encryption_settings (
   site_id         text        PRIMARY KEY,
   active_key_id   text,
@@ -36,7 +36,7 @@ CREATE TABLE encryption_settings (
 );
 SELECT svc_enable_site_rls('encryption_settings');
 
--- Read model of the streams `erasure/<id>` (projections/erasureRequestsProjection.ts). Never the
+-- Read model of the streams `<siteId>/erasure/<id>` (projections/erasureRequestsProjection.ts). Never the
 -- subject: its keyed hash, and the matched records by id.
 CREATE TABLE erasure_requests (
   site_id         text        NOT NULL,

@@ -11,7 +11,6 @@ import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import type { EventSealer } from '../../runtime/commandHandler.ts';
 import type { SchemaCache } from '../../schema/schemaCache.ts';
-import type { CollectionSchema } from '../../schema/siteSchema.ts';
 import { readEncryptionSettings } from './encryptionSettings.ts';
 import { insertSealed, sealValue, type SealedRow, type SealMode } from './sealedValues.ts';
 
@@ -73,7 +72,7 @@ export function itemEventSealer(context: ItemSealerContext, siteId: string): Eve
     for (const at of found) {
       const id = sealedIdOf(at.value);
       let reference: string;
-      if (id && kept.has(id)) {
+      if (id && kept.has(heldKey(id, collectionOf(at), itemOf(at), at.field))) {
         reference = at.value as string;
       } else if (id) {
         throw new AppError('VALIDATION_FAILED', `"${at.field}" names a sealed value this record's field does not hold`, { path: ['body', at.field] });
@@ -95,7 +94,7 @@ export function itemEventSealer(context: ItemSealerContext, siteId: string): Eve
   };
 }
 
-/** The references that are values this very record and field already hold. */
+/** The references that are values this very record and field already hold (as heldKey). */
 async function heldReferences(
   tx: Queryable,
   siteId: string,
@@ -105,11 +104,10 @@ async function heldReferences(
   if (named.length === 0) return new Set();
   const rows = await tx.query<{ id: string; collection: string; item_id: string; field: string }>(sql`
     SELECT id, collection, item_id, field FROM sensitive_values WHERE site_id = ${siteId} AND id = ANY(${named.map((candidate) => candidate.id)}::uuid[])`);
-  const held = new Set(rows.map((row) => `${row.id}\u001f${row.collection}\u001f${row.item_id}\u001f${row.field}`));
-  return new Set(named.filter((candidate) => held.has(`${candidate.id}\u001f${candidate.collection}\u001f${candidate.itemId}\u001f${candidate.field}`)).map((candidate) => candidate.id));
+  return new Set(rows.map((row) => heldKey(row.id, row.collection, row.item_id, row.field)));
 }
 
-/** Whether a collection's events need the sealer at all. */
-export function needsSealing(collection: CollectionSchema | undefined): boolean {
-  return Boolean(collection && collection.sensitiveFields.size > 0);
+/** A reference as held by one record's field: the same value id at another field is not held. */
+function heldKey(id: string, collection: string, itemId: string, field: string): string {
+  return `${id}\u001f${collection}\u001f${itemId}\u001f${field}`;
 }

@@ -72,8 +72,8 @@ export interface ResealProgress {
 
 interface ResealPlan {
   operation: 'rewrap' | 'envelope_migration';
-  /** The values still to do (alias `v`). */
-  pending: (mode: SealMode) => SqlFragment;
+  /** The values still to do (alias `v`), each condition served by an index (no rescan of done rows). */
+  pending: (mode: SealMode, keyIds: readonly string[]) => SqlFragment;
   /** The mode a value takes. */
   target: (mode: SealMode, row: StoredSealed) => SealMode;
 }
@@ -83,10 +83,11 @@ async function resealBatch(context: KeyAdminContext, siteId: string, plan: Resea
   try {
     return await inSiteTransaction(context, siteId, async (tx) => {
       const settings = await readEncryptionSettings(tx, siteId, context.keyRing);
+      const keyIds = await sealingKeys(tx, siteId);
       const rows = await tx.query<{ id: string; collection: string; item_id: string; field: string; key_id: string; data_key: Buffer | null; sealed: Buffer }>(sql`
         SELECT id, collection, item_id, field, key_id, data_key, sealed FROM sensitive_values v
-         WHERE v.site_id = ${siteId} AND ${plan.pending(settings)}
-         ORDER BY v.id LIMIT ${limit} FOR UPDATE SKIP LOCKED`);
+         WHERE v.site_id = ${siteId} AND ${plan.pending(settings, keyIds)}
+         LIMIT ${limit} FOR UPDATE SKIP LOCKED`);
       const missing = rows.find((row) => !context.keyRing.has(row.key_id));
       if (missing) {
         throw new AppError('KEY_NOT_PROVISIONED', `Values are sealed with key "${missing.key_id}", whose bytes SVC_ENCRYPTION_KEYS does not hold: provision it to reseal them`, {
@@ -105,7 +106,7 @@ async function resealBatch(context: KeyAdminContext, siteId: string, plan: Resea
            WHERE v.site_id = ${siteId} AND v.id = u.id`);
         await runEncryptionCommand(context, tx, siteId, { type: 'recordReseal', operation: plan.operation, keyId: settings.keyId, envelope: settings.envelope, values: resealed.length }, metadata);
       }
-      const [left] = await tx.query<{ remaining: number }>(sql`SELECT count(*)::int AS remaining FROM sensitive_values v WHERE v.site_id = ${siteId} AND ${plan.pending(settings)}`);
+      const [left] = await tx.query<{ remaining: number }>(sql`SELECT count(*)::int AS remaining FROM sensitive_values v WHERE v.site_id = ${siteId} AND ${plan.pending(settings, keyIds)}`);
       const remaining = left?.remaining ?? 0;
       return { processed: resealed.length, remaining, done: remaining === 0 };
     });
@@ -115,9 +116,20 @@ async function resealBatch(context: KeyAdminContext, siteId: string, plan: Resea
   }
 }
 
+/** The keys the site's values are sealed with: a loose index scan of sensitive_values_key (a few steps, however many values). */
+async function sealingKeys(tx: Queryable, siteId: string): Promise<string[]> {
+  const rows = await tx.query<{ key_id: string }>(sql`
+    WITH RECURSIVE k AS (
+      SELECT (SELECT min(key_id) FROM sensitive_values WHERE site_id = ${siteId}) AS key_id
+      UNION ALL
+      SELECT (SELECT min(key_id) FROM sensitive_values WHERE site_id = ${siteId} AND key_id > k.key_id) FROM k WHERE k.key_id IS NOT NULL)
+    SELECT key_id FROM k WHERE key_id IS NOT NULL`);
+  return rows.map((row) => row.key_id);
+}
+
 const REWRAP: ResealPlan = {
   operation: 'rewrap',
-  pending: (mode) => sql`v.key_id <> ${mode.keyId}`,
+  pending: (mode, keyIds) => sql`v.key_id = ANY(${keyIds.filter((id) => id !== mode.keyId)}::text[])`,
   // A rewrap moves a value to the active key and keeps its mode (a migration changes modes).
   target: (mode, row) => ({ keyId: mode.keyId, envelope: row.dataKey !== null }),
 };

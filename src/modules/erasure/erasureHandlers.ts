@@ -81,7 +81,11 @@ export async function requestErasure(context: ErasureContext, siteId: string, pr
   return readErasure(context, siteId, erasureId);
 }
 
-export async function confirmErasure(context: ErasureContext, siteId: string, erasureId: string, metadata: EventMetadata): Promise<ErasureRequest> {
+export async function confirmErasure(context: ErasureContext, siteId: string, principal: Principal, erasureId: string, metadata: EventMetadata): Promise<ErasureRequest> {
+  if (principal.kind !== 'user' || principal.via === 'apiKey') {
+    // An API key can be made for any user by any administrator: it speaks for no second person.
+    throw new AppError('PERMISSION_DENIED', 'An erasure is confirmed by a signed-in site administrator, not an API key or the instance token');
+  }
   await inSiteTransaction(context, siteId, async (tx) => {
     const command: ErasureCommand = { type: 'confirm', erasureId, confirmerId: actorOf(metadata), dualControl: await dualControlOn(tx, siteId) };
     await handleCommandIn(tx, context.projections, { siteId, streamId: erasureStreamId(siteId, erasureId), decider: erasureDecider, command, metadata, lock: true });

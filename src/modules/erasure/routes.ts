@@ -47,7 +47,7 @@ export async function erasureRoutes(app: FastifyInstance, { context }: ServerDep
   }));
 
   api.post('/admin/erasure/:id/confirm', { config: siteAdmin, schema: { tags, params: idParams } }, async (request) => ({
-    data: await confirmErasure(context, request.siteId, request.params.id, request.metadata),
+    data: await confirmErasure(context, request.siteId, request.principal, request.params.id, request.metadata),
   }));
 
   api.post('/admin/erasure/:id/execute', { config: siteAdmin, schema: { tags, params: idParams } }, async (request) => ({

@@ -9,7 +9,7 @@ import { assertCreatable } from '../../access/itemAccess.ts';
 import { assertMayCreate } from '../../access/itemWriteRules.ts';
 import { collectionOf, declaredFields } from '../../schema/siteSchema.ts';
 import type { StreamStart } from '../../runtime/streamStarts.ts';
-import { itemEventSealer, needsSealing } from '../encryption/itemSealer.ts';
+import { itemEventSealer } from '../encryption/itemSealer.ts';
 import { itemStreamId, newItemId, SINGLETON_ITEM_ID, underPath, type ItemsWriteContext, type ItemWriteResult } from './itemStreams.ts';
 import { prepareChanges } from './prepareChanges.ts';
 
@@ -69,7 +69,7 @@ export async function createItemsWithVersions(context: ItemsWriteContext, input:
   await context.streamStarts.submit(input.siteId, {
     metadata: input.metadata,
     streams,
-    ...(needsSealing(collection) ? { seal: itemEventSealer(context, input.siteId) } : {}),
+    seal: itemEventSealer(context, input.siteId),
   });
   return snapshots.map((snapshot) => ({ snapshot, version: 1, draft: null }));
 }

@@ -21,17 +21,17 @@ export async function pinRoutes(app: FastifyInstance, { context }: ServerDeps): 
   const present = async (request: FastifyRequest, pins: ItemPin[]) => {
     const schema = await context.schemas.site(request.siteId);
     const options = readOptionsFor(schema.defaultLanguage);
-    await logHistoryReads(
-      context,
-      request,
-      pins.map((pin) => sensitiveReadOf(schema.collections.get(pin.target.collection), pin.target.item, [pin.pinned])),
-    );
     const opened = [];
     for (const pin of pins) {
       const collection = schema.collections.get(pin.target.collection);
       const [pinned] = await revealForRequest(context, request, collection, [{ itemId: pin.target.item, content: pin.pinned }]);
       opened.push({ ...pin, pinned: maskStored(collection, (pinned ?? null) as typeof pin.pinned, options) });
     }
+    await logHistoryReads(
+      context,
+      request,
+      opened.map((pin) => sensitiveReadOf(schema.collections.get(pin.target.collection), pin.target.item, [pin.pinned])),
+    );
     return opened;
   };
 

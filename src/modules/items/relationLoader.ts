@@ -62,10 +62,19 @@ export function noteSensitiveReads(
   });
 }
 
+/** An items row's structural fields as the API names them (read_decrypted conditions may test them). */
+function structuralOf(row: ItemRow): Record<string, unknown> {
+  return { id: row.id, status: row.status, sort: row.sort, createdAt: row.created_at, updatedAt: row.updated_at, userCreated: row.user_created, userUpdated: row.user_updated };
+}
+
 /** The rows with their sealed pii/phi values opened, or masked for a reader without `read_decrypted`. */
 async function revealRows(context: ReadContext, collection: CollectionSchema, rows: readonly ItemRow[]): Promise<readonly ItemRow[]> {
   if (collection.sensitiveFields.size === 0) return rows;
-  const contents = await context.revealer.reveal(context.tx, collection, rows.map((row) => ({ itemId: row.id, content: row.data })));
+  const contents = await context.revealer.reveal(
+    context.tx,
+    collection,
+    rows.map((row) => ({ itemId: row.id, content: row.data, record: { ...row.data, ...structuralOf(row) } })),
+  );
   return rows.map((row, index) => (contents[index] === row.data ? row : { ...row, data: contents[index]! }));
 }
 

@@ -22,8 +22,8 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
   /** Versions as the API shows them: hash fields of their data masked, pii/phi reads logged. */
   const present = async (request: FastifyRequest, collection: CollectionSchema, versions: ItemVersion[]) => {
     const options = await optionsOf(request.siteId);
-    await logHistoryReads(context, request, versions.map((version) => sensitiveReadOf(collection, version.item, [version.data])));
     const opened = await revealForRequest(context, request, collection, versions.map((version) => ({ itemId: version.item, content: version.data })));
+    await logHistoryReads(context, request, versions.map((version, index) => sensitiveReadOf(collection, version.item, [opened[index]])));
     return versions.map((version, index) => ({ ...version, data: maskStored(collection, opened[index] as typeof version.data, options) }));
   };
   api.get('/items/:collection/:id/versions', { config: historyReadRoute, schema: { tags: ['items'], params: itemParams } }, async (request) => {

@@ -29,10 +29,13 @@ async function siteWithHome(service: TestService = first): Promise<DeliverySite 
   const path = `/deliver/page/${site.siteId}/home`;
   // Other test files write to the same database: until transactions older than the site's last event
   // end, the site is unsettled (its ETag never repeats: `.u`) and nothing is cached. Wait for that.
-  await until(
+  // Another file's bulk load can hold a transaction for seconds on a busy machine: wait up to a minute.
+  const settled = await until(
     () => deliver(service, path),
     (answer) => answer.status === 200 && !(answer.headers.get('etag') ?? '').includes('.u'),
+    60_000,
   );
+  expect(settled.headers.get('etag'), 'the site never settled').not.toContain('.u');
   return { ...site, pageId: page.id, path };
 }
 

@@ -167,7 +167,9 @@ describe('collection schema bundles, property', () => {
     ).map((declaration) => {
       // Long values cannot be indexed (docs/content.md); such a declaration is refused, not this property's subject.
       const long = ['text', 'code', 'json', 'geometry', 'files', 'csv', 'hash'].includes(type) || declaration.options?.translatable === true || Number(declaration.options?.maxLength) > 2000;
-      return long ? { ...declaration, indexed: false } : declaration;
+      const declared = long ? { ...declaration, indexed: false } : declaration;
+      // A pii/phi field is never translatable (docs/privacy.md): such a declaration is refused, not this property's subject.
+      return declared.options?.translatable === true ? { ...declared, sensitivity: null } : declared;
     }),
   );
   const bundle = fc

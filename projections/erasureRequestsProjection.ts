@@ -23,7 +23,7 @@ export const erasureRequestsProjection = defineProjection({
       const d = event.data;
       await tx.query(sql`
         UPDATE erasure_requests
-           SET status = 'executed', executed_by = ${event.metadata.actor.id}, executed_at = ${event.recordedAt},
+           SET status = 'executed', executed_by = ${event.metadata.actor.id ?? event.metadata.actor.kind}, executed_at = ${event.recordedAt},
                record_count = ${d.recordCount}, shredded_values = ${d.shreddedValues}
          WHERE site_id = ${event.siteId} AND id = ${d.erasureId}`);
     },

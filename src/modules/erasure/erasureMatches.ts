@@ -23,7 +23,8 @@ function namedFields(tree: unknown, into = new Set<string>()): Set<string> {
   if (Array.isArray(tree)) for (const entry of tree) namedFields(entry, into);
   else if (tree && typeof tree === 'object') {
     for (const [key, value] of Object.entries(tree)) {
-      if (!key.startsWith('_')) into.add(key);
+      // `email.domain` reaches into `email`: the field is the first segment.
+      if (!key.startsWith('_')) into.add(key.split('.')[0]!);
       namedFields(value, into);
     }
   }

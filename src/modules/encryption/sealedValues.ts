@@ -114,7 +114,9 @@ export function openSealed(keyRing: KeyRing, siteId: string, row: StoredSealed, 
     const plaintext = openBytes(valueKey(keyRing, siteId, row), row.sealed, valueData(siteId, row.id, row));
     return JSON.parse(plaintext.toString('utf8')) as unknown;
   } catch (error) {
-    if (error instanceof OpenFailedError || error instanceof SyntaxError) throw new DecryptionFailure(target, row.id, row.keyId, error.message);
+    if (error instanceof OpenFailedError) throw new DecryptionFailure(target, row.id, row.keyId, error.message);
+    // Never the parser's message: it quotes the opened bytes.
+    if (error instanceof SyntaxError) throw new DecryptionFailure(target, row.id, row.keyId, 'the opened value is not JSON');
     throw error;
   }
 }

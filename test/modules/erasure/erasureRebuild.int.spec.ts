@@ -2,57 +2,21 @@
 // events (it is immutable) but only references to their pii/phi values, whose sealed rows are gone.
 // The rebuilt read models hold the same rows as before the rebuild, no row of the erased records,
 // and no pii/phi value in plaintext anywhere; the records not erased read as before.
-import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { Database } from '../../../infra/postgres/database.ts';
-import { identifier, sql } from '../../../infra/postgres/sql.ts';
+import { sql } from '../../../infra/postgres/sql.ts';
 import { projections } from '../../../projections/index.ts';
 import { snapshotReadModels } from '../../projections/freshDatabase.ts';
 import { createCollection } from '../../support/contentModel.ts';
 import { createFreshDatabaseForFile } from '../../support/databases.ts';
 import { expectRebuildToGiveSameRows } from '../../support/rebuild.ts';
-import { createTestSite, startTestServiceForFile, type TestResponse } from '../../support/testService.ts';
+import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
 import { createItem, createMember, withHelpers, type AccessSite } from '../access/support.ts';
 import { createRole } from '../identity/support/identity.ts';
+import { ok, plaintextHits, unique } from './support.ts';
 
 // A database of the file's own: a rebuild empties and refills every read model of every site.
 const fresh = await createFreshDatabaseForFile();
 const service = await startTestServiceForFile({ DATABASE_URL: fresh.url });
-
-function unique(label: string): string {
-  return `${label}-${randomBytes(6).toString('hex')}`;
-}
-
-async function ok(response: Promise<TestResponse>, status = 200) {
-  const result = await response;
-  expect(result.status, JSON.stringify(result.body)).toBe(status);
-  return result.body.data;
-}
-
-/** Each text-like column (ILIKE) and bytea column (UTF-8 bytes) of schema public that holds one of `values`. */
-async function plaintextHits(database: Database, values: readonly string[]): Promise<string[]> {
-  const columns = await database.query<{ table_name: string; column_name: string; data_type: string }>(sql`
-    SELECT c.table_name, c.column_name, c.data_type
-      FROM information_schema.columns c
-      JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name
-     WHERE c.table_schema = 'public' AND t.table_type = 'BASE TABLE'
-       AND c.data_type IN ('text', 'character varying', 'character', 'json', 'jsonb', 'ARRAY', 'tsvector', 'USER-DEFINED', 'xml', 'bytea')
-     ORDER BY c.table_name, c.column_name`);
-  const searched = new Set(columns.map((column) => `${column.table_name}.${column.column_name}`));
-  for (const place of ['events.data', 'items.data', 'item_history.data', 'sensitive_values.sealed']) expect(searched, place).toContain(place);
-  const hits: string[] = [];
-  for (const { table_name: table, column_name: column, data_type: type } of columns) {
-    const found =
-      type === 'bytea'
-        ? sql`position(convert_to(v.value, 'UTF8') in t.${identifier(column)}) > 0`
-        : sql`t.${identifier(column)}::text ILIKE '%' || v.value || '%'`;
-    const rows = await database.query<{ value: string }>(sql`
-      SELECT v.value FROM unnest(${[...values]}::text[]) AS v(value)
-       WHERE EXISTS (SELECT 1 FROM ${identifier(table)} t WHERE ${found})`);
-    for (const row of rows) hits.push(`${table}.${column}: ${row.value}`);
-  }
-  return hits;
-}
 
 async function siteWithPatients(): Promise<AccessSite> {
   const site = withHelpers(service, await createTestSite(service, 'erase-rb'));

@@ -8,6 +8,7 @@ import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { handleCommandIn } from '../../runtime/commandHandler.ts';
 import { itemEventSealer } from '../encryption/itemSealer.ts';
+import { keepUnchangedSealedValues } from '../encryption/unchangedValues.ts';
 import type { AppContext } from '../../runtime/context.ts';
 
 /** The item of a singleton collection always has this id, so a second one is a conflict. */
@@ -66,16 +67,21 @@ export async function runItemCommand(
   request: ItemCommandRequest,
 ): Promise<ItemWriteResult> {
   const { expectedVersion } = request;
+  // The command as decided: pii/phi values sent unchanged become the references they equal.
+  let command = request.command;
   const result = await handleCommandIn(tx, context.projections, {
     siteId: request.siteId,
     streamId: itemStreamId(request.siteId, request.collection, request.itemId),
     decider: itemDecider,
-    command: request.command,
+    command: () => command,
     metadata: request.metadata,
     load: 'head',
     lock: true,
     seal: itemEventSealer(context, request.siteId),
-    ...(request.check ? { check: request.check } : {}),
+    check: async (state, checkTx) => {
+      await request.check?.(state, checkTx);
+      command = await keepUnchangedSealedValues(context, checkTx, request.siteId, state, request.command);
+    },
     ...(expectedVersion !== undefined
       ? {
           expectedVersion,

@@ -1,7 +1,8 @@
 // The rules that keep sealed values bound to their record and field (docs/privacy.md): a pii/phi
 // field is never translatable, a configuration import never renames one, a write cannot point one
 // field at another field's sealed value, an erasure is confirmed by a signed-in administrator (not
-// an API key), and read_decrypted conditions on an item's structural fields hold on every read.
+// an API key), read_decrypted conditions on an item's structural fields hold on every read, and a
+// value sent again unchanged records no change.
 import { describe, expect, it } from 'vitest';
 import { connectOwnerClientForFile } from '../../support/databases.ts';
 import { createCollection } from '../../support/contentModel.ts';
@@ -63,6 +64,31 @@ describe('writes', () => {
     expect(moved.status, JSON.stringify(moved.body)).toBe(400);
     expect(moved.body.errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', path: ['body', 'phone'] });
     expect((await site.admin('GET', `/items/people/${ada.id}`)).body.data).toMatchObject({ email: 'ada@example.test', phone: null });
+  });
+});
+
+describe('unchanged values', () => {
+  it('records no change for a pii value sent again as it is, and keeps its sealed value', async () => {
+    const site = await peopleSite();
+    const ada = (await site.admin('POST', '/items/people', { name: 'Ada', email: 'ada@example.test' })).body.data;
+    const stored = async () => {
+      const { rows } = await owner.query<{ email: string; version: number }>(`SELECT data->>'email' AS email, version FROM items WHERE site_id = $1 AND id = $2`, [site.siteId, ada.id]);
+      return rows[0]!;
+    };
+    const before = await stored();
+    expect((await site.admin('PATCH', `/items/people/${ada.id}`, { email: 'ada@example.test' })).status).toBe(200);
+    expect(await stored()).toEqual(before);
+    expect((await site.admin('PATCH', `/items/people/${ada.id}`, { name: 'Ada L.', email: 'ada@example.test' })).status).toBe(200);
+    const after = await stored();
+    expect(after).toEqual({ email: before.email, version: before.version + 1 });
+    const { rows } = await owner.query<{ delta: Record<string, unknown> }>(
+      `SELECT data->'delta' AS delta FROM events WHERE site_id = $1 AND stream_id = $2 ORDER BY position DESC LIMIT 1`,
+      [site.siteId, `${site.siteId}/item/people/${ada.id}`],
+    );
+    expect(rows[0]!.delta).toEqual({ name: 'Ada L.' });
+    expect((await site.admin('PATCH', `/items/people/${ada.id}`, { email: 'ada@lovelace.test' })).status).toBe(200);
+    expect((await stored()).email).not.toBe(before.email);
+    expect((await site.admin('GET', `/items/people/${ada.id}`)).body.data.email).toBe('ada@lovelace.test');
   });
 });
 

@@ -126,25 +126,20 @@ export function openSealed(keyRing: KeyRing, siteId: string, row: StoredSealed, 
  * envelope mode only the data key is wrapped anew when the value already has one.
  */
 export function resealRow(keyRing: KeyRing, siteId: string, row: StoredSealed, mode: SealMode): { keyId: string; dataKey: Buffer | null; sealed: Buffer } {
-  const target = { collection: row.collection, itemId: row.itemId, field: row.field };
   const newKey = keyOf(keyRing, mode.keyId);
-  let current: Buffer;
-  try {
-    current = valueKey(keyRing, siteId, row);
-  } catch (error) {
-    if (error instanceof OpenFailedError) throw new DecryptionFailure(target, row.id, row.keyId, error.message);
-    throw error;
-  }
+  const opening = <T>(open: () => T): T => {
+    try {
+      return open();
+    } catch (error) {
+      if (error instanceof OpenFailedError) throw new DecryptionFailure({ collection: row.collection, itemId: row.itemId, field: row.field }, row.id, row.keyId, error.message);
+      throw error;
+    }
+  };
+  const current = opening(() => valueKey(keyRing, siteId, row));
   if (mode.envelope && row.dataKey) {
     return { keyId: mode.keyId, dataKey: sealBytes(newKey, current, dataKeyData(siteId, row.id, mode.keyId)), sealed: row.sealed };
   }
-  let plaintext: Buffer;
-  try {
-    plaintext = openBytes(current, row.sealed, valueData(siteId, row.id, row));
-  } catch (error) {
-    if (error instanceof OpenFailedError) throw new DecryptionFailure(target, row.id, row.keyId, error.message);
-    throw error;
-  }
+  const plaintext = opening(() => openBytes(current, row.sealed, valueData(siteId, row.id, row)));
   if (!mode.envelope) return { keyId: mode.keyId, dataKey: null, sealed: sealBytes(newKey, plaintext, valueData(siteId, row.id, row)) };
   const dataKey = newDataKey();
   return { keyId: mode.keyId, dataKey: sealBytes(newKey, dataKey, dataKeyData(siteId, row.id, mode.keyId)), sealed: sealBytes(dataKey, plaintext, valueData(siteId, row.id, row)) };

@@ -7,7 +7,7 @@ import type { Access } from '../../access/access.ts';
 import { itemReadPermissions } from '../../access/itemAccess.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { MASKED } from '../../../domain/privacy/sealedReference.ts';
-import { createRevealer, mayDecryptFor, type RevealApp, type RevealRecord } from '../encryption/reveal.ts';
+import { createRevealer, mayDecryptFor, type RevealApp, type Revealer, type RevealRecord } from '../encryption/reveal.ts';
 import type { CollectionSchema } from '../../schema/siteSchema.ts';
 import { readValue, shapeRow, type ItemRow, type ReadOptions } from './itemRecords.ts';
 import { logSensitiveReads } from './sensitiveReads.ts';
@@ -107,8 +107,13 @@ export async function revealForRequest(
   records: readonly RevealRecord[],
 ): Promise<(Record<string, unknown> | null | undefined)[]> {
   if (!collection || collection.sensitiveFields.size === 0) return records.map((record) => record.content);
-  const revealer = createRevealer(context, request.siteId, mayDecryptFor(itemReadPermissions(await request.access())), request.metadata);
+  const revealer = await revealerFor(context, request);
   return context.database.withSiteReads(request.siteId, (tx) => revealer.reveal(tx, collection, records));
+}
+
+/** The revealer of a request's reader: values where `read_decrypted` allows, masks elsewhere. */
+export async function revealerFor(context: RevealApp, request: RevealingRequest): Promise<Revealer> {
+  return createRevealer(context, request.siteId, mayDecryptFor(itemReadPermissions(await request.access())), request.metadata);
 }
 
 /** Logs the sensitive reads of one response (none: nothing is written). */

@@ -60,14 +60,20 @@ export async function searchItems(
     WITH q AS (SELECT ${query} AS query)
     SELECT count(*)::int AS total ${matching}`);
   const options = { ...readOptionsFor(schema.defaultLanguage), locale: request.locale ?? null };
+  // The schema is this instance's cache: a collection it does not know yet is skipped, not guessed at.
+  const known = rows.filter((row) => schema.collections.has(row.collection));
+  // Sealed values are opened once per collection of the page, not per hit.
+  const opened = new Map<StoredItemRow, Record<string, unknown>>();
+  for (const name of new Set(known.map((row) => row.collection))) {
+    const ofCollection = known.filter((row) => row.collection === name);
+    const contents = await revealer.reveal(tx, schema.collections.get(name), ofCollection.map((row) => ({ itemId: row.id, content: row.data })));
+    ofCollection.forEach((row, index) => opened.set(row, contents[index]!));
+  }
   const hits: SearchHit[] = [];
   const sensitive: (SensitiveRead | null)[] = [];
-  for (const row of rows) {
-    const collection = schema.collections.get(row.collection);
-    // The schema is this instance's cache: a collection it does not know yet is skipped, not guessed at.
-    if (!collection) continue;
-    const [data] = await revealer.reveal(tx, collection, [{ itemId: row.id, content: row.data }]);
-    const item = presentItemRow(collection, { ...row, data: data! }, options);
+  for (const row of known) {
+    const collection = schema.collections.get(row.collection)!;
+    const item = presentItemRow(collection, { ...row, data: opened.get(row)! }, options);
     const highlights = highlightsOf(row.texts, words, collection.hashFields);
     hits.push({ collection: row.collection, id: row.id, score: row.score, highlights, item });
     sensitive.push(sensitiveReadOf(collection, row.id, [item, highlights]));

@@ -7,9 +7,7 @@ import { AppError } from '../../../domain/shared/appError.ts';
 import { guardSearch } from '../../access/itemGuards.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { localeOf } from '../items/contentHeaders.ts';
-import { itemReadPermissions } from '../../access/itemAccess.ts';
-import { createRevealer, mayDecryptFor } from '../encryption/reveal.ts';
-import { logHistoryReads } from '../items/historyItemRows.ts';
+import { logHistoryReads, revealerFor } from '../items/historyItemRows.ts';
 import { queryWords } from './highlights.ts';
 import { searchItems } from './queries.ts';
 
@@ -35,7 +33,7 @@ export async function searchRoutes(app: FastifyInstance, { context }: ServerDeps
       if (collection !== undefined) await context.schemas.collection(request.siteId, collection);
       const permitted = await guardSearch(context, request, collection ?? null);
       const schema = await context.schemas.site(request.siteId);
-      const revealer = createRevealer(context, request.siteId, mayDecryptFor(itemReadPermissions(await request.access())), request.metadata);
+      const revealer = await revealerFor(context, request);
       const result = await context.database.withSite(request.siteId, (tx) =>
         searchItems(tx, schema, { q, collection: collection ?? null, limit, page, permitted, locale }, revealer),
       );

@@ -30,9 +30,9 @@ export interface RevealRecord {
   content: Record<string, unknown> | null | undefined;
   /**
    * The whole record `read_decrypted` conditions are judged on, when `content` lacks its structural
-   * fields (an items row's `data`); default: `content` with `id`.
+   * fields (an items row's `data`), built only when a condition is judged; default: `content` with `id`.
    */
-  record?: Readonly<Record<string, unknown>>;
+  record?: () => Readonly<Record<string, unknown>>;
 }
 
 export type RevealApp = Pick<AppContext, 'database' | 'projections' | 'keyRing'>;
@@ -75,7 +75,7 @@ export function createRevealer(app: RevealApp, siteId: string, mayDecrypt: MayDe
       const fields = [...collection.sensitiveFields.keys()];
       const wanted = new Set<string>();
       // What read_decrypted conditions are judged on: the stored record (pii/phi fields sealed).
-      const judged = mayDecrypt === DECRYPT_EVERYTHING ? [] : records.map(({ itemId, content, record }) => record ?? (content ? { ...content, id: itemId } : {}));
+      const judged = mayDecrypt === DECRYPT_EVERYTHING ? [] : records.map(({ itemId, content, record }) => record?.() ?? (content ? { ...content, id: itemId } : {}));
       records.forEach(({ content }, index) => {
         if (!content) return;
         for (const field of fields) {

@@ -73,7 +73,7 @@ async function revealRows(context: ReadContext, collection: CollectionSchema, ro
   const contents = await context.revealer.reveal(
     context.tx,
     collection,
-    rows.map((row) => ({ itemId: row.id, content: row.data, record: { ...row.data, ...structuralOf(row) } })),
+    rows.map((row) => ({ itemId: row.id, content: row.data, record: () => ({ ...row.data, ...structuralOf(row) }) })),
   );
   return rows.map((row, index) => (contents[index] === row.data ? row : { ...row, data: contents[index]! }));
 }

@@ -8,6 +8,7 @@ import {
   FIELD_NAME_PATTERN,
   FIELD_TYPES,
   ON_DELETE_BEHAVIOURS,
+  PROTOTYPE_NAMES,
   RELATION_ID_PATTERN,
   RELATION_KINDS,
   SENSITIVITY_CLASSES,
@@ -20,11 +21,20 @@ import {
 const NUMERIC_TYPES: ReadonlySet<FieldType> = new Set(['integer', 'float', 'decimal', 'bigInteger']);
 const LENGTH_TYPES: ReadonlySet<FieldType> = new Set(['string', 'text', 'code', 'slug', 'csv', 'hash']);
 /** Structural columns a collection may declare as fields (to give them options such as choices), with the types they allow. */
-const DECLARABLE_STRUCTURAL: Record<string, readonly FieldType[]> = { status: ['string'], sort: ['integer'] };
+const DECLARABLE_STRUCTURAL: ReadonlyMap<string, readonly FieldType[]> = new Map([
+  ['status', ['string']],
+  ['sort', ['integer']],
+]);
 const RESERVED_FIELD_NAMES: ReadonlySet<string> = new Set(['id', 'createdAt', 'updatedAt', 'userCreated', 'userUpdated', 'deletedAt']);
 
-export const collectionName = z.string().regex(COLLECTION_NAME_PATTERN, 'a letter, then letters, digits or _, at most 64 characters');
-export const fieldName = z.string().regex(FIELD_NAME_PATTERN, 'a letter, then letters, digits or _, at most 64 characters');
+export const collectionName = z
+  .string()
+  .regex(COLLECTION_NAME_PATTERN, 'a letter, then letters, digits or _, at most 64 characters')
+  .refine((name) => !PROTOTYPE_NAMES.has(name), 'this name is reserved');
+export const fieldName = z
+  .string()
+  .regex(FIELD_NAME_PATTERN, 'a letter, then letters, digits or _, at most 64 characters')
+  .refine((name) => !PROTOTYPE_NAMES.has(name), 'this name is reserved');
 const shortText = z.string().max(200);
 
 function isJsonValue(value: unknown, depth = 0): boolean {
@@ -56,7 +66,7 @@ function checkField(field: { field?: string; type?: FieldType; options?: Record<
     if (RESERVED_FIELD_NAMES.has(field.field)) {
       context.addIssue({ code: 'custom', path: ['field'], message: `"${field.field}" is a structural column the service keeps` });
     }
-    const allowed = DECLARABLE_STRUCTURAL[field.field];
+    const allowed = DECLARABLE_STRUCTURAL.get(field.field);
     if (allowed && type !== undefined && !allowed.includes(type)) {
       context.addIssue({ code: 'custom', path: ['type'], message: `The structural field "${field.field}" must be of type ${allowed.join(' or ')}` });
     }

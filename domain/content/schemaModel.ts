@@ -122,6 +122,12 @@ export interface ItemReference {
 /** Collection and field names: what URLs, filters and SQL expressions may carry. */
 export const COLLECTION_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
 export const FIELD_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9_]{0,63}$/;
+/**
+ * Names that would reach Object.prototype wherever a name is looked up in a plain object (`__proto__`,
+ * `constructor`, `toString`, `valueOf`, ...) or a function's (`prototype`): refused for collections and
+ * fields, so that no name lookup of a record, a field map or a request body can meet an inherited key.
+ */
+export const PROTOTYPE_NAMES: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
 export const RELATION_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** API keys of an item that are columns, not content fields; a content field of the same name never wins. */

@@ -1,5 +1,7 @@
 // Reads bracket-form query parameters (`filter[_and][0][status][_eq]=x`) into a nested object.
 // Keys arrive flat from the querystring parser; already-nested objects are accepted too.
+import { AppError } from '../../domain/shared/appError.ts';
+import { MAX_JSON_DEPTH } from '../../domain/shared/jsonDepth.ts';
 import { isPlainObject } from './coerceValue.ts';
 
 /** A nested parameter object whose leaves are the raw strings (several when a key repeats). */
@@ -29,6 +31,9 @@ export function collectBracketParams(query: Record<string, unknown>, name: strin
   }
   for (const [key, value] of Object.entries(query)) {
     const segments = parseBracketKey(key, name);
+    if (segments && segments.length > MAX_JSON_DEPTH) {
+      throw new AppError('VALIDATION', `${name} nests deeper than ${MAX_JSON_DEPTH} levels`, { path: [name] });
+    }
     if (segments) found = insert(tree, segments, value) || found;
   }
   return found ? tree : null;

@@ -1,6 +1,7 @@
 // Reads the `filter` parameter in either form: JSON (`filter={"title":{"_eq":"x"}}`) or brackets
 // (`filter[title][_eq]=x`, values coerced). The JSON form wins when both are given.
 import { AppError } from '../../domain/shared/appError.ts';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../domain/shared/jsonDepth.ts';
 import { collectBracketParams, coerceBracketScalar, lastValue, type BracketTree } from './bracketParams.ts';
 import { isPlainObject } from './coerceValue.ts';
 import { ARRAY_OPERATORS, type ErrorPath, type FilterTree } from './types.ts';
@@ -14,6 +15,7 @@ export function parseFilterParam(query: Record<string, unknown>, name = 'filter'
 }
 
 export function parseJsonFilter(text: string, path: ErrorPath = ['filter']): FilterTree {
+  if (jsonNestsDeeperThan(text)) throw new AppError('VALIDATION', `The filter nests deeper than ${MAX_JSON_DEPTH} levels`, { path });
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -2,6 +2,7 @@
 // aggregate, groupBy, deep, search) and checks their syntax; fields are checked against the
 // collection later, when the query is compiled.
 import { AppError } from '../../domain/shared/appError.ts';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../domain/shared/jsonDepth.ts';
 import { collectBracketParams, lastValue, type BracketTree } from './bracketParams.ts';
 import { isPlainObject } from './coerceValue.ts';
 import { coerceBracketFilter, parseFilterParam, parseJsonFilter } from './parseFilter.ts';
@@ -116,6 +117,7 @@ function parseAggregate(query: Record<string, unknown>): AggregateSpec | null {
 }
 
 function parseJsonObject(text: string, path: ErrorPath): Record<string, unknown> {
+  if (jsonNestsDeeperThan(text)) throw invalid(`"${path.join('.')}" nests deeper than ${MAX_JSON_DEPTH} levels`, path);
   try {
     const parsed: unknown = JSON.parse(text);
     if (isPlainObject(parsed)) return parsed;

@@ -8,6 +8,7 @@ import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { AppError, errors } from '../../domain/shared/appError.ts';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../domain/shared/jsonDepth.ts';
 import { findUnstorableText } from '../../domain/shared/storableText.ts';
 import { constantTimeEqual } from '../../infra/crypto/secrets.ts';
 import { createAccessTokenIssuer } from '../auth/accessTokens.ts';
@@ -51,6 +52,18 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   app.setNotFoundHandler(handleNotFound);
   app.server.on('checkExpectation', handleUnmetExpectation);
   app.addHook('onRequest', requireHostHeader);
+  // JSON bodies are bounded in depth before they are parsed, so that no walk of a body recurses
+  // without a bound (the storable-text check below, schemas, the query compiler).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = body.toString();
+    if (jsonNestsDeeperThan(text)) {
+      done(new AppError('VALIDATION_FAILED', `The body nests deeper than ${MAX_JSON_DEPTH} levels`, { path: ['body'] }), undefined);
+      return;
+    }
+    parseJson(request, text, done);
+  });
 
   await app.register(fastifyCookie);
   // WebSocket routes (`websocket: true`), e.g. /realtime; client frames are small JSON.

@@ -19,7 +19,8 @@ export interface ErasureState {
 
 export type ErasureCommand =
   | { type: 'request'; erasureId: string; collection: string; subjectHash: string; reason: string; requestedBy: string; recordIds: string[] }
-  | { type: 'confirm'; erasureId: string; confirmerId: string; dualControl: boolean }
+  /** `impersonatorId`: the administrator behind an impersonated session (such a session never confirms). */
+  | { type: 'confirm'; erasureId: string; confirmerId: string; impersonatorId: string | null; dualControl: boolean }
   | { type: 'execute'; erasureId: string; dualControl: boolean; erasedIds: string[]; shreddedValues: number };
 
 export const erasureStreamId = (siteId: string, erasureId: string): string => streamId(siteId, 'erasure', erasureId);
@@ -64,6 +65,9 @@ export const erasureDecider: Decider<ErasureState, ErasureCommand, ErasureEvent>
     if (state.status === 'executed') throw new AppError('CONFLICT', `Erasure "${command.erasureId}" was executed`);
     if (command.type === 'confirm') {
       if (state.status === 'confirmed') throw new AppError('CONFLICT', `Erasure "${command.erasureId}" is confirmed`);
+      if (command.impersonatorId !== null) {
+        throw new AppError('PERMISSION_DENIED', 'An erasure is confirmed by an administrator signed in as themselves, not through impersonation');
+      }
       if (command.dualControl && command.confirmerId === state.requestedBy) {
         throw new AppError('PERMISSION_DENIED', 'Dual control: a second site administrator, not the requester, confirms an erasure');
       }

@@ -54,6 +54,11 @@ export interface ErasureInput {
 }
 
 export async function requestErasure(context: ErasureContext, siteId: string, principal: Principal, input: ErasureInput, metadata: EventMetadata): Promise<ErasureRequest> {
+  if (principal.kind === 'user' && principal.impersonatorId) {
+    // Dual control counts people: the administrator behind an impersonated session would request as
+    // one administrator and could confirm as themselves.
+    throw new AppError('PERMISSION_DENIED', 'An erasure is requested by an administrator signed in as themselves, not through impersonation');
+  }
   if (Object.keys(input.filter).length === 0) {
     throw new AppError('VALIDATION_FAILED', 'An erasure names its subject: an empty filter would erase the whole collection', { path: ['body', 'filter'] });
   }
@@ -87,7 +92,13 @@ export async function confirmErasure(context: ErasureContext, siteId: string, pr
     throw new AppError('PERMISSION_DENIED', 'An erasure is confirmed by a signed-in site administrator, not an API key or the instance token');
   }
   await inSiteTransaction(context, siteId, async (tx) => {
-    const command: ErasureCommand = { type: 'confirm', erasureId, confirmerId: actorOf(metadata), dualControl: await dualControlOn(tx, siteId) };
+    const command: ErasureCommand = {
+      type: 'confirm',
+      erasureId,
+      confirmerId: actorOf(metadata),
+      impersonatorId: principal.impersonatorId ?? null,
+      dualControl: await dualControlOn(tx, siteId),
+    };
     await handleCommandIn(tx, context.projections, { siteId, streamId: erasureStreamId(siteId, erasureId), decider: erasureDecider, command, metadata, lock: true });
   });
   return readErasure(context, siteId, erasureId);

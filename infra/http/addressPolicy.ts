@@ -1,6 +1,7 @@
 // Which network addresses an outbound request made on a user's behalf (webhooks, web push) may
 // reach: not loopback, private, link-local, carrier-grade NAT, metadata or otherwise reserved ones,
-// including IPv4 hidden inside IPv6 (mapped, NAT64, 6to4).
+// including IPv4 hidden inside IPv6 (mapped, compatible, SIIT, NAT64, 6to4) and the ranges that
+// translate or tunnel to addresses nobody can check here (local-use NAT64, Teredo).
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 
 const blockedIpv4 = new BlockList();
@@ -28,8 +29,14 @@ const blockedIpv6 = new BlockList();
 for (const [network, prefix] of [
   ['::', 128], // unspecified
   ['::1', 128], // loopback
+  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215): translates to IPv4 addresses of the operator's choosing
   ['100::', 64], // discard
+  ['2001::', 32], // Teredo: tunnels to an IPv4 address it hides (XORed)
+  ['2001:2::', 48], // benchmarking
+  ['2001:10::', 28], // ORCHID (deprecated)
+  ['2001:20::', 28], // ORCHIDv2
   ['2001:db8::', 32], // documentation
+  ['3fff::', 20], // documentation (RFC 9637)
   ['fc00::', 7], // unique local (includes fd00:ec2::254, a metadata address)
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated)
@@ -75,6 +82,8 @@ function ipv4From(high: number, low: number): string {
 function embeddedIpv4(groups: number[]): string | null {
   const [g0, g1, g2, g3, g4, g5, g6, g7] = groups as [number, number, number, number, number, number, number, number];
   if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && (g5 === 0xffff || (g5 === 0 && (g6 !== 0 || g7 > 1)))) return ipv4From(g6, g7);
+  // SIIT's IPv4-translated addresses (::ffff:0:a.b.c.d, RFC 2765).
+  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0xffff && g5 === 0) return ipv4From(g6, g7);
   if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return ipv4From(g6, g7);
   if (g0 === 0x2002) return ipv4From(g1, g2);
   return null;

@@ -41,7 +41,7 @@ export function createIdentityServices(deps: IdentityServicesDeps): { services: 
   }
   const pending = new Set<Promise<void>>();
   const issuerHttp = createOutboundHttp({
-    allowPrivate: config.SVC_ISSUER_ALLOW_PRIVATE || config.NODE_ENV === 'development',
+    allowPrivate: config.SVC_ISSUER_ALLOW_PRIVATE,
     userAgent: `svc-issuers/${deps.version}`,
   });
   const services: IdentityServices = {

@@ -29,12 +29,25 @@ describe('isBlockedAddress', () => {
     '::ffff:169.254.169.254',
     '64:ff9b::a9fe:a9fe',
     '2002:7f00:1::',
+    // NAT64 local-use prefix (RFC 8215) carrying 127.0.0.1, Teredo (2001::/32, which tunnels to an
+    // address it hides), SIIT-translated IPv4, benchmarking, ORCHID and the new documentation range.
+    '64:ff9b:1::7f00:1',
+    '[64:ff9b:1::7f00:1]',
+    '64:ff9b:1:ffff::1',
+    '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+    '2001::1',
+    '::ffff:0:7f00:1',
+    '::ffff:0:127.0.0.1',
+    '2001:2::1',
+    '2001:10::1',
+    '2001:20::1',
+    '3fff::1',
     'not-an-ip',
   ])('blocks %s', (address) => {
     expect(isBlockedAddress(address)).toBe(true);
   });
 
-  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:0808:0808::'])('allows %s', (address) => {
+  it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '192.169.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '2002:0808:0808::', '2001:4860:4860::8888', '64:ff9b::808:808'])('allows %s', (address) => {
     expect(isBlockedAddress(address)).toBe(false);
   });
 

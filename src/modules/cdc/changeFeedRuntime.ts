@@ -7,6 +7,7 @@ import { deploymentNamespace } from '../../../infra/queue/deploymentNamespace.ts
 import type { JobQueue } from '../../../infra/queue/jobQueue.ts';
 import { startWebhookReactor, type WebhookReactor } from './webhookReactor.ts';
 import type { AppContext } from '../../runtime/context.ts';
+import { createFeedCursors, type FeedCursors } from './feedCursors.ts';
 import { createFeedWatcher, type FeedWatcher } from './feedWatcher.ts';
 import { createSecretBox, type SecretBox } from './webhookSecrets.ts';
 
@@ -14,6 +15,8 @@ export interface ChangeFeedRuntime {
   watcher: FeedWatcher;
   http: OutboundHttp;
   secrets: SecretBox;
+  /** The sites' opaque cursors (keyed by SVC_SECRET). */
+  cursors: FeedCursors;
   queue: JobQueue;
   reactor: WebhookReactor;
 }
@@ -23,6 +26,7 @@ export function startChangeFeedRuntime(context: AppContext): ChangeFeedRuntime {
   const watcher = createFeedWatcher(context.notifier);
   const http = createOutboundHttp({ allowPrivate: config.SVC_WEBHOOK_ALLOW_PRIVATE, userAgent: `svc-webhooks/${context.version}` });
   const secrets = createSecretBox(config.SVC_SECRET);
+  const cursors = createFeedCursors(config.SVC_SECRET);
   const queue = createJobQueue({
     redisUrl: config.REDIS_URL,
     namespace: deploymentNamespace(config.DATABASE_URL ?? config.dataDir),
@@ -34,6 +38,7 @@ export function startChangeFeedRuntime(context: AppContext): ChangeFeedRuntime {
     queue,
     http,
     secrets,
+    cursors,
     watcher,
     policy: { baseMs: config.SVC_WEBHOOK_BACKOFF_BASE_MS, maxMs: config.SVC_WEBHOOK_BACKOFF_MAX_MS, maxAttempts: config.SVC_WEBHOOK_MAX_ATTEMPTS },
     timeoutMs: config.SVC_WEBHOOK_TIMEOUT_MS,
@@ -41,10 +46,10 @@ export function startChangeFeedRuntime(context: AppContext): ChangeFeedRuntime {
     concurrency: config.SVC_WEBHOOK_CONCURRENCY,
   });
   context.onClose(async () => {
-    await reactor.stop();
-    await queue.close();
+    console.error("CFDBG start"); await reactor.stop(); console.error("CFDBG reactor stopped");
+    await queue.close(); console.error("CFDBG queue closed");
     http.close();
     watcher.close();
   });
-  return { watcher, http, secrets, queue, reactor };
+  return { watcher, http, secrets, cursors, queue, reactor };
 }

@@ -2,6 +2,7 @@
 import { FEED_OPERATIONS, FEED_TYPES } from '../../../domain/changeFeed/feedEntry.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
+import type { SiteFeedCursors } from './feedCursors.ts';
 
 export interface FeedRow {
   seq: number;
@@ -20,9 +21,9 @@ export interface FeedRow {
 export interface FeedEnvelope {
   id: string;
   type: string;
+  /** Opaque per site (feedCursors.ts). */
   cursor: string;
   sequence: number;
-  position: number;
   site: string;
   occurredAt: string;
   collection: string | null;
@@ -61,15 +62,39 @@ export const FEED_SNAPSHOT_SQL = sql`coalesce(ev.data -> f.snapshot_key, (f.enve
 const LOGGED_SNAPSHOT_SLOT = '"snapshot" : null, "changedKeys" : ';
 
 /**
- * The envelope as served: as stored, with the snapshot read from the log put in its place. It is
- * serialized as the projection serialized it before it stopped keeping a copy (JSON.stringify of the
- * event's data as read from the log), so the text is the same as it was.
+ * What the stored envelope says before `site` (the projection renders it with json_build_object):
+ * its cursor there is the old readable one and `position` is the event's global log position. Both
+ * would tell a reader about other sites' writes (issue 27, finding 11): a page replaces the cursor
+ * with the site's opaque one and leaves the position out.
+ */
+const STORED_HEAD = /^\{"id" : ("[0-9a-f-]{36}"), "type" : ("[a-z_]+\.[a-z_]+"), "cursor" : "[A-Za-z0-9_-]*", "sequence" : (\d+), "position" : \d+, "site" : /;
+
+/**
+ * The envelope with the snapshot read from the log put in its place. It is serialized as the
+ * projection serialized it before it stopped keeping a copy (JSON.stringify of the event's data as
+ * read from the log), so the text is the same as it was.
  */
 export function servedEnvelope(row: Pick<StoredFeedRow, 'stored_envelope' | 'logged_snapshot'>): string {
   if (row.logged_snapshot === null) return row.stored_envelope;
   const slot = row.stored_envelope.lastIndexOf(LOGGED_SNAPSHOT_SLOT);
   if (slot < 0) throw new Error('A change-feed envelope that leaves its snapshot to the log has no place for it');
   return `${row.stored_envelope.slice(0, slot)}"snapshot" : ${JSON.stringify(row.logged_snapshot)}, "changedKeys" : ${row.stored_envelope.slice(slot + LOGGED_SNAPSHOT_SLOT.length)}`;
+}
+
+/**
+ * The envelope as a reader of the site receives it (a page, a webhook): servedEnvelope with the
+ * site's opaque cursor and without the global position. Only the head of the text changes.
+ */
+export function siteEnvelope(row: Pick<StoredFeedRow, 'seq' | 'stored_envelope' | 'logged_snapshot'>, cursors: SiteFeedCursors): string {
+  const text = servedEnvelope(row);
+  const cursor = cursors.encode(row.seq);
+  const head = STORED_HEAD.exec(text);
+  if (head && Number(head[3]) === row.seq) {
+    return `{"id" : ${head[1]}, "type" : ${head[2]}, "cursor" : "${cursor}", "sequence" : ${head[3]}, "site" : ${text.slice(head[0].length)}`;
+  }
+  // Not the projection's usual text (rendered by another version): the same fields, through JSON.
+  const { position: _position, ...envelope } = JSON.parse(text) as FeedEnvelope & { position?: number };
+  return JSON.stringify({ ...envelope, cursor });
 }
 
 /** Which entries a reader wants: null = all. Operations are `create`, or a full type such as `items.create`. */

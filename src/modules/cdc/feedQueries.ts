@@ -1,10 +1,10 @@
 // Reading the change feed: keyset pages after a sequence as one reader sees them, and where a
 // site's feed stands.
-import { cursorExpired } from '../../../domain/changeFeed/cursor.ts';
 import type { SensitiveRead } from '../../../domain/content/sensitiveReads.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
-import { feedFilterSql, feedRangeSql, servedEnvelope, type FeedFilter } from './feedEnvelope.ts';
+import type { SiteFeedCursors } from './feedCursors.ts';
+import { feedFilterSql, feedRangeSql, siteEnvelope, type FeedFilter } from './feedEnvelope.ts';
 import type { FeedView, SelectedFeedRow, VisibleFeedRow } from './feedVisibility.ts';
 
 export interface FeedHead {
@@ -34,12 +34,13 @@ export interface FeedPage {
 /**
  * Up to `limit` entries after `afterSeq` (and up to `throughSeq`) that the filter and the view's
  * scope admit, in feed order, before the view's per-entry checks (row conditions, fields), with
- * their envelopes as served: one query, snapshots kept in the log read in it.
+ * their envelopes as served to the site (its opaque cursors): one query, snapshots kept in the log
+ * read in it.
  */
 export async function selectFeedRows(
   tx: Pick<Queryable, 'query'>,
   siteId: string,
-  request: { afterSeq: number; throughSeq?: number; limit: number; filter: FeedFilter; view: FeedView },
+  request: { afterSeq: number; throughSeq?: number; limit: number; filter: FeedFilter; view: FeedView; cursors: SiteFeedCursors },
 ): Promise<VisibleFeedRow[]> {
   const { view, filter } = request;
   const through = request.throughSeq === undefined ? sql`` : sql` AND f.seq <= ${request.throughSeq}`;
@@ -48,12 +49,12 @@ export async function selectFeedRows(
     SELECT ${view.from}
      WHERE f.site_id = ${siteId} AND ${feedRangeSql(request.afterSeq, request.limit, filter, view.scope === null)}${through} AND ${feedFilterSql(filter)}${scope}
      ORDER BY f.seq LIMIT ${request.limit}`);
-  return rows.map(visibleRowOf);
+  return rows.map((row) => visibleRowOf(row, request.cursors));
 }
 
-function visibleRowOf(row: SelectedFeedRow): VisibleFeedRow {
+function visibleRowOf(row: SelectedFeedRow, cursors: SiteFeedCursors): VisibleFeedRow {
   const { seq, event_id, type, item_id, collection, row_visible } = row;
-  return { seq, event_id, type, item_id, collection, row_visible, envelope: servedEnvelope(row) };
+  return { seq, event_id, type, item_id, collection, row_visible, envelope: siteEnvelope(row, cursors) };
 }
 
 /**
@@ -69,12 +70,12 @@ function visibleRowOf(row: SelectedFeedRow): VisibleFeedRow {
 export async function readFeedPage(
   tx: Queryable,
   siteId: string,
-  request: { afterSeq: number | null; filter: FeedFilter; limit: number; view: FeedView },
+  request: { afterSeq: number | null; filter: FeedFilter; limit: number; view: FeedView; cursors: SiteFeedCursors },
 ): Promise<FeedPage> {
   const head = await readFeedHead(tx, siteId);
-  if (request.afterSeq !== null && request.afterSeq < head.prunedThrough) throw cursorExpired(head.prunedThrough);
+  if (request.afterSeq !== null && request.afterSeq < head.prunedThrough) throw request.cursors.expired(head.prunedThrough);
   const after = request.afterSeq ?? head.prunedThrough;
-  const rows = await selectFeedRows(tx, siteId, { afterSeq: after, limit: request.limit + 1, filter: request.filter, view: request.view });
+  const rows = await selectFeedRows(tx, siteId, { afterSeq: after, limit: request.limit + 1, filter: request.filter, view: request.view, cursors: request.cursors });
   const hasMore = rows.length > request.limit;
   const page = hasMore ? rows.slice(0, request.limit) : rows;
   const lastSeen = page.at(-1)?.seq ?? after;

@@ -3,7 +3,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { decodeCursor, encodeCursor } from '../../../domain/changeFeed/cursor.ts';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { startChangeFeedRuntime } from './changeFeedRuntime.ts';
@@ -59,7 +58,8 @@ function normalizeFilters(filters: z.infer<typeof filtersSchema> | undefined) {
 export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const runtime = startChangeFeedRuntime(context);
-  const deps: SubscriptionDeps = { context, http: runtime.http, secrets: runtime.secrets, wake: (siteId) => runtime.reactor.wake(siteId) };
+  const { cursors } = runtime;
+  const deps: SubscriptionDeps = { context, http: runtime.http, secrets: runtime.secrets, cursors, wake: (siteId) => runtime.reactor.wake(siteId) };
 
   app.addHook('onRequest', async (request) => {
     if (request.principal.kind === 'user' && request.principal.realm === 'frontend') {
@@ -68,7 +68,7 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
   });
 
   async function viewOf(siteId: string, id: string) {
-    const view = await context.database.withSite(siteId, (tx) => findSubscription(tx, siteId, id, new Date()));
+    const view = await context.database.withSite(siteId, (tx) => findSubscription(tx, siteId, id, new Date(), cursors.forSite(siteId)));
     if (!view) throw new AppError('NOT_FOUND', 'Subscription not found');
     return view;
   }
@@ -91,11 +91,12 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
     async (request, reply) => {
       const { siteId } = request;
       const filter = parseFeedFilter(request.query);
-      let afterSeq = request.query.cursor === undefined ? null : decodeCursor(request.query.cursor, ['query', 'cursor']);
+      const siteCursors = cursors.forSite(siteId);
+      let afterSeq = request.query.cursor === undefined ? null : siteCursors.decode(request.query.cursor, ['query', 'cursor']);
       // The reader sees what its read permissions reach (feedVisibility.ts); administrators, everything.
       const schema = await context.schemas.site(siteId);
       const view = feedViewFor(await request.access(), schema);
-      const read = () => context.database.withSite(siteId, (tx) => readFeedPage(tx, siteId, { afterSeq, filter, limit: request.query.limit, view }));
+      const read = () => context.database.withSite(siteId, (tx) => readFeedPage(tx, siteId, { afterSeq, filter, limit: request.query.limit, view, cursors: siteCursors }));
       let page: FeedPage;
       if (request.query.wait === 0) {
         page = await read();
@@ -126,13 +127,13 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
       if (page.sensitive.length > 0) await logSensitiveReads(context, siteId, page.sensitive, request.metadata);
       // The entries are JSON text already (rendered by PostgreSQL with a snapshot from the log put in
       // its place, or by the view for a restricted reader): the page is assembled, not re-serialized.
-      const meta = JSON.stringify({ nextCursor: encodeCursor(page.nextSeq), hasMore: page.hasMore });
+      const meta = JSON.stringify({ nextCursor: siteCursors.encode(page.nextSeq), hasMore: page.hasMore });
       return reply.type('application/json; charset=utf-8').send(`{"data":[${entries.join(',')}],"meta":${meta}}`);
     },
   );
 
   api.get('/cdc/subscriptions', { config: siteAdmin, schema: { tags: ['cdc'] } }, async (request) => {
-    const subscriptions = await context.database.withSite(request.siteId, (tx) => listSubscriptions(tx, request.siteId, new Date()));
+    const subscriptions = await context.database.withSite(request.siteId, (tx) => listSubscriptions(tx, request.siteId, new Date(), cursors.forSite(request.siteId)));
     return { data: subscriptions, meta: { total: subscriptions.length } };
   });
 
@@ -241,7 +242,7 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): 
       const { siteId } = request;
       await viewOf(siteId, request.params.id);
       const { limit, page } = request.query;
-      const result = await context.database.withSite(siteId, (tx) => listDeliveries(tx, siteId, request.params.id, { limit, page }));
+      const result = await context.database.withSite(siteId, (tx) => listDeliveries(tx, siteId, request.params.id, { limit, page }, cursors.forSite(siteId)));
       return { data: result.deliveries, meta: { total: result.total, page, pageSize: limit } };
     },
   );

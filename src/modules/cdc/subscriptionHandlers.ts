@@ -1,7 +1,6 @@
 // Commands on change-feed subscriptions. Name uniqueness and the per-site limit span streams, so
 // they are checked under a per-site lock in the transaction that appends.
 import { randomUUID } from 'node:crypto';
-import { cursorExpired, decodeCursor } from '../../../domain/changeFeed/cursor.ts';
 import {
   subscriptionDecider,
   type SubscriptionChanges,
@@ -17,6 +16,7 @@ import { sql } from '../../../infra/postgres/sql.ts';
 import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { advisoryKey } from '../../runtime/projectionRunner.ts';
+import type { FeedCursors, SiteFeedCursors } from './feedCursors.ts';
 import { readFeedHead, type FeedHead } from './feedQueries.ts';
 import type { SecretBox } from './webhookSecrets.ts';
 
@@ -27,6 +27,7 @@ export interface SubscriptionDeps {
   context: AppContext;
   http: OutboundHttp;
   secrets: SecretBox;
+  cursors: FeedCursors;
   /** Called after a change that may give the delivery reactor work (create, resume, replay, dispatch). */
   wake(siteId: string): void;
 }
@@ -46,12 +47,12 @@ export interface CreateSubscriptionInput {
 }
 
 /** Where a new subscription starts, before the feed's head is known. */
-export type StartPoint = { at: 'end' } | { at: 'start' } | { at: 'cursor'; sequence: number };
+export type StartPoint = { at: 'end' } | { at: 'start' } | { at: 'cursor'; sequence: number; cursors: SiteFeedCursors };
 
-function parseStartPoint(from: string | undefined): StartPoint {
+function parseStartPoint(from: string | undefined, cursors: SiteFeedCursors): StartPoint {
   if (from === undefined || from === 'end') return { at: 'end' };
   if (from === 'start') return { at: 'start' };
-  return { at: 'cursor', sequence: decodeCursor(from, ['body', 'from']) };
+  return { at: 'cursor', sequence: cursors.decode(from, ['body', 'from']), cursors };
 }
 
 /** The cursor a new subscription starts after: within retention (410 otherwise) and not past the feed's end (400). */
@@ -62,7 +63,7 @@ function startSequence(start: StartPoint, head: FeedHead): number {
     case 'start':
       return head.prunedThrough;
     case 'cursor':
-      if (start.sequence < head.prunedThrough) throw cursorExpired(head.prunedThrough);
+      if (start.sequence < head.prunedThrough) throw start.cursors.expired(head.prunedThrough);
       if (start.sequence > head.lastSeq) throw new AppError('VALIDATION_FAILED', 'The cursor is ahead of the feed', { path: ['body', 'from'] });
       return start.sequence;
   }
@@ -116,7 +117,8 @@ export async function createSubscription(deps: SubscriptionDeps, siteId: string,
   } else if (input.webhook !== undefined) {
     throw new AppError('VALIDATION_FAILED', 'Only webhook subscriptions take a webhook', { path: ['body', 'webhook'] });
   }
-  const start = parseStartPoint(input.from);
+  const cursors = deps.cursors.forSite(siteId);
+  const start = parseStartPoint(input.from, cursors);
   const subscriptionId = randomUUID();
   const definition = { name: input.name, kind: input.kind, url, secretCiphertext, collections: input.filters?.collections ?? null, operations: input.filters?.operations ?? null };
   await inSiteTransaction(context, siteId, (tx) => createSubscriptionIn(context, tx, siteId, { subscriptionId, ...definition }, start, metadata));
@@ -222,7 +224,7 @@ export async function acknowledgeSubscription(
   cursor: string,
   metadata: EventMetadata,
 ): Promise<void> {
-  const sequence = decodeCursor(cursor, ['body', 'cursor']);
+  const sequence = deps.cursors.forSite(siteId).decode(cursor, ['body', 'cursor']);
   await inSiteTransaction(deps.context, siteId, async (tx) => {
     const head = await readFeedHead(tx, siteId);
     if (sequence > head.lastSeq) throw new AppError('VALIDATION_FAILED', 'The cursor is ahead of the feed', { path: ['body', 'cursor'] });
@@ -244,18 +246,19 @@ export async function replaySubscription(
   target: { cursor: string } | { occurredAfter: Date },
   metadata: EventMetadata,
 ): Promise<void> {
+  const cursors = deps.cursors.forSite(siteId);
   await inSiteTransaction(deps.context, siteId, async (tx) => {
     const head = await readFeedHead(tx, siteId);
     let sequence: number;
     if ('cursor' in target) {
-      sequence = decodeCursor(target.cursor, ['body', 'cursor']);
-      if (sequence < head.prunedThrough) throw cursorExpired(head.prunedThrough);
+      sequence = cursors.decode(target.cursor, ['body', 'cursor']);
+      if (sequence < head.prunedThrough) throw cursors.expired(head.prunedThrough);
       if (sequence > head.lastSeq) throw new AppError('VALIDATION_FAILED', 'The cursor is ahead of the feed', { path: ['body', 'cursor'] });
     } else {
       const [row] = await tx.query<{ seq: number | null }>(sql`
         SELECT max(seq) AS seq FROM cdc_feed WHERE site_id = ${siteId} AND occurred_at <= ${target.occurredAfter}`);
       // Nothing retained at or before that time: if entries were pruned, some after it may be gone.
-      if (row?.seq == null && head.prunedThrough > 0) throw cursorExpired(head.prunedThrough);
+      if (row?.seq == null && head.prunedThrough > 0) throw cursors.expired(head.prunedThrough);
       sequence = row?.seq ?? head.prunedThrough;
     }
     await handleCommandIn(tx, deps.context.projections, {

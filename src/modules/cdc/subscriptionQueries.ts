@@ -1,8 +1,8 @@
 // Reading subscriptions (with their lag and delivery state) and their delivery attempts.
-import { encodeCursor } from '../../../domain/changeFeed/cursor.ts';
 import { isUuid } from '../../../domain/shared/uuid.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
+import type { SiteFeedCursors } from './feedCursors.ts';
 
 export interface SubscriptionRow {
   site_id: string;
@@ -61,7 +61,7 @@ export interface SubscriptionView {
   updatedAt: string;
 }
 
-function toView(row: SubscriptionListRow, now: Date): SubscriptionView {
+function toView(row: SubscriptionListRow, now: Date, cursors: SiteFeedCursors): SubscriptionView {
   return {
     id: row.id,
     name: row.name,
@@ -70,7 +70,7 @@ function toView(row: SubscriptionListRow, now: Date): SubscriptionView {
     stateReason: row.state_reason,
     webhook: row.kind === 'webhook' && row.url ? { url: row.url, hasSecret: row.secret_ciphertext !== null } : null,
     filters: { collections: row.collections, operations: row.operations },
-    cursor: encodeCursor(row.effective_seq),
+    cursor: cursors.encode(row.effective_seq),
     lag: {
       events: Math.max(0, row.head_seq - row.effective_seq),
       seconds: row.next_occurred_at ? Math.max(0, Math.round((now.getTime() - row.next_occurred_at.getTime()) / 1000)) : 0,
@@ -109,14 +109,14 @@ async function selectSubscriptions(tx: Queryable, siteId: string, id: string | n
      ORDER BY subscriptions.created_at, subscriptions.id`);
 }
 
-export async function listSubscriptions(tx: Queryable, siteId: string, now: Date): Promise<SubscriptionView[]> {
-  return (await selectSubscriptions(tx, siteId, null)).map((row) => toView(row, now));
+export async function listSubscriptions(tx: Queryable, siteId: string, now: Date, cursors: SiteFeedCursors): Promise<SubscriptionView[]> {
+  return (await selectSubscriptions(tx, siteId, null)).map((row) => toView(row, now, cursors));
 }
 
-export async function findSubscription(tx: Queryable, siteId: string, id: string, now: Date): Promise<SubscriptionView | null> {
+export async function findSubscription(tx: Queryable, siteId: string, id: string, now: Date, cursors: SiteFeedCursors): Promise<SubscriptionView | null> {
   if (!isUuid(id)) return null;
   const [row] = await selectSubscriptions(tx, siteId, id);
-  return row ? toView(row, now) : null;
+  return row ? toView(row, now, cursors) : null;
 }
 
 export interface DeliveryView {
@@ -139,6 +139,7 @@ export async function listDeliveries(
   siteId: string,
   subscriptionId: string,
   page: { limit: number; page: number },
+  cursors: SiteFeedCursors,
 ): Promise<{ deliveries: DeliveryView[]; total: number }> {
   const rows = await tx.query<{
     id: number; delivery_id: string; seq: number; event_id: string; event_type: string; attempt: number; outcome: 'succeeded' | 'failed';
@@ -155,7 +156,7 @@ export async function listDeliveries(
       id: row.id,
       deliveryId: row.delivery_id,
       sequence: row.seq,
-      cursor: encodeCursor(row.seq),
+      cursor: cursors.encode(row.seq),
       eventId: row.event_id,
       eventType: row.event_type,
       attempt: row.attempt,

@@ -17,6 +17,7 @@ import type { Queryable } from '../../../infra/postgres/database.ts';
 import { join, sql } from '../../../infra/postgres/sql.ts';
 import type { JobOutcome, JobQueue } from '../../../infra/queue/jobQueue.ts';
 import { readFeedHead, selectFeedRows } from './feedQueries.ts';
+import type { FeedCursors } from './feedCursors.ts';
 import type { FeedWatcher } from './feedWatcher.ts';
 import type { PresentedEntry } from './feedVisibility.ts';
 import type { SubscriptionRow } from './subscriptionQueries.ts';
@@ -43,6 +44,7 @@ export interface WebhookReactorOptions {
   queue: JobQueue;
   http: OutboundHttp;
   secrets: SecretBox;
+  cursors: FeedCursors;
   watcher: FeedWatcher;
   policy: RetryPolicy;
   timeoutMs: number;
@@ -147,7 +149,9 @@ export function startWebhookReactor(options: WebhookReactorOptions): WebhookReac
     const filter = { collections: subscription.collections, operations: subscription.operations };
     // Up to the head as it stood when the creator's access was read (subscriptionReader.ts).
     const through = Math.min(head.lastSeq, reader.headSeq);
-    const rows = await selectFeedRows(tx, siteId, { afterSeq: current.delivered_seq, throughSeq: through, limit: BATCH_SIZE, filter, view: reader.view });
+    const rows = await selectFeedRows(tx, siteId, {
+      afterSeq: current.delivered_seq, throughSeq: through, limit: BATCH_SIZE, filter, view: reader.view, cursors: options.cursors.forSite(siteId),
+    });
     // Nothing this subscription wants up to there, or nothing in this batch its creator may read:
     // move past what was left out.
     const skipTo = rows.length === 0 ? through : rows.at(-1)!.seq;

@@ -1,6 +1,7 @@
 // The caching table of public delivery (docs/delivery.md "Caching"): what each answer says to
-// browsers and shared caches, the weak ETag of a site's content fingerprint, and If-None-Match.
+// browsers and shared caches, the weak ETag of a site's content fingerprint (opaque), and If-None-Match.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { createSiteTokens } from '../../../infra/crypto/siteTokens.ts';
 import type { Config } from '../../config/config.ts';
 
 export const NO_STORE = 'no-store';
@@ -15,8 +16,14 @@ export function publicCacheControl(config: Pick<Config, 'SVC_DELIVER_SMAXAGE' | 
   return `public, s-maxage=${config.SVC_DELIVER_SMAXAGE}, stale-while-revalidate=${config.SVC_DELIVER_SWR}`;
 }
 
-export function etagOf(siteId: string, fingerprint: string): string {
-  return `W/"${siteId}.${fingerprint}"`;
+/**
+ * The weak ETag of a site's content fingerprint: a digest keyed per site (infra/crypto/siteTokens.ts),
+ * so it changes exactly when the fingerprint does and is the same on every instance sharing
+ * SVC_SECRET, but holds no transaction id or log position, which would count other sites' writes.
+ */
+export function createEtags(deploymentSecret: string): (siteId: string, fingerprint: string) => string {
+  const tokens = createSiteTokens(deploymentSecret, 'delivery-etag');
+  return (siteId, fingerprint) => `W/"${tokens.digest(siteId, fingerprint)}"`;
 }
 
 const opaque = (tag: string) => tag.trim().replace(/^W\//, '');

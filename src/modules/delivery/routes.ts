@@ -14,7 +14,7 @@ import { deploymentNamespace } from '../../../infra/queue/deploymentNamespace.ts
 import { accessFor } from '../../access/access.ts';
 import { parseListQuery } from '../../query/index.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { etagOf, isAnonymous, isNotModified, NO_STORE, PRIVATE, publicCacheControl, sendMiss } from './cachePolicy.ts';
+import { createEtags, isAnonymous, isNotModified, NO_STORE, PRIVATE, publicCacheControl, sendMiss } from './cachePolicy.ts';
 import { createSiteFingerprints } from './fingerprint.ts';
 import { hydratePage, llmsText, publicList, publicMenu, type Built, type PublicReader } from './hydrate.ts';
 import { createResponseCache } from './responseCache.ts';
@@ -30,6 +30,7 @@ export async function deliveryRoutes(app: FastifyInstance, { context, sites }: S
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { config } = context;
   const fingerprints = createSiteFingerprints(context);
+  const etagOf = createEtags(config.SVC_SECRET);
   const cache = await createResponseCache({
     redisUrl: config.REDIS_URL,
     prefix: `svc:${deploymentNamespace(config.DATABASE_URL ?? config.dataDir)}:delivery`,

@@ -40,9 +40,11 @@ describe('GET /audit', () => {
     const response = await service.request('GET', '/audit?limit=200', { site: site.siteId, token: site.adminToken });
     expect(response.status).toBe(200);
     expect(response.body.meta).toEqual({ total: n, page: 1, pageSize: 200 });
-    const entries = response.body.data as { position: number; action: string; requestId: string | null; actor: { kind: string; id: string | null }; target: string }[];
+    const entries = response.body.data as { eventId: string; action: string; requestId: string | null; actor: { kind: string; id: string | null }; target: string }[];
     expect(entries).toHaveLength(n);
-    expect(entries.map((entry) => entry.position)).toEqual([...entries.map((entry) => entry.position)].sort((a, b) => b - a));
+    // Newest first (entries carry no log position: auditPositions.e2e.spec.ts).
+    const newestFirst = await owner.query<{ event_id: string }>(sql`SELECT event_id FROM audit_log WHERE site_id = ${site.siteId} ORDER BY position DESC`);
+    expect(entries.map((entry) => entry.eventId)).toEqual(newestFirst.map((row) => row.event_id));
     expect(entries.map((entry) => entry.action)).toEqual(
       expect.arrayContaining(['site.created', 'role.created', 'user.created', 'session.started', 'session.refreshed']),
     );

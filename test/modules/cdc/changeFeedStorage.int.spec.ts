@@ -107,9 +107,12 @@ describe('change-feed storage', () => {
     ]);
     // The text is the stored envelope with the snapshot as JSON.stringify writes the event's data, as
     // the projection wrote it into the envelope when it kept the copy.
+    // The head differs only by the site's opaque cursor in place of the stored one, and no position
+    // (docs/change-feed.md "Cursors"): compare from the site on.
+    const fromSite = (envelope: string) => envelope.slice(envelope.indexOf('"site" : '));
     for (const [index, event] of events.slice(0, 2).entries()) {
       const snapshot = JSON.stringify(snapshotOf(event));
-      expect(text).toContain(rows[index]!.envelope.replace('"snapshot" : null', () => `"snapshot" : ${snapshot}`));
+      expect(text).toContain(fromSite(rows[index]!.envelope.replace('"snapshot" : null', () => `"snapshot" : ${snapshot}`)));
     }
   });
 

@@ -34,7 +34,7 @@ async function personalRecords(tx: Queryable, siteId: string, userId: string) {
   const pushSubscriptions = await tx.query<Record<string, Date | string>>(sql`
     SELECT id, endpoint, created_at, updated_at FROM push_subscriptions WHERE site_id = ${siteId} AND user_id = ${userId} ORDER BY created_at, id`);
   const audit = await tx.query<Record<string, Date | string | number | null>>(sql`
-    SELECT position, event_id, action, actor_kind, impersonator_id, target, request_id, occurred_at
+    SELECT event_id, action, actor_kind, impersonator_id, target, request_id, occurred_at
       FROM audit_log WHERE site_id = ${siteId} AND actor_id = ${userId}
      ORDER BY position DESC LIMIT ${EXPORT_AUDIT_ENTRIES + 1}`);
   return {
@@ -71,7 +71,7 @@ async function personalRecords(tx: Queryable, siteId: string, userId: string) {
     automatedDecisions: (await listAutomatedDecisions(tx, siteId, userId, { limit: EXPORT_AUTOMATED_DECISIONS, page: 1 })).decisions,
     audit: {
       entries: audit.slice(0, EXPORT_AUDIT_ENTRIES).map((row) => ({
-        position: Number(row.position),
+        // No log position: positions are global, their gaps would count other sites' writes.
         eventId: row.event_id,
         action: row.action,
         actorKind: row.actor_kind,

@@ -170,6 +170,22 @@ export type UserChanges = z.infer<typeof userChangesSchema>;
 const preferencesSchema = z.record(z.string(), z.unknown());
 export type Preferences = z.infer<typeof preferencesSchema>;
 
+/**
+ * A failed sign-in event stands for one attempt, or, with `failures`, for that many attempts of one
+ * account and client IP in the window [from, to) past the events each attempt of the window got
+ * (src/modules/auth/failedSignIns.ts). Absent means one: events written before the field stay valid.
+ */
+const failureCount = {
+  failures: z.number().int().min(1).optional(),
+  window: z.object({ from: z.string(), to: z.string() }).optional(),
+};
+
+/** What a failed sign-in event that counts several attempts adds to its data. */
+export interface FailedSignInCount {
+  failures: number;
+  window: { from: string; to: string };
+}
+
 export const userEventSchemas = {
   'user.created': z.object({
     userId: z.string(),
@@ -186,7 +202,7 @@ export const userEventSchemas = {
     tokenVersion: z.number(),
     reason: z.enum(PASSWORD_CHANGE_REASONS),
   }),
-  'user.sign_in_failed': z.object({ userId: z.string(), reason: z.enum(['wrong_password', 'inactive']) }),
+  'user.sign_in_failed': z.object({ userId: z.string(), reason: z.enum(['wrong_password', 'inactive']), ...failureCount }),
   'user.email_verified': z.object({ userId: z.string(), email: z.string() }),
   'user.updated': z.object({ userId: z.string(), changes: userChangesSchema }),
   'user.deleted': z.object({ userId: z.string() }),
@@ -200,7 +216,7 @@ export type UserEvent = EventOf<typeof userEventSchemas>;
 
 export const authEventSchemas = {
   /** A sign-in with an email no user of the site has (src/modules/auth): its hash only, never the email. */
-  'auth.sign_in_failed': z.object({ emailHash: z.string(), reason: z.enum(['unknown_email']) }),
+  'auth.sign_in_failed': z.object({ emailHash: z.string(), reason: z.enum(['unknown_email']), ...failureCount }),
 };
 export type AuthEvent = EventOf<typeof authEventSchemas>;
 

@@ -3,7 +3,7 @@
 // its profile updated, its preferences merged, linked to external identities, impersonated, deleted.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import type { PasswordChangeReason, Preferences, UserChanges, UserEvent } from './events.ts';
+import type { FailedSignInCount, PasswordChangeReason, Preferences, UserChanges, UserEvent } from './events.ts';
 
 export type { PasswordChangeReason, Preferences, UserChanges, UserEvent };
 
@@ -21,7 +21,7 @@ export type UserCommand =
       status?: 'active' | 'invited' | 'unverified';
     }
   | { type: 'changePassword'; passwordHash: string; reason: PasswordChangeReason }
-  | { type: 'recordFailedSignIn'; reason: 'wrong_password' | 'inactive' }
+  | { type: 'recordFailedSignIn'; reason: 'wrong_password' | 'inactive'; counted?: FailedSignInCount }
   | { type: 'verifyEmail' }
   | { type: 'updateUser'; changes: UserChanges }
   | { type: 'deleteUser' }
@@ -118,7 +118,7 @@ export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
           },
         ];
       case 'recordFailedSignIn':
-        return [{ type: 'user.sign_in_failed', data: { userId, reason: command.reason } }];
+        return [{ type: 'user.sign_in_failed', data: { userId, reason: command.reason, ...command.counted } }];
       case 'verifyEmail':
         if (state.emailVerified) return [];
         return [{ type: 'user.email_verified', data: { userId, email: state.email! } }];

@@ -1,6 +1,7 @@
 // Environment of the service, validated once at start. A bad value stops the start with one line naming it.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseKeyRing } from '../../infra/crypto/keyRing.ts';
@@ -32,6 +33,59 @@ const durationMs = z
   })
   .pipe(z.number().int().min(1000, 'must be at least one second'));
 
+/** Names proxy-addr (Fastify's trustProxy) gives to address ranges. */
+const PROXY_RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isProxyAddress(entry: string): boolean {
+  if (PROXY_RANGE_NAMES.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  // A /0 range is every address: the same as trusting whatever the client writes.
+  return Number(prefix) >= 1 && Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+/**
+ * A hop count as Fastify's trustProxy takes it: a trust function over (address, hop), hop 0 being the
+ * socket's peer (Fastify reads a bare number as "trust nothing"). `hops` says what it was set to.
+ */
+export type TrustedProxyHops = ((address: string, hop: number) => boolean) & { readonly hops: number };
+
+function trustedHops(hops: number): TrustedProxyHops {
+  return Object.assign((_address: string, hop: number) => hop < hops, { hops });
+}
+
+/**
+ * The proxies in front of the service whose X-Forwarded-For entries are believed (Fastify's
+ * trustProxy): `false` (none), a hop count (the client IP is that many entries from the right), or a
+ * list of proxy addresses/CIDRs. Never "trust every hop": the left-most entry is the client's to write.
+ * The legacy `true` means one hop (a warning at start, see configWarnings).
+ */
+const trustedProxies = z
+  .string()
+  .optional()
+  .transform((value, context): false | TrustedProxyHops | string[] => {
+    const text = (value ?? '').trim();
+    if (text === '' || text === 'false' || text === '0') return false;
+    if (text === 'true') return trustedHops(1);
+    if (/^\d+$/.test(text)) {
+      const hops = Number(text);
+      if (hops > 16) context.addIssue({ code: 'custom', message: 'a hop count is at most 16' });
+      return trustedHops(hops);
+    }
+    const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean);
+    const bad = entries.find((entry) => !isProxyAddress(entry));
+    if (bad !== undefined || entries.length === 0) {
+      context.addIssue({
+        code: 'custom',
+        message: `must be false, a hop count (e.g. 1) or comma-separated proxy addresses/CIDRs (not /0)${bad === undefined ? '' : `; "${bad}" is none of them`}`,
+      });
+    }
+    return entries;
+  });
+
 const environmentSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -52,8 +106,8 @@ const environmentSchema = z.object({
   SVC_COOKIE_SAME_SITE: z.enum(['strict', 'lax', 'none']).default('lax'),
   SVC_COOKIE_DOMAIN: optionalString,
   SVC_BODY_LIMIT: z.coerce.number().int().min(1024).default(1024 * 1024),
-  /** Trust X-Forwarded-For from a reverse proxy (client IPs for rate limits and sessions). */
-  SVC_TRUST_PROXY: booleanFlag,
+  /** The reverse proxies whose X-Forwarded-For is believed (client IPs for rate limits and sessions): a hop count or addresses/CIDRs. */
+  SVC_TRUST_PROXY: trustedProxies,
   SVC_DB_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(20),
   SVC_PROJECTION_POLL_MS: z.coerce.number().int().min(50).default(1000),
   SVC_PROJECTION_ROUND_MS: z.coerce.number().int().min(0).max(1000).default(20),
@@ -80,7 +134,15 @@ const environmentSchema = z.object({
   SVC_RATE_LIMIT_ITEMS_WRITE: z.coerce.number().int().min(0).default(600),
   SVC_RATE_LIMIT_FILE_UPLOAD: z.coerce.number().int().min(0).default(100),
   SVC_RATE_LIMIT_AI_CHAT: z.coerce.number().int().min(0).default(60),
+  SVC_RATE_LIMIT_SITE_LOOKUP: z.coerce.number().int().min(0).default(600),
   SVC_RATE_LIMIT_FAIL_CLOSED: booleanFlag,
+  // Failed sign-ins per account (site and normalized email, whatever the IP; src/modules/auth/signInLimits.ts): this many
+  // are free (0 turns the account limit off), then each failure locks the account 1 s, 2 s, 4 s … up to the lockout.
+  SVC_SIGNIN_FAILURES_BEFORE_BACKOFF: z.coerce.number().int().min(0).default(5),
+  SVC_SIGNIN_LOCKOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  // Failed sign-ins recorded as one event each per account, client IP and window; the rest of a window are one event with their count.
+  SVC_SIGNIN_FAILURE_EVENTS: z.coerce.number().int().min(1).default(5),
+  SVC_SIGNIN_FAILURE_EVENTS_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(3600),
   // Change feed, webhooks, realtime and web push (durations in milliseconds unless named otherwise).
   SVC_CDC_RETENTION: durationMs.default(7 * 86_400_000),
   /** POST /retention/run removes sessions ended more than this many days ago (docs/privacy.md). */
@@ -191,6 +253,36 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     SVC_SECRET: secret,
     SVC_SCHEDULER_TICK_MS: values.SVC_SCHEDULER_TICK_MS ?? values.SVC_SCHEDULER_INTERVAL_MS ?? DEFAULT_SCHEDULER_TICK_MS,
   };
+}
+
+/**
+ * Settings that weaken a defence (docs/security.md), one line each, for the boot to log as warnings.
+ * `environment` is what was parsed, to tell a legacy value from its meaning.
+ */
+export function configWarnings(config: Config, environment: NodeJS.ProcessEnv = process.env): string[] {
+  const warnings: string[] = [];
+  if (environment.SVC_TRUST_PROXY?.trim() === 'true') {
+    warnings.push('SVC_TRUST_PROXY=true is read as 1 (one proxy hop): set the number of proxies in front of the service, or their addresses');
+  }
+  if (config.SVC_SIGNIN_FAILURES_BEFORE_BACKOFF === 0) {
+    warnings.push('SVC_SIGNIN_FAILURES_BEFORE_BACKOFF=0: the per-account limit on failed sign-ins is off; password guessing is limited by client IP only');
+  }
+  if (config.SVC_RATE_LIMIT_AUTH === 0) {
+    warnings.push('SVC_RATE_LIMIT_AUTH=0: the per-IP limit of the auth endpoints is off');
+  }
+  if (config.SVC_RATE_LIMIT_SITE_LOOKUP === 0) {
+    warnings.push('SVC_RATE_LIMIT_SITE_LOOKUP=0: a client naming unknown sites costs a database query per request, unlimited');
+  }
+  if (config.SVC_WEBHOOK_ALLOW_PRIVATE) {
+    warnings.push('SVC_WEBHOOK_ALLOW_PRIVATE=true: webhooks and web push may reach loopback, private and cloud metadata addresses');
+  }
+  if (config.SVC_ISSUER_ALLOW_PRIVATE) {
+    warnings.push('SVC_ISSUER_ALLOW_PRIVATE=true: trusted issuers\' key sets may be fetched from loopback, private and cloud metadata addresses');
+  }
+  if (config.SVC_COOKIE_SAME_SITE === 'none') {
+    warnings.push('SVC_COOKIE_SAME_SITE=none: the refresh cookie is sent on cross-site requests (the X-Svc-Refresh header is the only CSRF brake)');
+  }
+  return warnings;
 }
 
 /** Outside production a missing SVC_SECRET is generated once and kept in the data dir. */

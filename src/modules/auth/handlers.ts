@@ -1,20 +1,16 @@
 // Sign-in: login, refresh-token rotation with reuse detection, logout, and the current user.
 import { randomUUID } from 'node:crypto';
-import type { AuthEvent } from '../../../domain/identity/events.ts';
 import { sessionDecider } from '../../../domain/identity/session.ts';
-import { userDecider } from '../../../domain/identity/user.ts';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
-import { recordDecider } from '../../../domain/shared/recordDecider.ts';
 import { verifyPassword } from '../../../infra/crypto/passwords.ts';
 import { randomToken, tokenHash } from '../../../infra/crypto/secrets.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import type { AccessTokenIssuer } from '../../auth/accessTokens.ts';
 import { handleCommand } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
-
-/** The site's day streams of sign-ins with an unknown email. */
-const signInFailuresDecider = recordDecider<AuthEvent>();
+import { recordFailedSignIn } from './failedSignIns.ts';
+import type { SignInLimiter } from './signInLimits.ts';
 
 export interface UserProfile {
   id: string;
@@ -68,22 +64,29 @@ function sessionIdOf(refreshToken: string): string {
   return sessionId;
 }
 
+/**
+ * Email and password sign-in. The per-account limit counts the attempt first, by email whether or not
+ * a user has it (signInLimits.ts): while locked, even the right password gets 429.
+ */
 export async function login(
-  { context, tokens }: AuthDeps,
+  { context, tokens, signInLimiter }: AuthDeps & { signInLimiter: SignInLimiter },
   siteId: string,
   credentials: { email: string; password: string },
   client: ClientInfo,
   metadata: EventMetadata,
 ): Promise<SignedIn> {
   const email = credentials.email.trim().toLowerCase();
+  await signInLimiter.beforeAttempt(siteId, email);
   const [user] = await context.database.withSite(siteId, (tx) =>
     tx.query<UserRow>(sql`SELECT * FROM users WHERE site_id = ${siteId} AND email = ${email} AND deleted_at IS NULL`),
   );
   const passwordMatches = await verifyPassword(user?.password_hash ?? null, credentials.password);
   if (!user || !passwordMatches || user.status !== 'active') {
-    await recordFailedSignIn(context, siteId, email, user ?? null, passwordMatches, metadata);
+    const reason = !user ? 'unknown_email' : passwordMatches ? 'inactive' : 'wrong_password';
+    await recordFailedSignIn(context, siteId, { email, userId: user?.id ?? null, reason, ip: client.ip }, metadata);
     throw errors.invalidCredentials();
   }
+  await signInLimiter.succeeded(siteId, email);
   return startSession({ context, tokens }, siteId, user, client, { ...metadata, actor: { kind: 'user', id: user.id } });
 }
 
@@ -116,37 +119,6 @@ export async function startSession(
   });
   const access = await tokens.issue({ siteId, userId: user.id, sessionId, tokenVersion: user.token_version, impersonatorId, realm: 'studio' });
   return { token: access.token, expires: access.expiresAt.getTime(), refreshToken, refreshExpiresAt, user: profileOf(user) };
-}
-
-async function recordFailedSignIn(
-  context: AppContext,
-  siteId: string,
-  email: string,
-  user: UserRow | null,
-  passwordMatches: boolean,
-  metadata: EventMetadata,
-): Promise<void> {
-  if (user) {
-    await handleCommand(context, {
-      siteId,
-      streamId: streamId(siteId, 'user', user.id),
-      decider: userDecider,
-      command: { type: 'recordFailedSignIn', reason: passwordMatches ? 'inactive' : 'wrong_password' },
-      metadata,
-    });
-    return;
-  }
-  // No user to attach it to: the attempt goes to the site's day stream of unknown-email sign-ins.
-  const day = new Date().toISOString().slice(0, 10);
-  await handleCommand(context, {
-    siteId,
-    streamId: streamId(siteId, 'sign-in-failures', day),
-    decider: signInFailuresDecider,
-    command: { type: 'record', events: [{ type: 'auth.sign_in_failed', data: { emailHash: tokenHash(email), reason: 'unknown_email' } }] },
-    metadata,
-    load: 'none',
-    lock: true,
-  });
 }
 
 /** Rotates a refresh token. A token that was already rotated revokes its whole family. */

@@ -8,6 +8,7 @@ import { anonymousMetadata, isSiteUser } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { currentUser, login, logout, refresh, type SignedIn } from './handlers.ts';
 import { registrationRoutes } from './registrationRoutes.ts';
+import { createSignInLimiter } from './signInLimits.ts';
 
 export const REFRESH_COOKIE = 'svc_refresh';
 
@@ -29,6 +30,8 @@ export async function authRoutes(app: FastifyInstance, deps: ServerDeps): Promis
   // The bearer-token chain: API key, then trusted external issuers, then the service's own JWT.
   deps.authenticators.push(apiKeyAuthenticator(context), externalJwtAuthenticator(context, context.identity.keySets));
   await registrationRoutes(app, deps);
+  const signInLimiter = createSignInLimiter(config, context.logger);
+  context.onClose(() => signInLimiter.close());
 
   function sendSignedIn(reply: FastifyReply, signedIn: SignedIn) {
     reply.setCookie(REFRESH_COOKIE, signedIn.refreshToken, {
@@ -63,7 +66,7 @@ export async function authRoutes(app: FastifyInstance, deps: ServerDeps): Promis
       schema: { tags: ['auth'], body: z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(512) }), response: { 200: signedInSchema } },
     },
     async (request, reply) => {
-      const signedIn = await login(deps, request.siteId, request.body, { ip: request.ip, userAgent: request.headers['user-agent'] ?? null }, anonymousMetadata(request.id));
+      const signedIn = await login({ ...deps, signInLimiter }, request.siteId, request.body, { ip: request.ip, userAgent: request.headers['user-agent'] ?? null }, anonymousMetadata(request.id));
       return sendSignedIn(reply, signedIn);
     },
   );

@@ -16,6 +16,11 @@ interface WarnLogger {
 export interface RateLimiting {
   readonly store: RateLimitStore;
   onRequest(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  /**
+   * Counts one hit of `rule` for `subject` where no route config applies (site lookups, before the
+   * site is known): throws 429 RATE_LIMITED past the limit, and follows the same fail-open rule.
+   */
+  enforce(rule: CustomRateLimit, subject: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -63,6 +68,34 @@ export function createRateLimiting({ config, logger, store: givenStore }: RateLi
     return `${site}:ip:${request.ip}`;
   }
 
+  /** Counts one hit; throws past the limit; the X-RateLimit-* headers, or null when failing open. */
+  async function count(rule: CustomRateLimit, subject: string): Promise<Record<string, string> | null> {
+    let hit;
+    try {
+      hit = await store.hit(`${rule.name}:${subject}`, windowMs);
+    } catch (error) {
+      if (!(error instanceof RateLimitStoreUnavailable)) throw error;
+      if (config.SVC_RATE_LIMIT_FAIL_CLOSED) {
+        throw new AppError('RATE_LIMIT_UNAVAILABLE', 'The rate limiter is unavailable; retry shortly', { headers: { 'Retry-After': '1' } });
+      }
+      warn('rate limiter unavailable: failing open', error);
+      return null;
+    }
+    const headers = {
+      'X-RateLimit-Limit': String(rule.limit),
+      'X-RateLimit-Remaining': String(Math.max(0, rule.limit - hit.count)),
+      'X-RateLimit-Reset': String(Math.ceil(hit.resetAt / 1000)),
+    };
+    if (hit.count > rule.limit) {
+      const retryAfter = Math.max(1, Math.ceil((hit.resetAt - Date.now()) / 1000));
+      throw new AppError('RATE_LIMITED', `Too many requests; retry in ${retryAfter} s`, {
+        headers: { ...headers, 'Retry-After': String(retryAfter) },
+        extensions: { limit: rule.limit, retryAfter },
+      });
+    }
+    return headers;
+  }
+
   return {
     store,
     async onRequest(request, reply) {
@@ -70,30 +103,11 @@ export function createRateLimiting({ config, logger, store: givenStore }: RateLi
       if (!declared) return;
       const rule = ruleOf(declared);
       if (!rule || rule.limit <= 0) return;
-      let hit;
-      try {
-        hit = await store.hit(`${rule.name}:${subjectOf(rule, request)}`, windowMs);
-      } catch (error) {
-        if (!(error instanceof RateLimitStoreUnavailable)) throw error;
-        if (config.SVC_RATE_LIMIT_FAIL_CLOSED) {
-          throw new AppError('RATE_LIMIT_UNAVAILABLE', 'The rate limiter is unavailable; retry shortly', { headers: { 'Retry-After': '1' } });
-        }
-        warn('rate limiter unavailable: failing open', error);
-        return;
-      }
-      const headers = {
-        'X-RateLimit-Limit': String(rule.limit),
-        'X-RateLimit-Remaining': String(Math.max(0, rule.limit - hit.count)),
-        'X-RateLimit-Reset': String(Math.ceil(hit.resetAt / 1000)),
-      };
-      if (hit.count > rule.limit) {
-        const retryAfter = Math.max(1, Math.ceil((hit.resetAt - Date.now()) / 1000));
-        throw new AppError('RATE_LIMITED', `Too many requests; retry in ${retryAfter} s`, {
-          headers: { ...headers, 'Retry-After': String(retryAfter) },
-          extensions: { limit: rule.limit, retryAfter },
-        });
-      }
-      reply.headers(headers);
+      const headers = await count(rule, subjectOf(rule, request));
+      if (headers) reply.headers(headers);
+    },
+    async enforce(rule, subject) {
+      if (rule.limit > 0) await count(rule, subject);
     },
     close: () => store.close(),
   };

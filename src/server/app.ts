@@ -16,6 +16,7 @@ import { createAuthenticationChain, internalJwtAuthenticator } from '../auth/aut
 import { accessFor } from '../access/access.ts';
 import { actorOf, type Principal } from '../auth/principal.ts';
 import { registerModules } from '../modules/index.ts';
+import type { CustomRateLimit } from '../rateLimit/limits.ts';
 import { createRateLimiting } from '../rateLimit/rateLimitHook.ts';
 import type { AppContext } from '../runtime/context.ts';
 import { handleClientError, handleUnmetExpectation, requireHostHeader } from './clientErrors.ts';
@@ -25,6 +26,7 @@ import './routeConfig.ts';
 import { createSiteResolver } from './siteResolution.ts';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{8,128}$/;
+
 
 export async function buildServer(context: AppContext): Promise<FastifyInstance> {
   const { config } = context;
@@ -86,12 +88,15 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   }
 
   const tokens = createAccessTokenIssuer(config.SVC_SECRET, config.SVC_ACCESS_TOKEN_TTL);
-  const sites = createSiteResolver(context);
+  const rateLimiting = createRateLimiting({ config, logger: context.logger });
+  context.onClose(() => rateLimiting.close());
+  // A site lookup that misses the cache costs a query: counted per client IP before it runs
+  // (SVC_RATE_LIMIT_SITE_LOOKUP), so a client naming random sites is refused before each query.
+  const siteLookups: CustomRateLimit = { name: 'siteLookup', limit: config.SVC_RATE_LIMIT_SITE_LOOKUP, per: 'ip' };
+  const sites = createSiteResolver(context, { beforeLookup: (request) => rateLimiting.enforce(siteLookups, `ip:${request.ip}`) });
   const deps: ServerDeps = { context, tokens, sites, authenticators: [], healthChecks: {} };
   const internalJwt = internalJwtAuthenticator(context, tokens);
   const authenticate = createAuthenticationChain(() => [...deps.authenticators, internalJwt]);
-  const rateLimiting = createRateLimiting({ config, logger: context.logger });
-  context.onClose(() => rateLimiting.close());
 
   app.decorateRequest('siteId', '');
   app.decorateRequest('principal', null as never);

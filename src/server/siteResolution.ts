@@ -1,30 +1,48 @@
 // Which site a request is for: the X-Svc-Site header, or the first label of the Host when the rest is
 // the deployment's site domain (SVC_SITE_DOMAIN), or a domain a site registered.
+//
+// Anyone can name any site, so what a lookup remembers is bounded (least recently used out), and the
+// lookups that reach the database (cache misses) are counted per client IP before they run.
 import type { FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
 import { AppError } from '../../domain/shared/appError.ts';
 import { SITE_ID_PATTERN } from '../../domain/sites/site.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 import type { AppContext } from '../runtime/context.ts';
 
 const CACHE_MS = 2_000;
+/** Site ids and host names remembered (known or not) per instance. */
+export const SITE_CACHE_SIZE = 10_000;
 
 export interface SiteResolver {
   resolve(request: FastifyRequest): Promise<string>;
   forget(siteId: string): void;
+  /** How many site ids and hosts are remembered (at most twice SITE_CACHE_SIZE). */
+  cached(): number;
 }
 
-export function createSiteResolver(context: Pick<AppContext, 'database' | 'config'>): SiteResolver {
-  const known = new Map<string, { exists: boolean; at: number }>();
+export interface SiteResolverOptions {
+  /** Called before a lookup reaches the database; throws to refuse it (the per-IP lookup limit). */
+  beforeLookup?: (request: FastifyRequest) => Promise<void>;
+}
 
-  async function exists(siteId: string): Promise<boolean> {
+export function createSiteResolver(context: Pick<AppContext, 'database' | 'config'>, options: SiteResolverOptions = {}): SiteResolver {
+  const known = new LRUCache<string, boolean>({ max: SITE_CACHE_SIZE, ttl: CACHE_MS });
+  // A host's site id, or '' for a host no site registered.
+  const hosts = new LRUCache<string, string>({ max: SITE_CACHE_SIZE, ttl: CACHE_MS });
+  const beforeLookup = options.beforeLookup ?? (async () => {});
+
+  async function exists(request: FastifyRequest, siteId: string): Promise<boolean> {
     const cached = known.get(siteId);
-    if (cached && Date.now() - cached.at < CACHE_MS) return cached.exists;
+    if (cached !== undefined) return cached;
+    await beforeLookup(request);
     const rows = await context.database.query(sql`SELECT 1 FROM sites WHERE id = ${siteId} AND deleted_at IS NULL`);
-    known.set(siteId, { exists: rows.length > 0, at: Date.now() });
+    known.set(siteId, rows.length > 0);
     return rows.length > 0;
   }
 
-  async function fromHost(host: string | undefined): Promise<string | null> {
+  async function fromHost(request: FastifyRequest): Promise<string | null> {
+    const host = request.headers.host;
     if (!host) return null;
     const hostname = host.replace(/:\d+$/, '').toLowerCase();
     const domain = context.config.SVC_SITE_DOMAIN?.toLowerCase();
@@ -32,24 +50,31 @@ export function createSiteResolver(context: Pick<AppContext, 'database' | 'confi
       const label = hostname.slice(0, -domain.length - 1);
       if (!label.includes('.')) return label;
     }
+    const cached = hosts.get(hostname);
+    if (cached !== undefined) return cached || null;
+    await beforeLookup(request);
     const rows = await context.database.query<{ id: string }>(sql`SELECT id FROM sites WHERE domain = ${hostname} AND deleted_at IS NULL`);
+    hosts.set(hostname, rows[0]?.id ?? '');
     return rows[0]?.id ?? null;
   }
 
   return {
     async resolve(request) {
       const header = request.headers['x-svc-site'];
-      const siteId = (Array.isArray(header) ? header[0] : header)?.trim() || (await fromHost(request.headers.host));
+      const siteId = (Array.isArray(header) ? header[0] : header)?.trim() || (await fromHost(request));
       if (!siteId) {
         throw new AppError('VALIDATION_FAILED', 'Missing site: send the X-Svc-Site header', { path: ['headers', 'x-svc-site'] });
       }
-      if (!SITE_ID_PATTERN.test(siteId) || !(await exists(siteId))) {
+      if (!SITE_ID_PATTERN.test(siteId) || !(await exists(request, siteId))) {
         throw new AppError('SITE_NOT_FOUND', `Site ${siteId} not found`, { path: ['headers', 'x-svc-site'] });
       }
       return siteId;
     },
     forget(siteId) {
       known.delete(siteId);
+      // A site's domain may have changed with it: host entries live CACHE_MS at most anyway.
+      hosts.clear();
     },
+    cached: () => known.size + hosts.size,
   };
 }

@@ -48,6 +48,9 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     SVC_DB_POOL_SIZE: '10',
     // Tests tick the scheduler themselves (startScheduler(...).tick(now)); a background tick could take a task's lock first.
     SVC_SCHEDULER_TICK_MS: '3600000',
+    // Every test file's service names fresh sites from 127.0.0.1, counted in one shared Redis: the
+    // site-lookup limit is tested on its own (test/server/siteResolution.e2e.spec.ts).
+    SVC_RATE_LIMIT_SITE_LOOKUP: '0',
     ...overrides,
   });
 }

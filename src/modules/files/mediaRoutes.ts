@@ -3,7 +3,9 @@
 // /media/:key` (the original as an attachment with nosniff, or 302 to a transform), `DELETE
 // /media/:key`, and `GET /assets/:id` (a file or its transform, derivatives made once and kept
 // beside the original). Bodies are streams here: every content type passes through unparsed, counted
-// by the upload guard.
+// by the upload guard. What is served carries the headers of ./assetHeaders.ts: only verified images
+// inline, everything else an attachment under a sandbox; `public` caching only for what anonymous
+// visitors may read.
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,6 +14,8 @@ import { pipeline } from 'node:stream/promises';
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
+import { accessFor } from '../../access/access.ts';
+import type { Principal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { uuidOr404 } from '../users/identityHelpers.ts';
 import { deleteFile, registerFile } from './fileHandlers.ts';
@@ -20,19 +24,11 @@ import { findFileByKey, findPresetByKey } from './queries.ts';
 import { FILE_KEY, MEDIA_KEY, type FileView } from './schemas.ts';
 import { derivativeKey, hasTransform, isDerivativeKey, parseTransform, resolveOutputFormat, TRANSFORM_CONTENT_TYPES, type TransformParams } from './transformParams.ts';
 import { canonicalContentType, receiveInspected, verifyLocalUpload } from './uploads.ts';
-
-const IMMUTABLE = 'public, max-age=31536000, immutable';
-/** SVGs are served inline only under a policy that runs nothing (the guard already refused active content). */
-const SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; sandbox";
+import { derivativeHeaders, originalHeaders } from './assetHeaders.ts';
 
 const declaredType = (request: FastifyRequest) => canonicalContentType(request.headers['content-type']);
 const mediaObjectKey = (key: string) => `media/${key}`;
-
-/** RFC 6266: an ASCII fallback name, and the name itself in RFC 5987 form. */
-function contentDisposition(disposition: 'attachment' | 'inline', filename: string): string {
-  const fallback = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return fallback === filename ? `${disposition}; filename="${filename}"` : `${disposition}; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
-}
+const ANONYMOUS: Principal = { kind: 'anonymous' };
 
 export async function mediaRoutes(app: FastifyInstance, { context }: ServerDeps, runtime: FilesRuntime): Promise<void> {
   // Raw bodies: every content type arrives as the request stream, counted by the guard (not Fastify's body limit).
@@ -128,16 +124,19 @@ export async function mediaRoutes(app: FastifyInstance, { context }: ServerDeps,
     return sendDerivative(request, reply, file, params);
   });
 
+  /**
+   * Whether the site's public role may read media (the `media:read` capability these routes check): only
+   * then may a shared cache keep what they answer. Asked of the grants cache, like every request's access.
+   */
+  async function publiclyReadable(request: FastifyRequest): Promise<boolean> {
+    const access = request.principal.kind === 'anonymous' ? await request.access() : await accessFor(context, request.siteId, ANONYMOUS);
+    return access.hasCapability('media:read');
+  }
+
   async function sendOriginal(request: FastifyRequest, reply: FastifyReply, file: FileView, disposition: 'attachment' | 'inline') {
     const object = await runtime.storageFor(request.siteId).get(file.key);
     if (!object) throw errors.notFound('The file has no bytes in storage');
-    reply
-      .header('content-type', file.type)
-      .header('content-length', String(object.size))
-      .header('x-content-type-options', 'nosniff')
-      .header('content-disposition', contentDisposition(disposition, file.filename))
-      .header('cache-control', 'private, max-age=300');
-    if (file.type === 'image/svg+xml') reply.header('content-security-policy', SVG_POLICY);
+    reply.headers({ ...originalHeaders(file, disposition, await publiclyReadable(request)), 'content-length': String(object.size) });
     return reply.send(object.stream);
   }
 
@@ -147,7 +146,7 @@ export async function mediaRoutes(app: FastifyInstance, { context }: ServerDeps,
     const resolved = resolveOutputFormat(params, file.type);
     const key = derivativeKey(file.key, resolved, file.id);
     const etag = `"${key.slice(key.lastIndexOf('/') + 1)}"`;
-    const headers = { 'content-type': TRANSFORM_CONTENT_TYPES[resolved.format], 'x-content-type-options': 'nosniff', 'cache-control': IMMUTABLE, etag };
+    const headers = derivativeHeaders(TRANSFORM_CONTENT_TYPES[resolved.format], etag, await publiclyReadable(request));
     // A derivative never changes under its key: a revalidation needs no storage read.
     if (request.headers['if-none-match'] === etag) return reply.status(304).headers(headers).send();
     const held = runtime.derivatives.get(key);

@@ -27,6 +27,10 @@ const MAX_INFLATED_TEXT = 8 * 1024 * 1024;
 const SCRIPT_MARKERS = ['<script', '<?php', '<iframe', '<object', '<embed', '<html', '<body', 'javascript:', 'vbscript:', 'onerror=', 'onload=', 'eval(', 'document.cookie'];
 // Shorter ones, looked for only in blocks that hold text (PNG tEXt/zTXt/iTXt, JPEG COM, GIF comments).
 const TEXT_MARKERS = [...SCRIPT_MARKERS, '<?=', '#!/'];
+// After the image's end no image data can hold them by chance: the script half of an image/script polyglot (`GIF89a/*…*/=alert(1)`).
+const APPENDED_MARKERS = [...TEXT_MARKERS, 'alert(', 'prompt(', 'confirm(', 'document.', 'window.', 'fetch(', 'xmlhttprequest', 'function(', 'import('];
+type Markers = 'image' | 'text' | 'appended';
+const MARKERS: Record<Markers, string[]> = { image: SCRIPT_MARKERS, text: TEXT_MARKERS, appended: APPENDED_MARKERS };
 // An ELF header (class, data, version), a Mach-O header with an x86/ARM CPU type, a PE's DOS stub.
 const EXECUTABLE = /\x7fELF[\x01\x02][\x01\x02]\x01|\xfe\xed\xfa[\xce\xcf][\x00\x01]\x00\x00[\x07\x0c]|[\xce\xcf]\xfa\xed\xfe[\x07\x0c]\x00\x00[\x00\x01]|This program (?:cannot|must) be run/;
 /** What appended bytes may not start with (after zero or blank padding): a PE, a script, an archive (a JAR, a ZIP, RAR, 7-Zip). */
@@ -37,14 +41,14 @@ interface Payload {
   what: string;
 }
 
-function findPayload(latin1: string, textBlock: boolean): Payload | undefined {
+function findPayload(latin1: string, markers: Markers): Payload | undefined {
   const executable = EXECUTABLE.exec(latin1);
   if (executable) {
     const what = executable[0].startsWith('\x7fELF') ? 'ELF' : executable[0].startsWith('This') ? 'PE' : 'Mach-O';
     return { kind: 'executable', what: `an executable (${what})` };
   }
   const lower = latin1.toLowerCase();
-  const marker = (textBlock ? TEXT_MARKERS : SCRIPT_MARKERS).find((candidate) => lower.includes(candidate));
+  const marker = MARKERS[markers].find((candidate) => lower.includes(candidate));
   return marker ? { kind: 'script', what: `a script (${marker})` } : undefined;
 }
 
@@ -72,10 +76,10 @@ class FileWindow {
   }
 
   /** Scans [start, end) in windows. */
-  async scan(start: number, end: number, textBlock: boolean): Promise<Payload | undefined> {
+  async scan(start: number, end: number, markers: Markers): Promise<Payload | undefined> {
     for (let at = start; at < end; at += WINDOW - OVERLAP) {
       const bytes = await this.read(at, Math.min(WINDOW, end - at));
-      const found = findPayload(bytes.toString('latin1'), textBlock);
+      const found = findPayload(bytes.toString('latin1'), markers);
       if (found || at + bytes.length >= end || bytes.length === 0) return found;
     }
     return undefined;
@@ -96,7 +100,7 @@ async function checkAppended(file: FileWindow, from: number, end: string): Promi
   const head = (await file.read(from, 1024)).toString('latin1').replace(/^[\0\s]+/, '');
   const prefix = APPENDED_PREFIXES.find(([start]) => head.startsWith(start));
   if (prefix) return refuse(prefix[1]);
-  const found = await file.scan(from, file.size, false);
+  const found = await file.scan(from, file.size, 'appended');
   return found ? refuse(found.what) : {};
 }
 
@@ -114,7 +118,7 @@ function inflateText(data: Buffer): string | undefined {
 
 /** tEXt is keyword\0text; zTXt keyword\0method deflated; iTXt keyword\0flag method language\0translated\0text (deflated when flag is 1). */
 async function scanPngChunk(file: FileWindow, type: string, start: number, length: number): Promise<Payload | RasterScan | undefined> {
-  if (type !== 'zTXt' && type !== 'iTXt') return file.scan(start, start + length, type === 'tEXt');
+  if (type !== 'zTXt' && type !== 'iTXt') return file.scan(start, start + length, type === 'tEXt' ? 'text' : 'image');
   const data = Buffer.from(await file.read(start, length));
   const keywordEnd = data.indexOf(0);
   if (keywordEnd === -1) return corrupt(`a PNG ${type} chunk without a keyword`);
@@ -127,11 +131,11 @@ async function scanPngChunk(file: FileWindow, type: string, start: number, lengt
     if (translatedEnd === -1) return corrupt('a malformed PNG iTXt chunk');
     textStart = translatedEnd + 1;
   }
-  const head = findPayload(data.subarray(0, textStart).toString('latin1'), true);
-  if (head || !compressed) return head ?? findPayload(data.subarray(textStart).toString('latin1'), true);
+  const head = findPayload(data.subarray(0, textStart).toString('latin1'), 'text');
+  if (head || !compressed) return head ?? findPayload(data.subarray(textStart).toString('latin1'), 'text');
   const text = inflateText(data.subarray(textStart));
   if (text === undefined) return corrupt(`a PNG ${type} chunk that does not inflate (or inflates beyond ${MAX_INFLATED_TEXT} bytes)`);
-  return findPayload(text, true);
+  return findPayload(text, 'text');
 }
 
 async function scanPng(file: FileWindow): Promise<RasterScan> {
@@ -185,7 +189,7 @@ async function scanJpeg(file: FileWindow): Promise<RasterScan> {
     const end = at + 2 + length;
     if (length < 2 || end > file.size) return corrupt(`a malformed JPEG segment at byte ${at}`);
     if (code === 0xfe || (code >= 0xe0 && code <= 0xef)) {
-      const found = await file.scan(at + 4, end, code === 0xfe);
+      const found = await file.scan(at + 4, end, code === 0xfe ? 'text' : 'image');
       if (found) return embedded(found, code === 0xfe ? 'JPEG COM segment' : `JPEG APP${code - 0xe0} segment`);
     }
     at = code === 0xda ? await endOfEntropyData(file, end) : end;
@@ -218,7 +222,7 @@ async function scanGif(file: FileWindow): Promise<RasterScan> {
       // 0xFE comment, 0x01 plain text, 0xFF application (XMP lives there); 0xF9 is frame timing.
       const blocks = await gifSubBlocks(file, at + 2, label !== 0xf9);
       if (!blocks) return corrupt(`a truncated GIF extension at byte ${at}`);
-      const found = findPayload(blocks.data.toString('latin1'), label === 0xfe || label === 0x01);
+      const found = findPayload(blocks.data.toString('latin1'), label === 0xfe || label === 0x01 ? 'text' : 'image');
       if (found) return embedded(found, label === 0xfe ? 'GIF comment extension' : `GIF extension 0x${label.toString(16)}`);
       at = blocks.end;
     } else if (block[0] === 0x2c && block.length === 10) {
@@ -249,7 +253,7 @@ async function scanWebp(file: FileWindow): Promise<RasterScan> {
     const coded = fourcc === 'ANMF' ? chunk.toString('latin1', 24, 28) : fourcc;
     if (lossless === undefined && (coded === 'VP8L' || coded === 'VP8 ')) lossless = coded === 'VP8L';
     if (!WEBP_IMAGE_CHUNKS.has(fourcc)) {
-      const found = await file.scan(at + 8, end, false);
+      const found = await file.scan(at + 8, end, 'image');
       if (found) return embedded(found, `WebP ${fourcc.trim()} chunk`);
     }
     at = end + (end & 1);
@@ -272,7 +276,7 @@ async function scanAvif(file: FileWindow): Promise<RasterScan> {
     if (!/^[\x20-\x7e]{4}$/.test(type) || size < headerLength || at + size > file.size) break;
     if (at === 0 && type !== 'ftyp') return corrupt('an AVIF file that does not start with an ftyp box');
     if (type !== 'mdat') {
-      const found = await file.scan(at + headerLength, at + size, false);
+      const found = await file.scan(at + headerLength, at + size, 'image');
       if (found) return embedded(found, `AVIF ${type} box`);
     }
     at += size;

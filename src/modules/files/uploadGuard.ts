@@ -1,11 +1,12 @@
-// The upload guard (spec "Files and assets", issue #21) that every upload surface calls: the body is
-// received to a temp file counting its true bytes, then the file is checked against the site's upload
-// policy, its name and its declared type, sniffed, scanned (executables, SVG active content, payloads in
-// raster images) and, when FILE_UPLOAD_REENCODE_IMAGES is on, raster images are re-encoded in place.
-// Refusals: 413 PAYLOAD_TOO_LARGE; 415 UNSUPPORTED_MEDIA_TYPE (type_missing, type_not_allowed,
-// extension_not_allowed); 422 UPLOAD_REJECTED (executable, extension_mismatch, type_mismatch,
-// svg_active_content, embedded_script, embedded_executable, trailing_payload, corrupt_image), each
-// with `extensions.reason`.
+// The upload guard (spec "Files and assets", issues #21 and #27) that every upload surface calls: the
+// body is received to a temp file counting its true bytes, then the file is checked against the site's
+// upload policy, its name and its declared type, which must be one the guard can verify (VERIFIED_TYPES)
+// unless the policy names it exactly; then sniffed, scanned (executables, SVG active content, payloads in
+// raster images, markup in plain text) and, when FILE_UPLOAD_REENCODE_IMAGES is on, raster images are
+// re-encoded in place. Refusals: 413 PAYLOAD_TOO_LARGE; 415 UNSUPPORTED_MEDIA_TYPE (type_missing,
+// type_not_allowed, extension_not_allowed, type_not_verifiable); 422 UPLOAD_REJECTED (executable,
+// extension_mismatch, type_mismatch, svg_active_content, embedded_script, embedded_executable,
+// trailing_payload, corrupt_image), each with `extensions.reason`.
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -33,51 +34,83 @@ export interface InspectedUpload {
   reencoded: boolean;
 }
 
-/** A type the guard knows: its extensions, what file-type may sniff for it ('text': nothing, or XML), and its raster format. */
-interface KnownType {
+/**
+ * How the guard verifies a type: `raster` decoded and scanned (rasterScan.ts), `svg` scanned
+ * (svgScan.ts), `decoded` opened by sharp, `text` checked for markup a browser could sniff, `sniffed`
+ * recognised by its bytes (file-type) and kept as an opaque attachment (PDF, audio, video, archives).
+ */
+type Verification = 'raster' | 'svg' | 'decoded' | 'text' | 'sniffed';
+
+/** A type the guard can verify: its extensions, what file-type may sniff for it (null: nothing), and how it is checked. */
+interface VerifiedType {
   extensions: string[];
-  sniffed: string[] | 'text';
+  sniffed: (string | null)[];
+  verification: Verification;
   raster?: RasterFormat;
 }
 
-const KNOWN_TYPES = new Map<string, KnownType>(Object.entries({
-  'image/jpeg': { extensions: ['jpg', 'jpeg', 'jpe', 'jfif'], sniffed: ['image/jpeg'], raster: 'jpeg' },
-  'image/png': { extensions: ['png'], sniffed: ['image/png', 'image/apng'], raster: 'png' },
-  'image/apng': { extensions: ['apng', 'png'], sniffed: ['image/apng'], raster: 'png' },
-  'image/gif': { extensions: ['gif'], sniffed: ['image/gif'], raster: 'gif' },
-  'image/webp': { extensions: ['webp'], sniffed: ['image/webp'], raster: 'webp' },
-  'image/avif': { extensions: ['avif'], sniffed: ['image/avif'], raster: 'avif' },
-  'image/svg+xml': { extensions: ['svg'], sniffed: 'text' },
-  'image/heic': { extensions: ['heic'], sniffed: ['image/heic', 'image/heic-sequence', 'image/heif'] },
-  'image/heif': { extensions: ['heif'], sniffed: ['image/heif', 'image/heif-sequence', 'image/heic'] },
-  'image/tiff': { extensions: ['tif', 'tiff'], sniffed: ['image/tiff'] },
-  'image/bmp': { extensions: ['bmp'], sniffed: ['image/bmp'] },
-  'image/x-icon': { extensions: ['ico'], sniffed: ['image/x-icon'] },
-  'application/pdf': { extensions: ['pdf'], sniffed: ['application/pdf'] },
-  'application/zip': { extensions: ['zip'], sniffed: ['application/zip'] },
-  'application/json': { extensions: ['json'], sniffed: 'text' },
-  'application/xml': { extensions: ['xml'], sniffed: 'text' },
-  'text/plain': { extensions: ['txt', 'text', 'log'], sniffed: 'text' },
-  'text/markdown': { extensions: ['md', 'markdown'], sniffed: 'text' },
-  'text/csv': { extensions: ['csv'], sniffed: 'text' },
-  'video/mp4': { extensions: ['mp4', 'm4v'], sniffed: ['video/mp4', 'video/x-m4v'] },
-  'video/webm': { extensions: ['webm'], sniffed: ['video/webm'] },
-  'video/quicktime': { extensions: ['mov'], sniffed: ['video/quicktime'] },
-  'audio/mpeg': { extensions: ['mp3'], sniffed: ['audio/mpeg'] },
-  'audio/wav': { extensions: ['wav'], sniffed: ['audio/wav'] },
-  'audio/ogg': { extensions: ['ogg', 'oga', 'opus'], sniffed: ['audio/ogg', 'audio/ogg; codecs=opus'] },
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': { extensions: ['docx'], sniffed: ['application/vnd.openxmlformats-officedocument.wordprocessingml.document'] },
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { extensions: ['xlsx'], sniffed: ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'] },
-  'application/vnd.openxmlformats-officedocument.presentationml.presentation': { extensions: ['pptx'], sniffed: ['application/vnd.openxmlformats-officedocument.presentationml.presentation'] },
-} satisfies Record<string, KnownType>));
+const raster = (extensions: string[], sniffed: string[], format: RasterFormat): VerifiedType => ({ extensions, sniffed, verification: 'raster', raster: format });
+const sniffedAs = (extensions: string[], sniffed: string[]): VerifiedType => ({ extensions, sniffed, verification: 'sniffed' });
+const text = (extensions: string[]): VerifiedType => ({ extensions, sniffed: [null], verification: 'text' });
+
+/**
+ * The allowlist (issue #27): only these are taken by default. Any other type (HTML, XHTML, XML,
+ * JSON, scripts, octet-stream, images sharp cannot decode) is refused unless the site's policy names
+ * it exactly, and is then only ever served as an attachment.
+ */
+const VERIFIED_TYPES = new Map<string, VerifiedType>(Object.entries({
+  'image/jpeg': raster(['jpg', 'jpeg', 'jpe', 'jfif'], ['image/jpeg'], 'jpeg'),
+  'image/png': raster(['png'], ['image/png', 'image/apng'], 'png'),
+  'image/apng': raster(['apng', 'png'], ['image/apng'], 'png'),
+  'image/gif': raster(['gif'], ['image/gif'], 'gif'),
+  'image/webp': raster(['webp'], ['image/webp'], 'webp'),
+  'image/avif': raster(['avif'], ['image/avif'], 'avif'),
+  'image/svg+xml': { extensions: ['svg'], sniffed: [null, 'application/xml'], verification: 'svg' },
+  'image/tiff': { extensions: ['tif', 'tiff'], sniffed: ['image/tiff'], verification: 'decoded' },
+  // Photos sharp cannot decode here (HEVC): recognised by their ftyp brand, downloaded, never shown inline.
+  'image/heic': sniffedAs(['heic'], ['image/heic', 'image/heic-sequence', 'image/heif']),
+  'image/heif': sniffedAs(['heif'], ['image/heif', 'image/heif-sequence', 'image/heic']),
+  'application/pdf': sniffedAs(['pdf'], ['application/pdf']),
+  'text/plain': text(['txt', 'text', 'log']),
+  'text/markdown': text(['md', 'markdown']),
+  'text/csv': text(['csv']),
+  'video/mp4': sniffedAs(['mp4', 'm4v'], ['video/mp4', 'video/x-m4v']),
+  'video/webm': sniffedAs(['webm'], ['video/webm']),
+  'video/quicktime': sniffedAs(['mov'], ['video/quicktime']),
+  'video/ogg': sniffedAs(['ogv'], ['video/ogg']),
+  'audio/mpeg': sniffedAs(['mp3'], ['audio/mpeg']),
+  'audio/wav': sniffedAs(['wav'], ['audio/wav']),
+  'audio/ogg': sniffedAs(['ogg', 'oga', 'opus'], ['audio/ogg', 'audio/ogg; codecs=opus']),
+  'audio/mp4': sniffedAs(['m4a'], ['audio/x-m4a', 'audio/mp4']),
+  'audio/aac': sniffedAs(['aac'], ['audio/aac']),
+  'audio/flac': sniffedAs(['flac'], ['audio/flac']),
+  'application/zip': sniffedAs(['zip'], ['application/zip']),
+  'application/gzip': sniffedAs(['gz', 'tgz'], ['application/gzip']),
+  'application/x-tar': sniffedAs(['tar'], ['application/x-tar']),
+  'application/x-7z-compressed': sniffedAs(['7z'], ['application/x-7z-compressed']),
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': sniffedAs(['docx'], ['application/vnd.openxmlformats-officedocument.wordprocessingml.document']),
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': sniffedAs(['xlsx'], ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet']),
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation': sniffedAs(['pptx'], ['application/vnd.openxmlformats-officedocument.presentationml.presentation']),
+} satisfies Record<string, VerifiedType>));
+/** Extensions a type the guard does not verify may not borrow: a `.png` is never HTML, whatever the policy lists. */
+const VERIFIED_EXTENSIONS = new Set([...VERIFIED_TYPES.values()].flatMap((type) => type.extensions));
+/** Types served inline (as images, under an image CSP): the ones the guard decoded or scanned. Everything else downloads. */
+const INLINE_IMAGE_TYPES = new Set([...VERIFIED_TYPES].filter(([, type]) => ['raster', 'svg', 'decoded'].includes(type.verification)).map(([name]) => name));
 const ALIASES = new Map(Object.entries({
   'image/jpg': 'image/jpeg', 'image/pjpeg': 'image/jpeg', 'image/x-png': 'image/png', 'image/vnd.microsoft.icon': 'image/x-icon',
   'text/xml': 'application/xml', 'audio/mp3': 'audio/mpeg', 'audio/x-wav': 'audio/wav', 'audio/wave': 'audio/wav', 'audio/vnd.wave': 'audio/wav',
+  'audio/x-m4a': 'audio/mp4', 'audio/x-flac': 'audio/flac', 'application/x-gzip': 'application/gzip',
   'application/x-zip-compressed': 'application/zip',
 }));
 const EXECUTABLE_SNIFFS = new Set(['elf', 'macho', 'exe']);
-/** Markup a declared non-SVG text type may not be (a browser told it is text would still be safe; a sniffing one might not). */
-const MARKUP_START = /^\uFEFF?\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:svg|html|script|!doctype\s+(?:html|svg))\b/i;
+/**
+ * Plain text a browser could take for markup: text that opens with a tag, a comment, a doctype or an
+ * XML declaration (what the WHATWG sniffing rules and older browsers look at first), or whose first
+ * bytes (the sniffed "resource header") hold an element that runs or loads something, or an event handler.
+ */
+const MARKUP_OPENING = /^(?:\uFEFF)?[\t\n\f\r ]*(?:<[a-z!?/]|%PDF-|%!PS-Adobe-)/i;
+const ACTIVE_MARKUP = /<(?:script|html|head|body|i?frame|frameset|svg|math|object|embed|applet|meta|base|link|style|form|!doctype|\?xml)\b|<[a-z][^>]*[\s/"']on[a-z]+\s*=/i;
+const RESOURCE_HEADER_BYTES = 1445;
 /** How long one re-encode may take before the upload is refused. */
 const REENCODE_TIMEOUT_SECONDS = 60;
 const FLUSH_BYTES = 64 * 1024;
@@ -141,8 +174,14 @@ export async function receiveToTempFile(body: NodeJS.ReadableStream, options: { 
   return { path, bytes };
 }
 
-/** The type checks: executables first (whatever the name), then the allowlists, then name and bytes against the declared type. */
-async function checkType(path: string, declared: { filename: string; contentType: string }, policy: UploadPolicy): Promise<{ mimeType: string; extension: string; known?: KnownType }> {
+/** An exact entry of the policy's allowedMimeTypes (a wildcard does not name a type the guard cannot verify). */
+const policyNames = (policy: UploadPolicy, mimeType: string) => policy.allowedMimeTypes.some((entry) => canonicalMimeType(entry) === mimeType);
+
+/**
+ * The type checks: executables first (whatever the name), then the allowlists, then whether the type
+ * is one the guard verifies (or the policy names exactly), then name and bytes against the declared type.
+ */
+async function checkType(path: string, declared: { filename: string; contentType: string }, policy: UploadPolicy): Promise<{ mimeType: string; extension: string; verified?: VerifiedType }> {
   const head = await readHead(path, 16);
   const sniffed = await fileTypeFromFile(path);
   const executable = executableMagic(head) ?? (sniffed && EXECUTABLE_SNIFFS.has(sniffed.ext) ? sniffed.mime : undefined);
@@ -159,18 +198,32 @@ async function checkType(path: string, declared: { filename: string; contentType
     throw refuse('UNSUPPORTED_MEDIA_TYPE', 'extension_not_allowed', extension ? `This site does not take .${extension} files` : 'This site does not take files without an extension', { extension });
   }
 
-  const known = KNOWN_TYPES.get(mimeType);
-  const extensionIsKnown = [...KNOWN_TYPES.values()].some((type) => type.extensions.includes(extension));
-  if (known ? !known.extensions.includes(extension) : extensionIsKnown) {
+  const verified = VERIFIED_TYPES.get(mimeType);
+  if (!verified && !policyNames(policy, mimeType)) {
+    throw refuse(
+      'UNSUPPORTED_MEDIA_TYPE',
+      'type_not_verifiable',
+      `${mimeType} is not a type the upload guard can verify; a site administrator can name it in the upload policy to take it as a download`,
+      { mimeType },
+    );
+  }
+  if (verified ? !verified.extensions.includes(extension) : VERIFIED_EXTENSIONS.has(extension)) {
     throw rejected('extension_mismatch', `The name "${declared.filename}" does not fit the declared type ${mimeType}`, { mimeType, extension });
   }
   const detected = sniffed?.mime;
-  const textLike = known?.sniffed === 'text';
-  const fits = known ? (textLike ? detected === undefined || detected === 'application/xml' : (known.sniffed as string[]).includes(detected ?? '')) : detected === undefined || detected === mimeType;
+  // A type the policy names: nothing sniffed, or what it says (an XML vocabulary sniffs as XML).
+  const fits = verified
+    ? verified.sniffed.includes(detected ?? null)
+    : detected === undefined || detected === mimeType || (detected === 'application/xml' && mimeType.endsWith('+xml'));
   if (!fits) {
     throw rejected('type_mismatch', detected ? `The bytes are ${detected}, not the declared ${mimeType}` : `The bytes are not ${mimeType}`, { mimeType, detected: detected ?? null });
   }
-  return { mimeType, extension, ...(known ? { known } : {}) };
+  return { mimeType, extension, ...(verified ? { verified } : {}) };
+}
+
+/** Whether stored bytes of this type are served inline: images the guard decoded or scanned. Everything else is a download. */
+export function servedInline(mimeType: string): boolean {
+  return INLINE_IMAGE_TYPES.has(canonicalMimeType(mimeType));
 }
 
 async function readHead(path: string, length: number): Promise<Buffer> {
@@ -202,11 +255,25 @@ async function checkSvg(path: string): Promise<{ width?: number; height?: number
   throw rejected('svg_active_content', `The SVG has active content: ${scan.detail}`, { detail: scan.detail });
 }
 
-/** A declared text type whose first bytes are SVG or HTML markup. */
+/** A declared plain-text type whose first bytes a browser could take for markup (HTML, SVG, XML, PDF). */
 async function checkText(path: string, mimeType: string): Promise<void> {
-  if (MARKUP_START.test((await readHead(path, 4096)).toString('utf8'))) {
-    throw rejected('type_mismatch', `The bytes are markup (SVG or HTML), not ${mimeType}`, { mimeType, detected: 'markup' });
+  const header = decodeSvgText(await readHead(path, RESOURCE_HEADER_BYTES));
+  if (MARKUP_OPENING.test(header) || ACTIVE_MARKUP.test(header)) {
+    throw rejected('type_mismatch', `The bytes are markup a browser could render, not ${mimeType}`, { mimeType, detected: 'markup' });
   }
+}
+
+/** A type sharp decodes without a scanner of its own (TIFF): it must open as that format, and its pixels decode. */
+async function checkDecodable(path: string, mimeType: string): Promise<{ width?: number; height?: number }> {
+  let format: string | undefined;
+  try {
+    format = (await sharp(path).metadata()).format;
+    await sharp(path).stats();
+  } catch (error) {
+    throw rejected('corrupt_image', `The image cannot be decoded: ${(error as Error).message}`, { detail: (error as Error).message });
+  }
+  if (`image/${format}` !== mimeType) throw rejected('type_mismatch', `The bytes decode as ${format ?? 'nothing'}, not ${mimeType}`, { mimeType, detected: format ?? null });
+  return rasterDimensions(path);
 }
 
 /** Re-encoded in its own format: metadata, text chunks and appended bytes are not carried over; orientation is applied, animation kept. */
@@ -260,11 +327,13 @@ export async function inspectUpload(
   try {
     const { size } = await stat(file.path);
     if (size > options.policy.maxBytes) throw tooLarge(options.policy.maxBytes);
-    const { mimeType, extension, known } = await checkType(file.path, declared, options.policy);
+    const { mimeType, extension, verified } = await checkType(file.path, declared, options.policy);
     let found: { bytes?: number; width?: number; height?: number; reencoded?: boolean } = {};
-    if (mimeType === 'image/svg+xml') found = await checkSvg(file.path);
-    else if (known?.raster) found = await checkRaster(file.path, known.raster, options.reencodeImages);
-    else if (known?.sniffed === 'text' || (!known && mimeType.startsWith('text/'))) await checkText(file.path, mimeType);
+    // A type the policy names without the guard verifying it is kept as sent: it is only ever served as an attachment.
+    if (verified?.verification === 'svg') found = await checkSvg(file.path);
+    else if (verified?.raster) found = await checkRaster(file.path, verified.raster, options.reencodeImages);
+    else if (verified?.verification === 'decoded') found = await checkDecodable(file.path, mimeType);
+    else if (verified?.verification === 'text') await checkText(file.path, mimeType);
     const { bytes = size, width, height, reencoded = false } = found;
     return { mimeType, extension, bytes, ...(width ? { width } : {}), ...(height ? { height } : {}), reencoded };
   } catch (error) {

@@ -86,7 +86,7 @@ describe('presigned uploads to S3', () => {
     expect(original.status).toBe(200);
     expect(await sharp(original.bytes).metadata()).toMatchObject({ format: 'png', width: 60, height: 40 });
     const derivative = await get(site, `/assets/${registered.body.data.id}?width=30&format=webp`);
-    expect(derivative.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(derivative.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
     expect(await sharp(derivative.bytes).metadata()).toMatchObject({ format: 'webp', width: 30, height: 20 });
 
     expect((await admin(site, 'DELETE', `/files/${registered.body.data.id}`)).status).toBe(204);

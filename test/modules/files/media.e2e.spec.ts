@@ -90,7 +90,8 @@ describe('transforms', () => {
     const derivative = await get(site, redirect.headers.get('location')!.replace('/api/v1', ''));
     expect(derivative.status).toBe(200);
     expect(derivative.headers.get('content-type')).toBe('image/webp');
-    expect(derivative.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    // Private: the public role of a new site may not read media (issue #27; assetCaching.e2e.spec.ts has the public case).
+    expect(derivative.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
     expect(derivative.headers.get('x-content-type-options')).toBe('nosniff');
     expect(await sharp(derivative.bytes).metadata()).toMatchObject({ format: 'webp', width: 40, height: 30 });
     const followed = await get(site, '/media/photo.png?width=40&format=webp', 'follow');
@@ -110,7 +111,7 @@ describe('transforms', () => {
     const file = await postMedia(site, 'p.png', 'image/png', await pngBytes(80, 60));
     const derivative = await get(site, `/assets/${file.id}?${query}`);
     expect(derivative.status, derivative.bytes.toString('utf8').slice(0, 300)).toBe(200);
-    expect(derivative.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(derivative.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
     expect(await sharp(derivative.bytes).metadata()).toMatchObject(expected);
   });
 
@@ -150,7 +151,7 @@ describe('transforms', () => {
     const etag = first.headers.get('etag')!;
     expect(etag).toMatch(/^"[0-9a-f]{64}\.png"$/);
     const revalidated = await sendRaw(service, 'GET', `/assets/${file.id}?width=25`, { site: site.siteId, token: site.adminToken, headers: { 'if-none-match': etag } });
-    expect([revalidated.status, revalidated.bytes.length, revalidated.headers.get('etag'), revalidated.headers.get('cache-control')]).toEqual([304, 0, etag, 'public, max-age=31536000, immutable']);
+    expect([revalidated.status, revalidated.bytes.length, revalidated.headers.get('etag'), revalidated.headers.get('cache-control')]).toEqual([304, 0, etag, 'private, max-age=31536000, immutable']);
     const otherSize = await sendRaw(service, 'GET', `/assets/${file.id}?width=26`, { site: site.siteId, token: site.adminToken, headers: { 'if-none-match': etag } });
     expect(otherSize.status).toBe(200);
     // Revalidating needs the right to read, and a file that still exists.

@@ -87,7 +87,7 @@ describe('?preset=<key>', () => {
 
     const rendered = await get(site, `/assets/${file.id}?preset=thumb`);
     expect(rendered.status).toBe(200);
-    expect(rendered.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(rendered.headers.get('cache-control')).toBe('private, max-age=31536000, immutable');
     expect(await sharp(rendered.bytes).metadata()).toMatchObject({ format: 'webp', width: 40, height: 40 });
     const explicit = await get(site, `/assets/${file.id}?width=40&height=40&format=webp`);
     expect(explicit.bytes.equals(rendered.bytes)).toBe(true);

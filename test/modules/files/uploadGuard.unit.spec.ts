@@ -7,7 +7,7 @@ import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../../domain/shared/appError.ts';
-import { inspectUpload, receiveToTempFile, type UploadPolicy } from '../../../src/modules/files/uploadGuard.ts';
+import { inspectUpload, receiveToTempFile, servedInline, type UploadPolicy } from '../../../src/modules/files/uploadGuard.ts';
 
 let dir: string;
 beforeAll(async () => {
@@ -306,5 +306,70 @@ describe('inspectUpload: re-encoding', () => {
     const avif = await solid().avif().toBuffer();
     expect(await inspect(avif, 'a.avif', 'image/avif', { reencodeImages: true })).toMatchObject({ mimeType: 'image/avif', width: 8, height: 6 });
     expect(reasonOf(await refusal(Buffer.concat([avif, ELF]), 'a.avif', 'image/avif'))).toBe('trailing_payload');
+  });
+});
+
+describe('inspectUpload: only types the guard can verify (issue #27)', () => {
+  it.each([
+    ['text/html', 'b.html', '<img src=x onerror=alert(1)>'],
+    ['application/xhtml+xml', 'b.xhtml', '<html xmlns="http://www.w3.org/1999/xhtml"><script>alert(1)</script></html>'],
+    ['application/xml', 'b.xml', '<?xml version="1.0"?><a/>'],
+    ['application/json', 'b.json', '{"a":1}'],
+    ['application/javascript', 'b.js', 'alert(1)'],
+    ['application/octet-stream', 'b.bin', 'bytes'],
+    ['image/bmp', 'b.bmp', 'BM'],
+  ])('refuses %s with 415 type_not_verifiable, a wildcard in the policy notwithstanding', async (contentType, filename, bytes) => {
+    for (const allowedMimeTypes of [[], ['*/*', 'text/*', 'application/*', 'image/*']]) {
+      const error = await refusal(bytes, filename, contentType, { policy: { ...OPEN, allowedMimeTypes } });
+      expect([error.code, error.status, reasonOf(error), error.extensions.mimeType]).toEqual(['UNSUPPORTED_MEDIA_TYPE', 415, 'type_not_verifiable', contentType]);
+    }
+  });
+
+  it('keeps a type the policy names exactly, still refusing a name of a verified type and bytes of another type', async () => {
+    const policy = { ...OPEN, allowedMimeTypes: ['text/html', 'application/xhtml+xml', 'image/png'] };
+    expect(await inspect('<p>hello</p>', 'page.html', 'text/html; charset=utf-8', { policy })).toMatchObject({ mimeType: 'text/html', extension: 'html' });
+    expect(await inspect('<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml"/>', 'page.xhtml', 'application/xhtml+xml', { policy })).toMatchObject({ mimeType: 'application/xhtml+xml' });
+    expect(reasonOf(await refusal('<p>hello</p>', 'page.png', 'text/html', { policy }))).toBe('extension_mismatch');
+    expect(reasonOf(await refusal(await gifBytes(), 'page.html', 'text/html', { policy }))).toBe('type_mismatch');
+    expect(reasonOf(await refusal(ELF, 'page.html', 'text/html', { policy }))).toBe('executable');
+  });
+
+  it.each([
+    ['a leading tag', '<img src=x onerror=alert(1)>'],
+    ['a tag after blank lines and a byte-order mark', '\uFEFF\n\n   <div>x</div>'],
+    ['a leading comment', '<!-- note --> plain'],
+    ['an XML declaration with a stylesheet', '<?xml version="1.0"?><?xml-stylesheet type="text/xsl" href="#s"?><a/>'],
+    ['a script further in', `Notes\n${'line\n'.repeat(20)}<script>alert(1)</script>`],
+    ['an event handler further in', 'Notes: see <a href="#" onclick="alert(1)">here</a>'],
+    ['PDF bytes', '%PDF-1.4 not really'],
+  ])('refuses plain text with %s as markup', async (_name, bytes) => {
+    const error = await refusal(bytes, 'notes.txt', 'text/plain');
+    expect([error.code, reasonOf(error)]).toEqual(['UPLOAD_REJECTED', 'type_mismatch']);
+  });
+
+  it('keeps plain text that only mentions markup, and markup past the sniffed header', async () => {
+    expect(await inspect('3 < 4, and <b> makes bold text.\n', 'notes.txt', 'text/plain')).toMatchObject({ mimeType: 'text/plain' });
+    expect(await inspect(`${'a'.repeat(2000)}<script>`, 'notes.md', 'text/markdown')).toMatchObject({ mimeType: 'text/markdown' });
+  });
+
+  it('keeps a TIFF sharp decodes, and refuses TIFF bytes that do not decode', async () => {
+    const tiff = await solid().tiff().toBuffer();
+    expect(await inspect(tiff, 'scan.tiff', 'image/tiff')).toMatchObject({ mimeType: 'image/tiff', width: 8, height: 6 });
+    // Its header and directory intact (the directory is written after the pixels), its compressed pixels garbage.
+    const broken = Buffer.from(await sharp({ create: { width: 300, height: 300, channels: 3, background: '#c33' } }).tiff({ compression: 'deflate' }).toBuffer());
+    broken.fill(0xff, 8, Math.min(broken.readUInt32LE(4), 408));
+    expect(reasonOf(await refusal(broken, 'scan.tif', 'image/tiff'))).toBe('corrupt_image');
+  });
+
+  it('refuses a GIF/JS polyglot (a script after the trailer) even with re-encoding off', async () => {
+    const gif = Buffer.from(await gifBytes());
+    gif.write('/*', 6, 'latin1');
+    const polyglot = Buffer.concat([gif, Buffer.from('*/=alert(document.domain);//', 'latin1')]);
+    expect(reasonOf(await refusal(polyglot, 'poly.gif', 'image/gif', { reencodeImages: false }))).toBe('trailing_payload');
+  });
+
+  it('serves inline only the images it decoded or scanned', () => {
+    for (const type of ['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif', 'image/tiff', 'image/svg+xml', 'IMAGE/JPG']) expect(servedInline(type), type).toBe(true);
+    for (const type of ['text/html', 'text/plain', 'application/pdf', 'image/heic', 'image/bmp', 'image/x-icon', 'application/xml', 'video/mp4']) expect(servedInline(type), type).toBe(false);
   });
 });

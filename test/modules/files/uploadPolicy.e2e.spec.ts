@@ -106,6 +106,10 @@ describe('resolution order: the site setting, then the environment, then the def
   it('falls back to the default without environment or setting', async () => {
     const site = await createTestSite(service, 'policy');
     expect((await call(service, site, 'GET', '/uploads/config')).body.data).toEqual(DEFAULT_POLICY);
+    // The default takes only what the guard can verify (issue #27): unknown bytes need the type named in the policy.
+    const unknown = await media(service, site, 'any.bin', 'application/octet-stream', Buffer.from([1, 2, 3, 4]));
+    expect([unknown.status, onlyError(unknown).extensions.reason]).toEqual([415, 'type_not_verifiable']);
+    expect((await call(service, site, 'PUT', '/uploads/config', { allowedMimeTypes: ['application/octet-stream'] })).status).toBe(200);
     expect((await media(service, site, 'any.bin', 'application/octet-stream', Buffer.from([1, 2, 3, 4]))).status).toBe(201);
   });
 });

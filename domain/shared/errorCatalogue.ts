@@ -7,7 +7,7 @@ export const errorCatalogue = {
   VALIDATION: { status: 400, when: 'a malformed JSON filter' },
   INVALID_TARGET: { status: 422, when: 'a bad reassign target' },
   PAYLOAD_TOO_LARGE: { status: 413, when: 'the body is larger than SVC_BODY_LIMIT' },
-  UNSUPPORTED_MEDIA_TYPE: { status: 415, when: 'the body has a content type the route does not take' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, when: 'the body has a content type the route does not take, or an upload of a type the guard cannot verify (`type_not_verifiable`)' },
   UPLOAD_REJECTED: { status: 422, when: 'the upload guard refused the bytes (`extensions.reason` says why: executable, svg_active_content, type_mismatch, ...)' },
   URI_TOO_LONG: { status: 414, when: 'a path parameter is longer than the router allows' },
   REQUEST_HEADERS_TOO_LARGE: { status: 431, when: 'the request line and headers exceed 16 KiB' },
@@ -53,6 +53,7 @@ export const errorCatalogue = {
   // Limits
   RATE_LIMITED: { status: 429, when: 'a limit was exceeded; honour Retry-After' },
   RATE_LIMIT_UNAVAILABLE: { status: 503, when: 'the limiter cache is down and SVC_RATE_LIMIT_FAIL_CLOSED=true' },
+  SERVICE_UNAVAILABLE: { status: 503, when: 'a part the request needs (`extensions.dependency`: database, queue) cannot be reached now; honour Retry-After' },
   INTERNAL: { status: 500, when: 'an unexpected failure (the log has the rest)' },
 } as const satisfies Record<string, { status: number; when: string }>;
 

@@ -79,11 +79,45 @@ export function releaserOf(client: pg.PoolClient): (destroy?: boolean) => void {
 // Numeric columns arrive as JS numbers where that is exact; bigint identities stay safe up to 2^53.
 pg.types.setTypeParser(20, (value) => Number(value));
 
+/**
+ * How long a request waits for a connection (a free one of the pool, or a new one) before it fails.
+ * With PostgreSQL down a request then answers 503 within this bound instead of hanging.
+ */
+export const DATABASE_CONNECT_TIMEOUT_MS = 5_000;
+
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+// admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections (class 08 is checked apart).
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error',
+  'Client was closed and is not queryable',
+  'the database system is starting up',
+  'the database system is shutting down',
+];
+
+/**
+ * Whether `error` says PostgreSQL cannot be reached right now (refused or lost connections, a server
+ * shutting down or starting up, no connection within DATABASE_CONNECT_TIMEOUT_MS), as opposed to an
+ * error of the statement itself. Follows `cause` and AggregateError's `errors` (a refused connection
+ * to a name with several addresses).
+ */
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (!(error instanceof Error) || depth > 3) return false;
+  const { code } = error as { code?: unknown };
+  if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || UNAVAILABLE_STATES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
+  if (UNAVAILABLE_MESSAGES.some((text) => error.message.includes(text))) return true;
+  if (error instanceof AggregateError && error.errors.some((inner) => isDatabaseUnavailable(inner, depth + 1))) return true;
+  return isDatabaseUnavailable(error.cause, depth + 1);
+}
+
 export function createDatabase(options: DatabaseOptions): Database {
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     max: options.poolSize ?? 20,
     options: options.asApplicationRole === false ? undefined : `-c role=${APPLICATION_ROLE}`,
+    connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS,
   });
   const stats = { queries: 0 };
   const statementCaches = new WeakMap<PgConnection, StatementCache>();
@@ -98,6 +132,12 @@ export function createDatabase(options: DatabaseOptions): Database {
   }
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it. Requests see errors on their own clients.
+  });
+  // A checked-out client whose server goes away between two statements emits 'error' with no query
+  // to fail (pg-pool listens only while it is idle): unheard, that would end the process. Its holder
+  // sees the error on its next statement, and the pool drops the client when it is released.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
   });
 
   const notifications = createNotificationSender(pool);

@@ -1,11 +1,18 @@
 // The job queue on BullMQ (REDIS_URL): a key is a BullMQ job id, so a waiting or delayed key is not
 // queued twice. "Enqueued while running" is a Redis flag the worker checks when the run completes.
+// While Redis is down an enqueue fails at once (503 SERVICE_UNAVAILABLE, the caller retries later)
+// instead of waiting for Redis: the queue's own connection has no offline queue and a command
+// timeout. Workers need `maxRetriesPerRequest: null` (BullMQ refuses anything else for their
+// blocking connection); they simply wait for Redis in the background and resume when it is back.
 import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { createRedis, type Redis } from '../redis/redis.ts';
-import { errorRetryDelayMs, type JobHandler, type JobQueue } from './jobQueue.ts';
+import { AppError } from '../../domain/shared/appError.ts';
+import { createRedis, redisReady, REDIS_COMMAND_TIMEOUT_MS, type Redis } from '../redis/redis.ts';
+import { errorRetryDelayMs, type EnqueueOptions, type JobHandler, type JobQueue } from './jobQueue.ts';
 
 const RERUN_FLAG_TTL_SECONDS = 86_400;
+/** How long a close waits for BullMQ's own before it cuts the connections. */
+const CLOSE_GRACE_MS = 2_000;
 
 /** BullMQ refuses ':' in queue names and job ids. */
 function safe(name: string): string {
@@ -16,7 +23,7 @@ export function createBullmqJobQueue(options: { redisUrl: string; namespace: str
   const { logger } = options;
   const prefix = `svc-${options.namespace}`;
   const onError = (error: Error) => logger.warn({ err: error }, 'job queue Redis connection error');
-  const commands: Redis = createRedis(options.redisUrl, { maxRetriesPerRequest: null, onError });
+  const commands: Redis = createRedis(options.redisUrl, { onError });
   const queues = new Map<string, Queue>();
   const workers: Worker[] = [];
   const workerConnections: Redis[] = [];
@@ -46,19 +53,38 @@ export function createBullmqJobQueue(options: { redisUrl: string; namespace: str
     });
   }
 
+  async function enqueueNow(name: string, key: string, payload: unknown, enqueueOptions: EnqueueOptions): Promise<void> {
+    await commands.set(rerunFlag(name, key), '1', 'EX', RERUN_FLAG_TTL_SECONDS);
+    const job = await add(name, key, payload, Math.max(0, Math.round(enqueueOptions.delayMs ?? 0)));
+    const wantsNow = enqueueOptions.promote === true || (enqueueOptions.delayMs ?? 0) <= 0;
+    if (wantsNow && (await job.isDelayed().catch(() => false))) {
+      // An earlier delay (a backoff) is kept unless the caller asks for now explicitly.
+      if (enqueueOptions.promote) await job.promote().catch(() => undefined);
+    }
+  }
+
+  function unavailable(cause?: unknown): AppError {
+    return new AppError('SERVICE_UNAVAILABLE', 'The job queue is unavailable; retry later', {
+      extensions: { dependency: 'queue', retryAfter: 5 },
+      headers: { 'Retry-After': '5' },
+      cause: cause ?? new Error(`Redis not ready (${commands.status})`),
+    });
+  }
+
   return {
     kind: 'bullmq',
     async enqueue(name, key, payload, enqueueOptions = {}) {
-      await commands.set(rerunFlag(name, key), '1', 'EX', RERUN_FLAG_TTL_SECONDS);
-      const job = await add(name, key, payload, Math.max(0, Math.round(enqueueOptions.delayMs ?? 0)));
-      const wantsNow = enqueueOptions.promote === true || (enqueueOptions.delayMs ?? 0) <= 0;
-      if (wantsNow && (await job.isDelayed().catch(() => false))) {
-        // An earlier delay (a backoff) is kept unless the caller asks for now explicitly.
-        if (enqueueOptions.promote) await job.promote().catch(() => undefined);
+      // BullMQ waits for its connection to be ready without a bound: never hand it a Redis that is down
+      // (a client still making its first connection gets the command timeout to make it).
+      if (commands.status !== 'ready') await redisReady(commands, REDIS_COMMAND_TIMEOUT_MS).catch((error: unknown) => Promise.reject(unavailable(error)));
+      try {
+        await enqueueNow(name, key, payload, enqueueOptions);
+      } catch (error) {
+        throw commands.status === 'ready' ? error : unavailable(error);
       }
     },
     process(name, handler, processOptions) {
-      const connection = createRedis(options.redisUrl, { maxRetriesPerRequest: null, onError });
+      const connection = createRedis(options.redisUrl, { maxRetriesPerRequest: null, enableOfflineQueue: true, commandTimeout: undefined, onError });
       workerConnections.push(connection);
       const worker = new Worker(
         safe(name),
@@ -90,9 +116,16 @@ export function createBullmqJobQueue(options: { redisUrl: string; namespace: str
       workers.push(worker);
     },
     async close() {
-      await Promise.allSettled(workers.map((worker) => worker.close()));
-      await Promise.allSettled([...queues.values()].map((queue) => queue.close()));
+      // With Redis down no running job can record its end, and a worker's graceful close would wait
+      // for a connection that never comes: close by force then. The grace period bounds the rest.
+      const force = commands.status !== 'ready';
+      const closing = Promise.allSettled([...workers.map((worker) => worker.close(force)), ...[...queues.values()].map((queue) => queue.close())]);
+      let timer: NodeJS.Timeout | undefined;
+      const graceOver = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), CLOSE_GRACE_MS)));
+      const outcome = await Promise.race([closing, graceOver]);
+      clearTimeout(timer);
       for (const connection of [...workerConnections, commands]) connection.disconnect();
+      if (outcome === 'timeout') logger.warn('job queue closed without waiting for BullMQ (Redis unreachable)');
     },
   };
 }

@@ -1,7 +1,7 @@
 // Builds the running service: database (embedded or DATABASE_URL), migrations, the log notifier,
 // the projection daemon, the field index builder and the scheduler, and tears them down in reverse order.
 import { readFileSync } from 'node:fs';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import { createLogNotifier } from '../../infra/eventstore/logNotifier.ts';
 import { createDatabase } from '../../infra/postgres/database.ts';
 import { startEmbeddedPostgres } from '../../infra/postgres/embedded.ts';
@@ -17,12 +17,21 @@ import { createSchemaCache } from '../schema/schemaCache.ts';
 import { createFieldIndexBuilder } from '../runtime/fieldIndexBuilder.ts';
 import type { AppContext } from '../runtime/context.ts';
 import { createProjectionDaemon } from '../runtime/projectionDaemon.ts';
+import { throttleOutageLogs } from './outageLogThrottle.ts';
 import { startScheduler } from './scheduler.ts';
 
 export const SERVICE_VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 
-export function createLogger(config: Config): Logger {
-  return pino({ level: config.LOG_LEVEL, base: { service: 'svc' }, redact: ['req.headers.authorization', 'req.headers.cookie'] });
+/** The service's logger; `destination` (default stdout) lets a test read the lines. */
+export function createLogger(config: Pick<Config, 'LOG_LEVEL'>, destination?: DestinationStream): Logger {
+  const options = {
+    level: config.LOG_LEVEL,
+    base: { service: 'svc' },
+    redact: ['req.headers.authorization', 'req.headers.cookie'],
+    // An outage's repeated failures: one line per message per interval, with a count of the rest.
+    hooks: { logMethod: throttleOutageLogs() },
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** The PostgreSQL to use: DATABASE_URL, or the embedded server in the data dir. */

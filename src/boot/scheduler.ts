@@ -2,6 +2,7 @@
 // advisory lock per task; an instance that cannot take it skips that task this tick). Add a task
 // to `scheduledTasks`; it receives the tick's time, so it can be run in tests with any `now`.
 import { runLogCheckpoints } from '../modules/audit/checkpointTask.ts';
+import { summarizeSignInFailures } from '../modules/auth/failedSignIns.ts';
 import { pruneChangeFeeds } from '../modules/cdc/retention.ts';
 import { compactItemCounts } from '../modules/items/itemCounts.ts';
 import { publishDueReleases } from '../modules/releases/scheduledReleases.ts';
@@ -19,6 +20,7 @@ export const scheduledTasks: ScheduledTask[] = [
   { name: 'cdc-retention', run: pruneChangeFeeds },
   { name: 'item-counts', run: compactItemCounts },
   { name: 'log-checkpoints', run: runLogCheckpoints },
+  { name: 'sign-in-failures', run: summarizeSignInFailures },
 ];
 
 export interface Scheduler {

@@ -1,6 +1,6 @@
 // `svc start`: the service with its HTTP server, bootstrap site and graceful shutdown.
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config/config.ts';
+import { configWarnings, type Config } from '../config/config.ts';
 import { bootstrapSite } from '../modules/instance/handlers.ts';
 import { buildServer } from '../server/app.ts';
 import { createContext } from './boot.ts';
@@ -15,6 +15,8 @@ export interface RunningService {
 
 export async function startService(config: Config): Promise<RunningService> {
   const context = await createContext(config);
+  // Settings that weaken a defence (docs/security.md), once each.
+  for (const warning of configWarnings(config)) context.logger.warn(warning);
   try {
     await bootstrapSite(context);
     const server = await buildServer(context);

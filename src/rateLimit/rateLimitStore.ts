@@ -58,22 +58,27 @@ type RateLimitRedis = Redis & { svcRateLimitHit(key: string, windowMs: number): 
 
 /**
  * Counters in Redis. The client should not queue commands while disconnected (enableOfflineQueue:
- * false) so that an outage is noticed at once; only the very first connection is waited for.
+ * false) so that an outage is noticed at once; only the very first connection is waited for, and
+ * only until it is made or fails (a Redis that is down at start costs requests no wait).
  */
 export function createRedisStore(client: Redis, options: { keyPrefix?: string; connectWaitMs?: number } = {}): RateLimitStore {
   const prefix = options.keyPrefix ?? 'svc:rl:';
   client.defineCommand('svcRateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
   const redis = client as RateLimitRedis;
   let everReady = client.status === 'ready';
+  let everFailed = false;
   client.on('ready', () => {
     everReady = true;
+  });
+  client.on('error', () => {
+    everFailed = true;
   });
   return {
     kind: 'redis',
     async hit(key, windowMs) {
       try {
         if (client.status !== 'ready') {
-          if (everReady) throw new RateLimitStoreUnavailable(`Redis is ${client.status}`);
+          if (everReady || everFailed) throw new RateLimitStoreUnavailable(`Redis is ${client.status}`);
           await redisReady(client, options.connectWaitMs ?? 2_000);
         }
         const [count, ttl] = await redis.svcRateLimitHit(prefix + key, windowMs);

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError } from '../../domain/shared/appError.ts';
 import type { ErrorCode } from '../../domain/shared/errorCatalogue.ts';
+import { isDatabaseUnavailable } from '../../infra/postgres/database.ts';
 
 export interface ErrorBody {
   errors: { code: string; message: string; path: (string | number)[]; extensions: Record<string, unknown> }[];
@@ -29,8 +30,19 @@ function codeOfClientStatus(status: number): ErrorCode {
   return fastifyStatusCodes[status] ?? 'VALIDATION_FAILED';
 }
 
+/** Seconds a client is asked to wait before retrying while the database cannot be reached. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
 export function toAppError(error: unknown): AppError | null {
   if (error instanceof AppError) return error;
+  // PostgreSQL down or restarting is not the request's fault nor a bug: 503, retry later.
+  if (isDatabaseUnavailable(error)) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry later', {
+      extensions: { dependency: 'database', retryAfter: DATABASE_RETRY_AFTER_SECONDS },
+      headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+      cause: error,
+    });
+  }
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = error.validationContext ?? 'body';
     const first = error.validation[0];
@@ -102,6 +114,8 @@ export function handleNotFound(request: FastifyRequest, reply: FastifyReply): Fa
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const appError = toAppError(error);
   if (appError) {
+    // Logged (the outage's lines are throttled by the logger, src/boot/outageLogThrottle.ts).
+    if (appError.code === 'SERVICE_UNAVAILABLE') request.log.warn({ err: appError.cause ?? appError }, 'a dependency is unavailable: answering 503');
     for (const [name, value] of Object.entries(appError.headers)) reply.header(name, value);
     return reply.status(appError.status).send(errorBody(appError));
   }

@@ -18,8 +18,3 @@ CREATE TABLE sign_in_failure_windows (
 CREATE INDEX sign_in_failure_windows_closing ON sign_in_failure_windows (site_id, window_end);
 SELECT svc_enable_site_rls('sign_in_failure_windows');
 
--- Sites with a closed window: the scheduler's summary run visits only these.
-CREATE OR REPLACE FUNCTION svc_sign_in_failure_sites(p_now timestamptz)
-RETURNS SETOF text LANGUAGE sql STABLE SECURITY DEFINER SET search_path = public AS $$
-  SELECT DISTINCT site_id FROM sign_in_failure_windows WHERE window_end <= p_now
-$$;

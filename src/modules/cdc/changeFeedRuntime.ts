@@ -46,8 +46,8 @@ export function startChangeFeedRuntime(context: AppContext): ChangeFeedRuntime {
     concurrency: config.SVC_WEBHOOK_CONCURRENCY,
   });
   context.onClose(async () => {
-    console.error("CFDBG start"); await reactor.stop(); console.error("CFDBG reactor stopped");
-    await queue.close(); console.error("CFDBG queue closed");
+    await reactor.stop();
+    await queue.close();
     http.close();
     watcher.close();
   });

@@ -4,11 +4,15 @@
 // recently used out), and shared through Redis when REDIS_URL is set: an instance that has not built
 // an answer takes it from Redis before it builds it. Also the negative cache: page slugs that missed,
 // remembered for SVC_NEGATIVE_CACHE_TTL while the fingerprint holds (creating or renaming a page to
-// that slug is a write, so it clears the tombstone at once). A purge drops answers by tag or key,
-// in Redis and in every instance's memory (Redis pub/sub).
+// that slug is a write, so it clears the tombstone at once), at most `maxMisses` of them (least
+// recently used out: random slugs cannot grow it). A purge drops answers by tag or key, in Redis and
+// in every instance's memory (Redis pub/sub).
+// Redis is optional: while it is down the cache is this instance's memory alone (a command fails at
+// once, infra/redis), and when it is back the purge channel is subscribed again and the memory,
+// which may have missed purges meanwhile, is dropped.
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { createRedis, type Redis } from '../../../infra/redis/redis.ts';
+import { createRedis, redisHealth, type Redis } from '../../../infra/redis/redis.ts';
 
 export interface CachedAnswer {
   contentType: string;
@@ -26,6 +30,10 @@ export interface ResponseCache {
   rememberMiss(siteId: string, slug: string, fingerprint: string): Promise<void>;
   /** Drops the answers carrying any of `tags` or stored under any of `keys`, and the site's tombstones. */
   purge(siteId: string, selection: { tags: string[]; keys: string[] }): Promise<void>;
+  /** 'ok' without Redis or while Redis answers; 'down' while it does not (this instance's memory serves alone). */
+  health(): Promise<'ok' | 'down'>;
+  /** Tombstones held in memory now (at most `maxMisses`). */
+  readonly missCount: number;
   close(): Promise<void>;
 }
 
@@ -36,7 +44,10 @@ export interface ResponseCacheOptions {
   /** How long an answer is kept at most (it is retired sooner by a write). */
   ttlSeconds: number;
   negativeTtlMs: number;
+  /** Answers kept in memory at most (default 5,000). */
   maxEntries?: number;
+  /** Tombstones kept in memory at most (default 10,000). */
+  maxMisses?: number;
   logger: Logger;
 }
 
@@ -50,11 +61,12 @@ const hash = (text: string) => createHash('sha1').update(text).digest('hex');
 
 export async function createResponseCache(options: ResponseCacheOptions): Promise<ResponseCache> {
   const maxEntries = options.maxEntries ?? 5_000;
+  const maxMisses = options.maxMisses ?? 10_000;
   const entries = new Map<string, Entry>();
   const misses = new Map<string, { fingerprint: string; expiresAt: number }>();
   const onError = (error: Error) => options.logger.warn({ err: error }, 'delivery cache Redis connection error');
   const redis: Redis | null = options.redisUrl ? createRedis(options.redisUrl, { onError }) : null;
-  const subscriber: Redis | null = options.redisUrl ? createRedis(options.redisUrl, { onError }) : null;
+  const subscriber: Redis | null = options.redisUrl ? createRedis(options.redisUrl, { onError, autoResubscribe: false }) : null;
   const channel = `${options.prefix}:purge`;
   const answerKey = (siteId: string, key: string) => `${options.prefix}:answer:${siteId}:${hash(key)}`;
   const missKey = (siteId: string, slug: string) => `${options.prefix}:miss:${siteId}:${hash(slug)}`;
@@ -68,6 +80,15 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
 
   const matches = (entry: { key: string; tags: string[] }, selection: { tags: string[]; keys: string[] }) =>
     selection.keys.includes(entry.key) || entry.tags.some((tag) => selection.tags.includes(tag));
+
+  function rememberTombstone(id: string, tombstone: { fingerprint: string; expiresAt: number }): void {
+    misses.delete(id);
+    if (misses.size >= maxMisses) misses.delete(misses.keys().next().value!);
+    misses.set(id, tombstone);
+  }
+
+  /** Whether Redis can be asked now: a command to a Redis that is down would only fail. */
+  const sharedRedis = (): Redis | null => (redis?.status === 'ready' ? redis : null);
 
   function purgeLocal(siteId: string, selection: { tags: string[]; keys: string[] }): void {
     for (const [id, entry] of entries) if (entry.siteId === siteId && matches(entry, selection)) entries.delete(id);
@@ -83,13 +104,47 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
         // not ours
       }
     });
-    await subscriber.subscribe(channel);
+    // Subscribed on each (re)connection, never awaited: the service starts and serves without Redis.
+    let connectedBefore = false;
+    subscriber.on('ready', () => {
+      subscriber.subscribe(channel).then(
+        () => {
+          // Purges published while this instance was cut off never reached it: start from empty.
+          if (connectedBefore) {
+            entries.clear();
+            misses.clear();
+          }
+          connectedBefore = true;
+        },
+        (error: unknown) => options.logger.warn({ err: error }, 'delivery cache could not subscribe to purges'),
+      );
+    });
+  }
+
+  async function purgeShared(redis: Redis, siteId: string, selection: { tags: string[]; keys: string[] }): Promise<void> {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${options.prefix}:answer:${siteId}:*`, 'COUNT', 500);
+      cursor = next;
+      for (const key of keys) {
+        const text = await redis.get(key);
+        if (text && matches(JSON.parse(text) as Entry, selection)) await redis.del(key);
+      }
+    } while (cursor !== '0');
+    let missCursor = '0';
+    do {
+      const [next, keys] = await redis.scan(missCursor, 'MATCH', `${options.prefix}:miss:${siteId}:*`, 'COUNT', 500);
+      missCursor = next;
+      if (keys.length > 0) await redis.del(...keys);
+    } while (missCursor !== '0');
+    await redis.publish(channel, JSON.stringify({ siteId, ...selection }));
   }
 
   return {
     async get(siteId, key, fingerprint) {
       const local = entries.get(`${siteId}\u0000${key}`);
       if (local && local.fingerprint === fingerprint && local.expiresAt > Date.now()) return local;
+      const redis = sharedRedis();
       if (!redis) return null;
       const text = await redis.get(answerKey(siteId, key)).catch(() => null);
       if (!text) return null;
@@ -101,39 +156,41 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
     async set(siteId, key, answer) {
       const entry: Entry = { ...answer, siteId, key, expiresAt: Date.now() + options.ttlSeconds * 1_000 };
       remember(entry);
-      await redis?.set(answerKey(siteId, key), JSON.stringify(entry), 'EX', options.ttlSeconds).catch(() => undefined);
+      await sharedRedis()?.set(answerKey(siteId, key), JSON.stringify(entry), 'EX', options.ttlSeconds).catch(() => undefined);
     },
     async isMiss(siteId, slug, fingerprint) {
       if (options.negativeTtlMs <= 0) return false;
-      const local = misses.get(`${siteId}\u0000${slug}`);
-      if (local && local.fingerprint === fingerprint && local.expiresAt > Date.now()) return true;
+      const id = `${siteId}\u0000${slug}`;
+      const local = misses.get(id);
+      if (local && local.fingerprint === fingerprint && local.expiresAt > Date.now()) {
+        rememberTombstone(id, local);
+        return true;
+      }
+      const redis = sharedRedis();
       if (!redis) return false;
       return (await redis.get(missKey(siteId, slug)).catch(() => null)) === fingerprint;
     },
     async rememberMiss(siteId, slug, fingerprint) {
       if (options.negativeTtlMs <= 0) return;
-      misses.set(`${siteId}\u0000${slug}`, { fingerprint, expiresAt: Date.now() + options.negativeTtlMs });
-      await redis?.set(missKey(siteId, slug), fingerprint, 'PX', options.negativeTtlMs).catch(() => undefined);
+      rememberTombstone(`${siteId}\u0000${slug}`, { fingerprint, expiresAt: Date.now() + options.negativeTtlMs });
+      await sharedRedis()?.set(missKey(siteId, slug), fingerprint, 'PX', options.negativeTtlMs).catch(() => undefined);
     },
     async purge(siteId, selection) {
       purgeLocal(siteId, selection);
+      const redis = sharedRedis();
       if (!redis) return;
-      let cursor = '0';
-      do {
-        const [next, keys] = await redis.scan(cursor, 'MATCH', `${options.prefix}:answer:${siteId}:*`, 'COUNT', 500);
-        cursor = next;
-        for (const key of keys) {
-          const text = await redis.get(key);
-          if (text && matches(JSON.parse(text) as Entry, selection)) await redis.del(key);
-        }
-      } while (cursor !== '0');
-      let missCursor = '0';
-      do {
-        const [next, keys] = await redis.scan(missCursor, 'MATCH', `${options.prefix}:miss:${siteId}:*`, 'COUNT', 500);
-        missCursor = next;
-        if (keys.length > 0) await redis.del(...keys);
-      } while (missCursor !== '0');
-      await redis.publish(channel, JSON.stringify({ siteId, ...selection }));
+      try {
+        await purgeShared(redis, siteId, selection);
+      } catch (error) {
+        // The instances that missed it drop their memory when they reconnect (above).
+        options.logger.warn({ err: error }, 'delivery cache purge could not reach Redis: purged in this instance only');
+      }
+    },
+    async health() {
+      return redis ? redisHealth(redis) : 'ok';
+    },
+    get missCount() {
+      return misses.size;
     },
     async close() {
       entries.clear();

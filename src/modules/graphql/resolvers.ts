@@ -3,10 +3,10 @@
 // so filters, masks, row conditions, events, revisions, audit, the change feed and the editorial
 // gate behave exactly as there. Errors leave as GraphQL errors with the spec's codes (./errors.ts).
 import type { FastifyRequest } from 'fastify';
-import type { GraphQLFieldResolver, GraphQLResolveInfo } from 'graphql';
+import type { GraphQLError, GraphQLFieldResolver, GraphQLResolveInfo } from 'graphql';
 import { AppError } from '../../../domain/shared/appError.ts';
-import type { Access } from '../../access/access.ts';
-import { guardItemRead } from '../../access/itemGuards.ts';
+import { accessFor, type Access } from '../../access/access.ts';
+import { guardItemRead, guardItemReadBy } from '../../access/itemGuards.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT, parseSortList, type FilterTree, type ListQuery } from '../../query/index.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { changeItem } from '../items/changeItem.ts';
@@ -14,7 +14,8 @@ import { createItemsWithVersions } from '../items/createItems.ts';
 import { deleteItem } from '../items/deleteItem.ts';
 import { getItem, listItems } from '../items/queries.ts';
 import type { ItemEvent, RealtimeService } from '../realtime/realtimeService.ts';
-import { graphqlErrorOf } from './errors.ts';
+import { REVOKE_MESSAGES, type RevokeReason } from '../realtime/revocations.ts';
+import { graphqlError, graphqlErrorOf } from './errors.ts';
 import { readSelection, type ReadSelection } from './selection.ts';
 
 /** What every resolver of one request shares. */
@@ -72,10 +73,14 @@ function readInput(context: GraphqlContext, collection: string) {
   return { siteId: request.siteId, collection, principal: request.principal, locale: context.locale, metadata: request.metadata };
 }
 
-/** The item as the caller may read it with this selection, or null when it is not (or no longer) visible. */
-async function readItem(context: GraphqlContext, collection: string, id: string, selection: ReadSelection): Promise<Record<string, unknown> | null> {
+/**
+ * The item as the caller may read it with this selection, or null when it is not (or no longer)
+ * visible; by `access` when given (a subscription reads with the caller's permissions as they are now).
+ */
+async function readItem(context: GraphqlContext, collection: string, id: string, selection: ReadSelection, access?: Access): Promise<Record<string, unknown> | null> {
   const input = readInput(context, collection);
-  const restrictions = await guardItemRead(context.app, context.request, collection, { filter: null, sort: [], deep: selection.deep, locale: input.locale });
+  const query = { filter: null, sort: [], deep: selection.deep, locale: input.locale };
+  const restrictions = access ? await guardItemReadBy(context.app, access, collection, query) : await guardItemRead(context.app, context.request, collection, query);
   try {
     return (await getItem(context.app, { ...input, id, query: selection, restrictions })).item;
   } catch (error) {
@@ -178,17 +183,34 @@ function readsEveryRow(access: Access, collection: string): boolean {
   return filter.kind === 'constant' && filter.value;
 }
 
-async function* payloads(context: GraphqlContext, collection: string, events: AsyncIterable<ItemEvent> | Iterable<ItemEvent>): AsyncGenerator<ItemEventPayload> {
-  const everyRow = readsEveryRow(context.access, collection);
+/** The last payload of a stream whose credential or permissions changed: an error, then the stream ends. */
+function revokedError(reason: RevokeReason): GraphQLError {
+  return reason === 'unauthenticated' ? graphqlError('UNAUTHENTICATED', REVOKE_MESSAGES.unauthenticated, 401) : graphqlError('PERMISSION_DENIED', REVOKE_MESSAGES.forbidden, 403);
+}
+
+interface Revoked {
+  reason: RevokeReason | null;
+}
+
+async function* payloads(
+  context: GraphqlContext,
+  collection: string,
+  events: AsyncIterable<ItemEvent> | Iterable<ItemEvent>,
+  revoked: Revoked,
+): AsyncGenerator<ItemEventPayload | GraphQLError> {
   const all: ReadSelection = { fields: ['*'], deep: {} };
+  const { request } = context;
   for await (const event of events) {
+    // The permissions of now, not of the subscription's start: a field or row taken away since is not sent.
+    const access = await accessFor(context.app, request.siteId, request.principal);
     if (event.action === 'delete') {
-      if (everyRow) yield { action: event.action, itemId: event.itemId, item: null };
+      if (readsEveryRow(access, collection)) yield { action: event.action, itemId: event.itemId, item: null };
       continue;
     }
-    const item = await readItem(context, collection, event.itemId, all);
+    const item = await readItem(context, collection, event.itemId, all, access);
     if (item) yield { action: event.action, itemId: event.itemId, item };
   }
+  if (revoked.reason) yield revokedError(revoked.reason);
 }
 
 /**
@@ -196,11 +218,31 @@ async function* payloads(context: GraphqlContext, collection: string, events: As
  * the item as the subscriber may read it now (`_data`-like JSON). Changes to rows its read conditions
  * exclude are left out; so are deletes, unless it reads every row. The stream is followed before the
  * subscription answers (every change committed after the response's headers is delivered); without a
- * realtime channel it is empty.
+ * realtime channel it is empty. It ends with UNAUTHENTICATED when the subscriber's credential ends
+ * (logout, password change, suspension, key revoked), with PERMISSION_DENIED when its role changes
+ * or it may no longer read the collection (../realtime/revocations.ts).
  */
 export function eventsSubscriber(collection: string): GraphQLFieldResolver<unknown, GraphqlContext, Args> {
   return async (_source, _args, context) => {
-    if (!context.realtime) return payloads(context, collection, []);
-    return payloads(context, collection, await context.realtime.itemEvents(context.request.siteId, collection, context.signal));
+    const revoked: Revoked = { reason: null };
+    if (!context.realtime) return payloads(context, collection, [], revoked);
+    const { realtime, request } = context;
+    const events = await realtime.itemEvents(request.siteId, collection, context.signal);
+    const holder = request.principal;
+    // The instance token is never revoked by a log event.
+    if (holder.kind !== 'user') return payloads(context, collection, events, revoked);
+    const end = (reason: RevokeReason) => {
+      revoked.reason = reason;
+      void events.return?.();
+    };
+    const unwatch = realtime.revocations.watch({ siteId: request.siteId, holder, allowed: (access) => access.can('read', collection), revoke: end });
+    context.signal.addEventListener('abort', unwatch, { once: true });
+    // Watched first, then checked: a revocation committed before the check is seen by it, a later one reaches the watcher.
+    const refused = await realtime.revocations.check(request.siteId, holder);
+    if (refused) {
+      unwatch();
+      end(refused);
+    }
+    return payloads(context, collection, events, revoked);
   };
 }

@@ -1,11 +1,13 @@
 // Builds a site's GraphQL schema from its content schema and what the caller may do (docs/graphql.md):
 // for every collection it may read, an item type, `X(filter, sort, limit, offset, status, search)`,
 // `X_by_id(id)` and the subscription `X_events`; `create_X`, `update_X`, `delete_X` where it may
-// write; `_collections` and `_schemaWarnings` at the root. Built once per (site, schema version,
-// exposure) by ./schemaCache.ts, never per request. Each item field carries how it is read
+// write; `_collections` and `_schemaWarnings` at the root. An item type holds only the fields the
+// caller may read (a hidden field is absent, not null: introspection does not name it). Built once per
+// (site, schema version, exposure) by ./schemaCache.ts, never per request. Each item field carries how it is read
 // (`extensions.svc`), which ./selection.ts turns into the REST field list the one read path runs.
 import {
   GraphQLBoolean,
+  GraphQLError,
   GraphQLFloat,
   GraphQLID,
   GraphQLInt,
@@ -32,6 +34,8 @@ export interface Exposure {
   create: ReadonlySet<string>;
   update: ReadonlySet<string>;
   delete: ReadonlySet<string>;
+  /** The fields it may read, per readable collection; absent or null: every field. */
+  fields: ReadonlyMap<string, ReadonlySet<string> | null>;
 }
 
 export interface BuiltSchema {
@@ -74,6 +78,8 @@ const STRUCTURAL: [string, GraphQLOutputType][] = [
   ['_data', JSONScalar],
 ];
 const STRUCTURAL_NAMES = new Set(STRUCTURAL.map(([name]) => name));
+/** Shown whatever the field rules say: every visible item keeps its id, and `_data` is the item as the caller may read it. */
+const ALWAYS_SHOWN = new Set(['id', '_data']);
 
 const RESERVED_TYPES = new Set(['Query', 'Mutation', 'Subscription', 'JSON', 'DateTime', 'ItemEvent', 'String', 'Int', 'Float', 'Boolean', 'ID']);
 const ROOT_SUFFIXES = ['', '_by_id', '_events'];
@@ -106,8 +112,24 @@ function collectionNames(collections: readonly string[], warnings: string[]): Ma
   return names;
 }
 
-/** The item type of a collection; relations to collections the caller cannot read stay ids (m2o) or are left out (o2m). */
-function itemTypeOf(collection: CollectionSchema, typeName: string, types: Map<string, GraphQLObjectType>, warnings: string[]): GraphQLObjectType {
+/** Whether the field rules decide if `field` is shown (every field of an item type but `id` and `_data`). */
+export function isRuledField(collection: CollectionSchema, field: string): boolean {
+  if (ALWAYS_SHOWN.has(field)) return false;
+  return STRUCTURAL_NAMES.has(field) || collection.fields.has(field) || collection.aliasFields.has(field);
+}
+
+/**
+ * The item type of a collection with the fields the caller may read (`readable`; null: all);
+ * relations to collections the caller cannot read stay ids (m2o) or are left out (o2m).
+ */
+function itemTypeOf(
+  collection: CollectionSchema,
+  typeName: string,
+  readable: ReadonlySet<string> | null,
+  types: Map<string, GraphQLObjectType>,
+  warnings: string[],
+): GraphQLObjectType {
+  const shown = (name: string) => readable === null || ALWAYS_SHOWN.has(name) || readable.has(name);
   return new GraphQLObjectType({
     name: typeName,
     fields: () => {
@@ -117,8 +139,8 @@ function itemTypeOf(collection: CollectionSchema, typeName: string, types: Map<s
         extensions: { svc: { kind, source, ...(related ? { related } : {}) } satisfies ItemFieldInfo },
         resolve: kind === 'data' ? (item) => item : (item) => item[source] ?? null,
       });
-      for (const [name, type] of STRUCTURAL) fields[name] = value(name, type, name === '_data' ? 'data' : 'value');
-      const declared = [...new Set([...collection.fields.keys(), ...collection.aliasFields])].filter((name) => !STRUCTURAL_NAMES.has(name));
+      for (const [name, type] of STRUCTURAL) if (shown(name)) fields[name] = value(name, type, name === '_data' ? 'data' : 'value');
+      const declared = [...new Set([...collection.fields.keys(), ...collection.aliasFields])].filter((name) => !STRUCTURAL_NAMES.has(name) && shown(name));
       const names = uniqueNames(declared, STRUCTURAL_NAMES, `Field of "${collection.name}"`, warnings);
       for (const [original, name] of names) {
         const field = collection.fields.get(original) ?? collection.queryFields.get(original);
@@ -148,6 +170,12 @@ function itemTypeOf(collection: CollectionSchema, typeName: string, types: Map<s
   });
 }
 
+/** A subscription's payload; a stream whose credential or permissions changed ends with its error. */
+function eventOrError(event: unknown): unknown {
+  if (event instanceof GraphQLError) throw event;
+  return event;
+}
+
 const listArgs = {
   filter: { type: JSONScalar },
   sort: { type: new GraphQLList(new GraphQLNonNull(GraphQLString)) },
@@ -164,7 +192,7 @@ export function buildGraphqlSchema(site: SiteSchema, exposure: Exposure): BuiltS
   const readable = [...site.collections.keys()].filter((name) => exposure.read.has(name)).sort();
   const typeNames = collectionNames(readable, warnings);
   const types = new Map<string, GraphQLObjectType>();
-  for (const name of readable) types.set(name, itemTypeOf(site.collections.get(name)!, typeNames.get(name)!, types, warnings));
+  for (const name of readable) types.set(name, itemTypeOf(site.collections.get(name)!, typeNames.get(name)!, exposure.fields.get(name) ?? null, types, warnings));
 
   const query: GraphQLFieldConfigMap<unknown, GraphqlContext> = {
     _collections: { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(GraphQLString))), resolve: () => readable },
@@ -177,7 +205,7 @@ export function buildGraphqlSchema(site: SiteSchema, exposure: Exposure): BuiltS
     const type = types.get(collection)!;
     query[name] = { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))), args: listArgs, resolve: listResolver(collection) };
     query[`${name}_by_id`] = { type, args: { id: { type: new GraphQLNonNull(GraphQLID) } }, resolve: byIdResolver(collection) };
-    subscription[`${name}_events`] = { type: new GraphQLNonNull(itemEvent), subscribe: eventsSubscriber(collection), resolve: (event) => event };
+    subscription[`${name}_events`] = { type: new GraphQLNonNull(itemEvent), subscribe: eventsSubscriber(collection), resolve: eventOrError };
     if (exposure.create.has(collection)) {
       mutation[`create_${name}`] = { type: new GraphQLNonNull(type), args: writeArgs, resolve: createResolver(collection) };
     }

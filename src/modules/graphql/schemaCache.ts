@@ -2,24 +2,50 @@
 // used first out). The site schema comes from the instance's schema cache, which every instance
 // refreshes on a schema event (svc_schema NOTIFY): a new version is a new key, so a schema change
 // rebuilds the GraphQL schema on its next request and a request never builds one it can reuse.
+// The exposure (collections and readable fields) is keyed by a fingerprint, so callers who may do and
+// read the same things share one schema whatever their role. It depends only on the caller's grants,
+// which the grants cache keeps as one object per principal until an access change replaces it: the
+// fingerprint is computed once per (grants object, site schema), not per request.
+import { createHash } from 'node:crypto';
 import type { Access } from '../../access/access.ts';
+import type { Grants } from '../../access/grants.ts';
 import type { SiteSchema } from '../../schema/siteSchema.ts';
-import { buildGraphqlSchema, type BuiltSchema, type Exposure } from './schemaBuilder.ts';
+import { buildGraphqlSchema, isRuledField, type BuiltSchema, type Exposure } from './schemaBuilder.ts';
 
 const ACTIONS = ['read', 'create', 'update', 'delete'] as const;
 
-/** What the caller may do per collection; site administrators may do everything. */
+/** What the caller may do per collection, and which fields it may read; site administrators may do and read everything. */
 export function exposureOf(access: Access, site: SiteSchema): Exposure {
   const names = [...site.collections.keys()];
   const allowed = (action: (typeof ACTIONS)[number]) => new Set(access.admin ? names : names.filter((name) => access.can(action, name)));
-  return { read: allowed('read'), create: allowed('create'), update: allowed('update'), delete: allowed('delete') };
+  const read = allowed('read');
+  const fields = new Map<string, ReadonlySet<string> | null>();
+  if (!access.admin) {
+    for (const name of read) {
+      const allowance = access.allowedFields('read', name);
+      const collection = site.collections.get(name)!;
+      // Only the names that change the schema: rules listing `id` or a field since dropped read the same.
+      fields.set(name, allowance.all ? null : new Set([...allowance.fields].filter((field) => isRuledField(collection, field))));
+    }
+  }
+  return { read, create: allowed('create'), update: allowed('update'), delete: allowed('delete'), fields };
 }
 
-/** Administrators share one schema per site version; anyone else's key is what they may do. */
-function keyOf(site: SiteSchema, exposure: Exposure | null): string {
-  const part = (names: ReadonlySet<string>) => [...names].sort().join(',');
-  const shown = exposure === null ? 'admin' : ACTIONS.map((action) => part(exposure[action])).join('|');
-  return `${site.siteId}\u0000${site.version}\u0000${shown}`;
+/** A short, stable name of an exposure: equal exposures, equal fingerprints. */
+function fingerprintOf(exposure: Exposure): string {
+  const part = (names: Iterable<string>) => [...names].sort().join(',');
+  const readable = part([...exposure.read].map((name) => {
+    const fields = exposure.fields.get(name);
+    return fields ? `${name}(${part(fields)})` : name;
+  }));
+  const text = [readable, ...ACTIONS.slice(1).map((action) => part(exposure[action]))].join('|');
+  return createHash('sha256').update(text).digest('base64url');
+}
+
+interface Shown {
+  site: SiteSchema;
+  exposure: Exposure;
+  key: string;
 }
 
 export interface GraphqlSchemaCache {
@@ -29,16 +55,28 @@ export interface GraphqlSchemaCache {
 
 export function createGraphqlSchemaCache(maxEntries = 500): GraphqlSchemaCache {
   const entries = new Map<string, BuiltSchema>();
+  /** The exposure and key of a grants object for the site schema it was last asked with. */
+  const shownByGrants = new WeakMap<Grants, Shown>();
+
+  function shownTo(site: SiteSchema, access: Access): Shown {
+    const known = shownByGrants.get(access.grants);
+    if (known && known.site === site) return known;
+    const exposure = exposureOf(access, site);
+    const shown = { site, exposure, key: `${site.siteId}\u0000${site.version}\u0000${fingerprintOf(exposure)}` };
+    shownByGrants.set(access.grants, shown);
+    return shown;
+  }
+
   return {
     schemaFor(site, access) {
       // An administrator's request computes no exposure unless its schema must be built.
-      const exposure = access.admin ? null : exposureOf(access, site);
-      const key = keyOf(site, exposure);
+      const shown = access.admin ? null : shownTo(site, access);
+      const key = shown?.key ?? `${site.siteId}\u0000${site.version}\u0000admin`;
       let built = entries.get(key);
       if (built) {
         entries.delete(key);
       } else {
-        built = buildGraphqlSchema(site, exposure ?? exposureOf(access, site));
+        built = buildGraphqlSchema(site, shown?.exposure ?? exposureOf(access, site));
         if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
       }
       entries.set(key, built);

@@ -1,4 +1,5 @@
-// Drives realtime from committed events. Two reads per wake-up (a commit's notification, or the
+// Drives realtime from committed events (item signals, notifications, and the revocations that end
+// connections: ./revocations.ts). Two reads per wake-up (a commit's notification, or the
 // polling fallback):
 // - ahead: every event committed after the furthest one already sent, at once, even while an older
 //   transaction elsewhere on the server is still open (the gap-safe log read would wait for it);
@@ -19,6 +20,7 @@ import { sql } from '../../../infra/postgres/sql.ts';
 import type { Redis } from '../../../infra/redis/redis.ts';
 import { advisoryKey } from '../../runtime/projectionRunner.ts';
 import type { RealtimeMessage, ServerFrame } from './realtimeFrames.ts';
+import { revocationsOf } from './revocations.ts';
 
 const BATCH_SIZE = 1_000;
 /** Events sent ahead of the gap-safe cursor that are remembered to avoid sending them twice. */
@@ -37,9 +39,9 @@ export interface LogTailer {
   stop(): Promise<void>;
 }
 
-/** Frames of a batch of events, grouped per site, in the order given. */
+/** Frames and revocations of a batch of events, grouped per site, in the order given. */
 export function realtimeMessagesOf(events: readonly StoredEvent[]): RealtimeMessage[] {
-  const bySite = new Map<string, ServerFrame[]>();
+  const bySite = new Map<string, RealtimeMessage>();
   for (const event of events) {
     let frame: ServerFrame | null = null;
     if (event.type === 'notification.published') {
@@ -48,12 +50,14 @@ export function realtimeMessagesOf(events: readonly StoredEvent[]): RealtimeMess
       const signal = itemSignalOf(event);
       if (signal) frame = { type: 'event', ...signal, payload: null };
     }
-    if (!frame) continue;
-    let frames = bySite.get(event.siteId);
-    if (!frames) bySite.set(event.siteId, (frames = []));
-    frames.push(frame);
+    const revocations = revocationsOf(event);
+    if (!frame && revocations.length === 0) continue;
+    let message = bySite.get(event.siteId);
+    if (!message) bySite.set(event.siteId, (message = { siteId: event.siteId, frames: [] }));
+    if (frame) message.frames.push(frame);
+    if (revocations.length > 0) (message.revocations ??= []).push(...revocations);
   }
-  return [...bySite].map(([siteId, frames]) => ({ siteId, frames }));
+  return [...bySite.values()];
 }
 
 function after(a: GlobalCursor, b: GlobalCursor): boolean {

@@ -27,11 +27,20 @@ export function createInProcessBroker(): RealtimeBroker {
   };
 }
 
-export async function createRedisBroker(options: { redisUrl: string; channel: string; logger: Logger }): Promise<RealtimeBroker> {
+/**
+ * Redis pub/sub across instances. Never waits for Redis: while it is down (or before it first comes
+ * up) messages are handed to this instance's own sessions (local fan-out), and the channel is
+ * subscribed again on each reconnection.
+ */
+export function createRedisBroker(options: { redisUrl: string; channel: string; logger: Logger }): RealtimeBroker {
   const onError = (error: Error) => options.logger.warn({ err: error }, 'realtime Redis connection error');
   const publisher: Redis = createRedis(options.redisUrl, { onError });
-  const subscriber: Redis = createRedis(options.redisUrl, { onError });
+  const subscriber: Redis = createRedis(options.redisUrl, { onError, autoResubscribe: false });
   const handlers: ((message: RealtimeMessage) => void)[] = [];
+  let subscribed = false;
+  const deliverLocally = (messages: RealtimeMessage[]) => {
+    for (const message of messages) for (const handler of handlers) handler(message);
+  };
   subscriber.on('message', (channel: string, text: string) => {
     if (channel !== options.channel) return;
     let message: RealtimeMessage;
@@ -40,16 +49,38 @@ export async function createRedisBroker(options: { redisUrl: string; channel: st
     } catch {
       return;
     }
-    for (const handler of handlers) handler(message);
+    deliverLocally([message]);
   });
-  await subscriber.subscribe(options.channel);
+  subscriber.on('ready', () => {
+    subscriber.subscribe(options.channel).then(
+      () => {
+        subscribed = true;
+      },
+      (error: unknown) => options.logger.warn({ err: error }, 'realtime broker could not subscribe'),
+    );
+  });
+  subscriber.on('close', () => {
+    subscribed = false;
+  });
   return {
     distributed: true,
     async publish(messages) {
       if (messages.length === 0) return;
+      // Through Redis only when this instance hears the channel back: otherwise its own sessions would miss them.
+      if (!subscribed || publisher.status !== 'ready') {
+        deliverLocally(messages);
+        return;
+      }
       const pipeline = publisher.pipeline();
       for (const message of messages) pipeline.publish(options.channel, JSON.stringify(message));
-      await pipeline.exec();
+      try {
+        const results = await pipeline.exec();
+        const failure = results?.find(([error]) => error !== null)?.[0];
+        if (failure) throw failure;
+      } catch (error) {
+        options.logger.warn({ err: error }, 'realtime Redis publish failed: delivering on this instance only');
+        deliverLocally(messages);
+      }
     },
     subscribe(handler) {
       handlers.push(handler);

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { FeedOperation } from '../../../domain/changeFeed/feedEntry.ts';
 import type { NotificationContent } from '../../../domain/changeFeed/notification.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../../domain/shared/jsonDepth.ts';
 import { resolveFilter, type FieldDefinition, type FilterNode } from '../../query/index.ts';
 
 export interface EventFrame {
@@ -29,10 +30,27 @@ export interface ErrorFrame {
   path?: (string | number)[];
 }
 
-/** What the tailer publishes for a site: frames in log order. */
+/**
+ * A credential or permission change the log recorded, for the realtime connections and GraphQL
+ * subscription streams held on every instance (never sent to a client): `session` (a logout, an
+ * administrator's or a password change's revocation), `apiKey` (a key revoked), `user` (deleted or
+ * suspended: `credentials`; password changed: `sessions`, its login sessions only; role changed:
+ * `permissions`), `role` (its admin flag changed or it was deleted), `access` (some grant of the site
+ * changed: each holder's permissions are checked again).
+ */
+export type Revocation =
+  | { kind: 'session'; sessionId: string }
+  | { kind: 'apiKey'; apiKeyId: string }
+  | { kind: 'user'; userId: string; scope: 'credentials' | 'sessions' | 'permissions' }
+  | { kind: 'role'; roleId: string }
+  | { kind: 'access' };
+
+/** What the tailer publishes for a site: frames in log order, and the revocations of the same events. */
 export interface RealtimeMessage {
   siteId: string;
   frames: ServerFrame[];
+  /** Absent when the events revoke nothing. */
+  revocations?: Revocation[];
 }
 
 const FILTER_FIELDS: ReadonlyMap<string, FieldDefinition> = new Map([
@@ -68,6 +86,7 @@ function assertFilterFields(filter: unknown, path: (string | number)[]): void {
 
 /** Parses one client frame; throws AppError (VALIDATION_FAILED with a path) when it is not a valid subscribe. */
 export function parseClientFrame(text: string, context: { now: Date; userId: string | null }): SubscribeRequest {
+  if (jsonNestsDeeperThan(text)) throw frameError(`A frame nests deeper than ${MAX_JSON_DEPTH} levels`, []);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -8,6 +8,7 @@ import { AppError } from '../../../domain/shared/appError.ts';
 import { evaluateFilterNode, type FilterNode } from '../../query/index.ts';
 import type { ConnectionLimiter } from './connectionLimiter.ts';
 import { parseClientFrame, type ErrorFrame, type RealtimeMessage } from './realtimeFrames.ts';
+import { CLOSE_CODES, REVOKE_MESSAGES, type RevokeReason } from './revocations.ts';
 import type { RealtimeTicket } from './tickets.ts';
 
 const MAX_CLIENT_FRAME_BYTES = 16 * 1024;
@@ -155,6 +156,17 @@ export function createRealtimeHub(options: { logger: Logger; limiter: Connection
       bySite.clear();
     },
   };
+}
+
+/**
+ * Ends a socket whose credential ended (close code 4401) or whose holder's permissions changed
+ * (4403): an error frame saying which, then the close. The client asks for a new ticket.
+ */
+export function closeRevoked(socket: WebSocket, reason: RevokeReason): void {
+  if (socket.readyState !== WebSocket.OPEN) return;
+  const frame: ErrorFrame = { type: 'error', code: reason === 'unauthenticated' ? 'UNAUTHENTICATED' : 'PERMISSION_DENIED', message: REVOKE_MESSAGES[reason] };
+  socket.send(JSON.stringify(frame));
+  socket.close(CLOSE_CODES[reason], reason === 'unauthenticated' ? 'credential revoked' : 'permissions changed');
 }
 
 export function newConnectionId(): string {

@@ -1,7 +1,8 @@
 // The realtime parts of one instance, started once per server (src/modules/index.ts) and stopped with
 // the context: broker (in-process or Redis pub/sub), connection limiter, hub of local sessions, the
-// log tailer that turns committed events into frames, and item event streams for in-process
-// consumers (GraphQL subscriptions) fed by the same broker as the WebSocket sessions.
+// log tailer that turns committed events into frames and revocations, the revocations that end the
+// connections whose credential or permissions changed (./revocations.ts), and item event streams for
+// in-process consumers (GraphQL subscriptions) fed by the same broker as the WebSocket sessions.
 import type { FeedOperation } from '../../../domain/changeFeed/feedEntry.ts';
 import { deploymentNamespace } from '../../../infra/queue/deploymentNamespace.ts';
 import { createRedis, type Redis } from '../../../infra/redis/redis.ts';
@@ -11,6 +12,7 @@ import { startLogTailer, type LogTailer } from './logTailer.ts';
 import { createInProcessBroker, createRedisBroker, type RealtimeBroker } from './realtimeBroker.ts';
 import type { RealtimeMessage } from './realtimeFrames.ts';
 import { createRealtimeHub, type RealtimeHub } from './realtimeHub.ts';
+import { createRevocations, type Revocations } from './revocations.ts';
 
 /** An item change of one collection, as the realtime event frame signals it (no content). */
 export interface ItemEvent {
@@ -30,6 +32,8 @@ export interface RealtimeService {
   tailer: LogTailer;
   broker: RealtimeBroker;
   limiter: ConnectionLimiter;
+  /** The sockets and streams to end when their credential or permissions change, on this instance. */
+  revocations: Revocations;
   /**
    * The item events of one site and collection, in log order, as the broker delivers them (from any
    * instance with Redis). Resolves once the log is followed for it: every event committed after that
@@ -46,6 +50,36 @@ interface ItemEventConsumer {
   end(): void;
 }
 
+/**
+ * The Redis limiter while Redis answers; this instance's own count while it does not (a connection
+ * admitted then is released where it was counted), so a Redis outage never refuses realtime.
+ */
+function withLocalFallback(redis: Redis, shared: ConnectionLimiter, local: ConnectionLimiter): ConnectionLimiter {
+  const countedLocally = new Set<string>();
+  return {
+    async acquire(siteId, connectionId) {
+      if (redis.status === 'ready') {
+        try {
+          return await shared.acquire(siteId, connectionId);
+        } catch {
+          // Redis went away meanwhile: counted here below.
+        }
+      }
+      const admitted = await local.acquire(siteId, connectionId);
+      if (admitted) countedLocally.add(connectionId);
+      return admitted;
+    },
+    async release(siteId, connectionId) {
+      if (countedLocally.delete(connectionId)) return local.release(siteId, connectionId);
+      if (redis.status === 'ready') await shared.release(siteId, connectionId);
+    },
+    async refresh(connections) {
+      if (redis.status !== 'ready') return;
+      await shared.refresh(connections.filter(({ connectionId }) => !countedLocally.has(connectionId)));
+    },
+  };
+}
+
 export async function startRealtimeService(context: AppContext): Promise<RealtimeService> {
   const { config, logger } = context;
   const prefix = `svc:${deploymentNamespace(config.DATABASE_URL ?? config.dataDir)}:realtime`;
@@ -54,13 +88,17 @@ export async function startRealtimeService(context: AppContext): Promise<Realtim
   let limiter: ConnectionLimiter;
   if (config.REDIS_URL) {
     redis = createRedis(config.REDIS_URL, { onError: (error) => logger.warn({ err: error }, 'realtime Redis connection error') });
-    broker = await createRedisBroker({ redisUrl: config.REDIS_URL, channel: `${prefix}:frames`, logger });
-    limiter = createRedisLimiter({
+    broker = createRedisBroker({ redisUrl: config.REDIS_URL, channel: `${prefix}:frames`, logger });
+    limiter = withLocalFallback(
       redis,
-      prefix,
-      limit: config.SVC_REALTIME_MAX_CONNECTIONS_PER_SITE,
-      ttlMs: Math.max(3 * config.SVC_REALTIME_HEARTBEAT_MS, 5_000),
-    });
+      createRedisLimiter({
+        redis,
+        prefix,
+        limit: config.SVC_REALTIME_MAX_CONNECTIONS_PER_SITE,
+        ttlMs: Math.max(3 * config.SVC_REALTIME_HEARTBEAT_MS, 5_000),
+      }),
+      createInProcessLimiter(config.SVC_REALTIME_MAX_CONNECTIONS_PER_SITE),
+    );
   } else {
     broker = createInProcessBroker();
     limiter = createInProcessLimiter(config.SVC_REALTIME_MAX_CONNECTIONS_PER_SITE);
@@ -83,7 +121,10 @@ export async function startRealtimeService(context: AppContext): Promise<Realtim
     }
   }
 
+  const revocations = createRevocations(context);
   broker.subscribe((message) => {
+    // First: nothing more reaches a holder that the same events revoked.
+    if (message.revocations) revocations.apply(message.siteId, message.revocations);
     hub.deliver(message);
     deliverItemEvents(message);
   });
@@ -180,5 +221,5 @@ export async function startRealtimeService(context: AppContext): Promise<Realtim
     await broker.close();
     redis?.disconnect();
   });
-  return { hub, tailer, broker, limiter, itemEvents };
+  return { hub, tailer, broker, limiter, revocations, itemEvents };
 }

@@ -1,17 +1,25 @@
-// Realtime over HTTP: tickets (studio and end user) and the WebSocket at /realtime?ticket=.
+// Realtime over HTTP: tickets (studio and end user) and the WebSocket at /realtime?ticket=. A socket
+// lives as long as the credential its ticket was issued to: it is checked when the socket opens and
+// followed afterwards (./revocations.ts), closing with 4401 or 4403.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import type { UserPrincipal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { newConnectionId } from './realtimeHub.ts';
+import type WebSocket from 'ws';
+import { closeRevoked, newConnectionId } from './realtimeHub.ts';
 import type { RealtimeService } from './realtimeService.ts';
+import type { RevokeReason } from './revocations.ts';
 import { issueTicket, redeemTicket, type RealtimeTicket, type TicketKind } from './tickets.ts';
 
 interface Admission {
   ticket: RealtimeTicket;
   connectionId: string;
+  /** Set once the socket is open. */
+  socket: WebSocket | null;
+  /** A revocation that arrived before the socket opened. */
+  revoked: RevokeReason | null;
 }
 
 /** `realtime` is the server's one realtime service (started by registerModules, shared with GraphQL). */
@@ -57,14 +65,36 @@ export async function realtimeRoutes(app: FastifyInstance, { context }: ServerDe
         request.raw.socket.once('close', () => {
           realtime.limiter.release(ticket.siteId, connectionId).catch(() => undefined);
         });
-        // From here on the log is followed for this socket (an idle instance starts following now).
+        // From here on the log is followed for this socket (an idle instance starts following now), and
+        // its holder's revocations are watched before its credential is checked: a revocation committed
+        // before the check is seen by it, one committed after reaches the watcher.
         await realtime.tailer.follow();
-        admissions.set(request, { ticket, connectionId });
+        const admission: Admission = { ticket, connectionId, socket: null, revoked: null };
+        const { holder } = ticket;
+        const unwatch = realtime.revocations.watch({
+          siteId: ticket.siteId,
+          holder,
+          allowed: (access) => ticket.collections.every((collection) => access.can('read', collection)),
+          revoke(reason) {
+            admission.revoked = reason;
+            if (admission.socket) closeRevoked(admission.socket, reason);
+          },
+        });
+        request.raw.socket.once('close', unwatch);
+        const refused = await realtime.revocations.check(ticket.siteId, holder);
+        if (refused) {
+          unwatch();
+          if (refused === 'unauthenticated') throw new AppError('UNAUTHENTICATED', 'The credential this ticket was issued to is no longer valid', { path: ['query', 'ticket'] });
+          throw errors.forbidden("The holder's role changed since this ticket was issued; ask for a new ticket");
+        }
+        admissions.set(request, admission);
       },
     },
     (socket, request) => {
       const admission = admissions.get(request)!;
       realtime.hub.attach(socket, admission.ticket, admission.connectionId);
+      admission.socket = socket;
+      if (admission.revoked) closeRevoked(socket, admission.revoked);
     },
   );
 }

@@ -2,6 +2,9 @@
 // site ("<site>.<random>") because a browser's WebSocket cannot send the X-Svc-Site header; using it
 // is one UPDATE ... WHERE used_at IS NULL, so two connections can never share it.
 // Tickets are credentials, not business history: they live in their own table, not in the log.
+// A ticket also keeps who it was issued to (`holder`: the principal, its session or API key, role and
+// admin flag), so that the socket it opens ends with that credential (./revocations.ts); a ticket
+// issued before tickets kept it (within the minute before an upgrade) has none and is refused.
 import { AppError } from '../../../domain/shared/appError.ts';
 import { SITE_ID_PATTERN } from '../../../domain/sites/site.ts';
 import { randomToken, tokenHash } from '../../../infra/crypto/secrets.ts';
@@ -20,6 +23,8 @@ export interface RealtimeTicket {
   userId: string | null;
   /** Collections whose item signals the holder may subscribe to. */
   collections: string[];
+  /** The principal the ticket was issued to. */
+  holder: UserPrincipal;
 }
 
 /** The site's live collections that `mayRead` allows (the content schema's read model). */
@@ -42,8 +47,8 @@ export async function issueTicket(
   const collections = await context.database.withSite(siteId, async (tx) => {
     const readable = await readableCollections(tx, siteId, mayRead);
     await tx.query(sql`
-      INSERT INTO realtime_tickets (site_id, ticket_hash, kind, user_id, collections, created_at, expires_at)
-      VALUES (${siteId}, ${tokenHash(ticket)}, ${kind}, ${principal.userId}, ${JSON.stringify(readable)}::jsonb, ${now}, ${expiresAt})`);
+      INSERT INTO realtime_tickets (site_id, ticket_hash, kind, user_id, collections, holder, created_at, expires_at)
+      VALUES (${siteId}, ${tokenHash(ticket)}, ${kind}, ${principal.userId}, ${JSON.stringify(readable)}::jsonb, ${JSON.stringify(principal)}::jsonb, ${now}, ${expiresAt})`);
     return readable;
   });
   return { ticket, expiresAt, collections };
@@ -58,11 +63,11 @@ export async function redeemTicket(context: Pick<AppContext, 'database'>, ticket
   const siteId = ticket.slice(0, Math.max(0, ticket.indexOf('.')));
   if (!SITE_ID_PATTERN.test(siteId)) throw invalidTicket();
   const [row] = await context.database.withSite(siteId, (tx) =>
-    tx.query<{ kind: TicketKind; user_id: string | null; collections: string[] }>(sql`
+    tx.query<{ kind: TicketKind; user_id: string | null; collections: string[]; holder: UserPrincipal | null }>(sql`
       UPDATE realtime_tickets SET used_at = ${now}
        WHERE site_id = ${siteId} AND ticket_hash = ${tokenHash(ticket)} AND used_at IS NULL AND expires_at > ${now}
-      RETURNING kind, user_id, collections`),
+      RETURNING kind, user_id, collections, holder`),
   );
-  if (!row) throw invalidTicket();
-  return { siteId, kind: row.kind, userId: row.user_id, collections: row.collections };
+  if (!row?.holder) throw invalidTicket();
+  return { siteId, kind: row.kind, userId: row.user_id, collections: row.collections, holder: row.holder };
 }

@@ -1,6 +1,6 @@
 // A member's policies shape its GraphQL schema and answers as they shape REST: collections it
 // cannot read are not in its schema, mutations it may not make are missing, row conditions filter,
-// field lists mask (null), writes outside its rules are PERMISSION_DENIED or NOT_FOUND.
+// fields it may not read are not in its schema either, writes outside its rules are PERMISSION_DENIED or NOT_FOUND.
 import { describe, expect, it } from 'vitest';
 import { connectOwnerClientForFile } from '../../support/databases.ts';
 import { startTestServiceForFile } from '../../support/testService.ts';
@@ -39,9 +39,11 @@ describe('reading', () => {
     for (const query of ['{ authors { id } }', '{ comments_by_id(id: "x") { id } }', '{ articles { comments { id } } }']) {
       expect(errorOf(await gql(query)), query).toMatchObject({ code: 'VALIDATION', status: 400 });
     }
-    const list = dataOf(await gql('{ articles { id title status views body author _data } }')).articles;
-    // Masked fields stay null; an m2o to a collection it cannot read is the id, as REST's `fields=author`.
-    expect(list).toEqual([{ id: published.id, title: 'Out', status: 'published', views: null, body: null, author: ada.id, _data: { id: published.id, title: 'Out', status: 'published', author: ada.id } }]);
+    const list = dataOf(await gql('{ articles { id title status author _data } }')).articles;
+    // An m2o to a collection it cannot read is the id, as REST's `fields=author`.
+    expect(list).toEqual([{ id: published.id, title: 'Out', status: 'published', author: ada.id, _data: { id: published.id, title: 'Out', status: 'published', author: ada.id } }]);
+    // Fields it may not read are not in its schema.
+    expect(errorOf(await gql('{ articles { id views } }'))).toMatchObject({ code: 'VALIDATION', status: 400, message: expect.stringContaining('Cannot query field "views"') });
     const rest = await site.as(member.token, 'GET', '/items/articles?fields=*');
     expect(rest.body.data).toEqual(list.map((article: { _data: unknown }) => article._data));
     expect(dataOf(await gql(`{ articles_by_id(id: "${draft.id}") { id } }`))).toEqual({ articles_by_id: null });
@@ -60,9 +62,10 @@ describe('reading', () => {
       { collection: 'articles', action: 'read' },
       { collection: 'authors', action: 'read', fields: ['id', 'name'] },
     ]);
-    const read = dataOf(await gql(`{ articles_by_id(id: "${published.id}") { title author { name email _data } } authors { name email } }`));
-    expect(read.articles_by_id).toEqual({ title: 'Out', author: { name: 'Ada', email: null, _data: { id: expect.any(String), name: 'Ada' } } });
-    expect(read.authors).toEqual([{ name: 'Ada', email: null }]);
+    const read = dataOf(await gql(`{ articles_by_id(id: "${published.id}") { title author { name _data } } authors { name } }`));
+    expect(read.articles_by_id).toEqual({ title: 'Out', author: { name: 'Ada', _data: { id: expect.any(String), name: 'Ada' } } });
+    expect(read.authors).toEqual([{ name: 'Ada' }]);
+    expect(errorOf(await gql(`{ articles_by_id(id: "${published.id}") { author { email } } }`))).toMatchObject({ code: 'VALIDATION', status: 400 });
     expect(errorOf(await gql('{ articles(filter: { author: { email: { _eq: "ada@example.test" } } }) { id } }'))).toMatchObject({ code: 'PERMISSION_DENIED', status: 403 });
   });
 
@@ -90,7 +93,8 @@ describe('reading', () => {
     const key = await site.admin('POST', '/api-keys', { name: 'reader', roleId: role.id });
     expect(key.status, JSON.stringify(key.body)).toBe(201);
     const gql = graphqlAs(service, site, key.body.data.key);
-    expect(dataOf(await gql('{ _collections articles { id title views } }'))).toEqual({ _collections: ['articles'], articles: [{ id: published.id, title: 'Out', views: null }] });
+    expect(dataOf(await gql('{ _collections articles { id title } }'))).toEqual({ _collections: ['articles'], articles: [{ id: published.id, title: 'Out' }] });
+    expect(errorOf(await gql('{ articles { views } }'))).toMatchObject({ code: 'VALIDATION', status: 400 });
     expect(errorOf(await gql('mutation { delete_articles(id: "x") }'))).toMatchObject({ code: 'VALIDATION', status: 400 });
   });
 });

@@ -7,8 +7,12 @@ import type { MaintenanceWriter, Projection } from './projection.ts';
 
 export interface TableOwnership {
   table: string;
-  /** The one writer of the table's rows: a projection (by name), or a reactor (by file) for its own state. */
-  owner: { projection: string } | { reactor: string };
+  /**
+   * The one writer of the table's rows: a projection (by name); a reactor (by file) for its own state;
+   * or, for state no event describes (the log itself, credentials, counters, scratch space), the
+   * store's one module (by file), with `why` it is not derived from the log.
+   */
+  owner: { projection: string } | { reactor: string } | { store: string; why: string };
   /** How the owner writes it when not by statements of its own. */
   through?: string;
   maintainers: readonly MaintenanceWriter[];
@@ -16,6 +20,94 @@ export interface TableOwnership {
 
 /** Tables no projection lists in `tables`, with their owner. */
 const TABLES_BESIDE_PROJECTIONS: readonly TableOwnership[] = [
+  {
+    table: 'events',
+    owner: { store: 'infra/eventstore/eventStore.ts', why: 'the log itself: appended through svc_append and svc_append_first_events, never updated' },
+    maintainers: [
+      {
+        table: 'events',
+        writer: 'scripts/bench/eventstore.ts (seeding)',
+        why: 'the event-store benchmark seeds a large log straight into the table before it measures appends.',
+      },
+      {
+        table: 'events',
+        writer: 'scripts/bench/feed.ts (seeding)',
+        why: 'the change-feed benchmark seeds a large log straight into the table before it measures the feed.',
+      },
+    ],
+  },
+  {
+    table: 'projection_checkpoints',
+    owner: { store: 'src/runtime/projectionRunner.ts', why: "each projection's position in the log, advanced in the transaction that applies its events" },
+    maintainers: [
+      {
+        table: 'projection_checkpoints',
+        writer: 'scripts/bench/items.ts (seeding)',
+        why: 'the items benchmark seeds a million rows straight into the read model and moves the checkpoints past its own events.',
+      },
+    ],
+  },
+  {
+    table: 'job_queue',
+    owner: { store: 'infra/queue/postgresJobQueue.ts', why: 'jobs waiting to run (the queue without Redis): work to do, not history' },
+    maintainers: [],
+  },
+  {
+    table: 'cdc_feed_converted',
+    owner: { store: 'infra/postgres/migrations/0305_change_feed_references_log.sql', why: 'a marker of a one-time conversion of stored feed entries, written by that migration only' },
+    maintainers: [],
+  },
+  {
+    table: 'api_key_usage',
+    owner: { store: 'src/auth/apiKeyAuthenticator.ts', why: "when each key was last used: a counter per request, which as events would grow the log on every read" },
+    maintainers: [],
+  },
+  {
+    table: 'realtime_tickets',
+    owner: { store: 'src/modules/realtime/tickets.ts', why: 'one-minute single-use credentials, stored as hashes: credentials are not business history' },
+    maintainers: [
+      {
+        table: 'realtime_tickets',
+        writer: 'src/modules/cdc/retention.ts (pruneSiteChangeFeed)',
+        why: 'retention: expired tickets are removed with the feed entries past retention.',
+      },
+    ],
+  },
+  ...['pageview_daily', 'pageview_uniques', 'pageview_flushes'].map(
+    (table): TableOwnership => ({
+      table,
+      owner: { store: 'src/modules/pageviews/pageviewCounts.ts', why: 'anonymous page hit counts, flushed from memory or Redis: a hit is a counter, never an event (docs/delivery.md)' },
+      maintainers: [],
+    }),
+  ),
+  {
+    table: 'sensitive_values',
+    owner: { store: 'src/modules/encryption/sealedValues.ts', why: 'sealed pii/phi values beside the log, which holds only references to them, so that an erasure can destroy them (docs/privacy.md)' },
+    maintainers: [
+      {
+        table: 'sensitive_values',
+        writer: 'src/modules/encryption/keyAdmin.ts (rewrap)',
+        why: 'a rewrap seals the same values under the current key; the references in the log stay as they are.',
+      },
+      {
+        table: 'sensitive_values',
+        writer: 'src/modules/erasure/erasureHandlers.ts (eraseRecords)',
+        why: 'an executed erasure destroys the sealed values of the erased records (crypto-shredding), in its own transaction.',
+      },
+    ],
+  },
+  ...['log_checkpoints', 'log_checkpoint_heads', 'log_checkpoint_streams', 'log_checkpoint_cursor'].map(
+    (table): TableOwnership => ({
+      table,
+      owner: { store: 'src/modules/audit/checkpointTask.ts', why: 'signed checkpoints of the log and the running heads they are computed from: a seal over the log, not a fact in it (docs/verifiable-history.md)' },
+      maintainers: [],
+    }),
+  ),
+  {
+    table: 'sign_in_failure_windows',
+    owner: { store: 'src/modules/auth/failedSignIns.ts', why: "failed sign-ins past a window's event budget, counted until the window closes and becomes one event (docs/security.md)" },
+    maintainers: [],
+  },
   {
     table: 'item_count_deltas',
     owner: { projection: 'items' },

@@ -60,6 +60,17 @@ describe('read-model tables', () => {
     for (const projection of projections) for (const table of projection.tables) expect(owners.find((owner) => owner.table === table)?.owner).toEqual({ projection: projection.name });
   });
 
+  it('are every table the migrations create, none without an owner', () => {
+    const created = new Set<string>();
+    for (const file of filesUnder('infra/postgres/migrations', '.sql').sort()) {
+      const text = readFileSync(join(root, file), 'utf8');
+      for (const match of text.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/gi)) created.add(match[1]!);
+      for (const match of text.matchAll(/DROP TABLE (?:IF EXISTS )?(\w+)/gi)) created.delete(match[1]!);
+    }
+    expect([...created].filter((table) => !tables.includes(table)).sort()).toEqual([]);
+    for (const { owner } of owners) if ('store' in owner) expect(owner.why.length).toBeGreaterThan(20);
+  });
+
   it('are written only by their owner and their declared maintainers', async () => {
     const defined = await projectionsByFile();
     const functions = writingFunctions();
@@ -71,7 +82,8 @@ describe('read-model tables', () => {
       for (const table of written) {
         const ownership = owners.find((owner) => owner.table === table)!;
         const owner = ownership.owner;
-        const isOwner = 'projection' in owner ? (defined.get(file) ?? []).includes(owner.projection) && !ownership.through : owner.reactor === file;
+        const isOwner =
+          'projection' in owner ? (defined.get(file) ?? []).includes(owner.projection) && !ownership.through : 'reactor' in owner ? owner.reactor === file : owner.store === file;
         const isMaintainer = ownership.maintainers.some((maintainer) => fileOf(maintainer.writer) === file);
         if (!isOwner && !isMaintainer) undeclared.push(`${file} writes ${table}`);
       }

@@ -94,6 +94,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   // (SVC_RATE_LIMIT_SITE_LOOKUP), so a client naming random sites is refused before each query.
   const siteLookups: CustomRateLimit = { name: 'siteLookup', limit: config.SVC_RATE_LIMIT_SITE_LOOKUP, per: 'ip' };
   const sites = createSiteResolver(context, { beforeLookup: (request) => rateLimiting.enforce(siteLookups, `ip:${request.ip}`) });
+  context.onClose(async () => sites.close());
   const deps: ServerDeps = { context, tokens, sites, authenticators: [], healthChecks: {} };
   const internalJwt = internalJwtAuthenticator(context, tokens);
   const authenticate = createAuthenticationChain(() => [...deps.authenticators, internalJwt]);

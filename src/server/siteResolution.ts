@@ -9,6 +9,7 @@ import { AppError } from '../../domain/shared/appError.ts';
 import { SITE_ID_PATTERN } from '../../domain/sites/site.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 import type { AppContext } from '../runtime/context.ts';
+import { watchSiteChanges } from '../runtime/siteChanges.ts';
 
 const CACHE_MS = 2_000;
 /** Site ids and host names remembered (known or not) per instance. */
@@ -19,6 +20,7 @@ export interface SiteResolver {
   forget(siteId: string): void;
   /** How many site ids and hosts are remembered (at most twice SITE_CACHE_SIZE). */
   cached(): number;
+  close(): void;
 }
 
 export interface SiteResolverOptions {
@@ -26,10 +28,24 @@ export interface SiteResolverOptions {
   beforeLookup?: (request: FastifyRequest) => Promise<void>;
 }
 
-export function createSiteResolver(context: Pick<AppContext, 'database' | 'config'>, options: SiteResolverOptions = {}): SiteResolver {
+export function createSiteResolver(context: Pick<AppContext, 'database' | 'config' | 'notifier'>, options: SiteResolverOptions = {}): SiteResolver {
   const known = new LRUCache<string, boolean>({ max: SITE_CACHE_SIZE, ttl: CACHE_MS });
-  // A host's site id, or '' for a host no site registered.
-  const hosts = new LRUCache<string, string>({ max: SITE_CACHE_SIZE, ttl: CACHE_MS });
+  // The site a registered domain names, and back (a site's change drops its hosts at once: its domain
+  // may have moved). A host no site registered is not remembered: each such lookup is counted.
+  const hostsOfSite = new Map<string, Set<string>>();
+  const hosts = new LRUCache<string, string>({
+    max: SITE_CACHE_SIZE,
+    ttl: CACHE_MS,
+    dispose: (siteId, host) => {
+      const its = hostsOfSite.get(siteId);
+      its?.delete(host);
+      if (its?.size === 0) hostsOfSite.delete(siteId);
+    },
+  });
+  // A lookup that overlapped its site's change may keep the older answer, for CACHE_MS at most.
+  const changes = watchSiteChanges(context, (siteId) => {
+    for (const host of [...(hostsOfSite.get(siteId) ?? [])]) hosts.delete(host);
+  });
   const beforeLookup = options.beforeLookup ?? (async () => {});
 
   async function exists(request: FastifyRequest, siteId: string): Promise<boolean> {
@@ -51,11 +67,15 @@ export function createSiteResolver(context: Pick<AppContext, 'database' | 'confi
       if (!label.includes('.')) return label;
     }
     const cached = hosts.get(hostname);
-    if (cached !== undefined) return cached || null;
+    if (cached !== undefined) return cached;
     await beforeLookup(request);
     const rows = await context.database.query<{ id: string }>(sql`SELECT id FROM sites WHERE domain = ${hostname} AND deleted_at IS NULL`);
-    hosts.set(hostname, rows[0]?.id ?? '');
-    return rows[0]?.id ?? null;
+    const siteId = rows[0]?.id ?? null;
+    if (siteId !== null) {
+      hosts.set(hostname, siteId);
+      hostsOfSite.set(siteId, (hostsOfSite.get(siteId) ?? new Set()).add(hostname));
+    }
+    return siteId;
   }
 
   return {
@@ -72,9 +92,9 @@ export function createSiteResolver(context: Pick<AppContext, 'database' | 'confi
     },
     forget(siteId) {
       known.delete(siteId);
-      // A site's domain may have changed with it: host entries live CACHE_MS at most anyway.
-      hosts.clear();
+      for (const host of [...(hostsOfSite.get(siteId) ?? [])]) hosts.delete(host);
     },
     cached: () => known.size + hosts.size,
+    close: () => changes.close(),
   };
 }

@@ -5,7 +5,7 @@
 // `hasCapability`. Administrators (a role with the admin flag) and the instance token may do everything.
 import { isItemAction, ALL_FIELDS } from '../../domain/access/permissionRule.ts';
 import { raw, type SqlFragment } from '../../infra/postgres/sql.ts';
-import type { Principal } from '../auth/principal.ts';
+import { isSiteAdmin, type Principal } from '../auth/principal.ts';
 import type { SiteSchema } from '../schema/schemaCache.ts';
 import { compileFilterNode, ITEMS_TABLE, resolveFilter, type FilterNode } from '../query/index.ts';
 import type { AppContext } from '../runtime/context.ts';
@@ -66,7 +66,7 @@ function subjectOf(principal: Principal): Subject | null {
 }
 
 function isAdministrator(principal: Principal): boolean {
-  return principal.kind === 'instance' || (principal.kind === 'user' && principal.admin);
+  return principal.kind === 'instance' || isSiteAdmin(principal);
 }
 
 function ruleMatches(rule: GrantedRule, action: string, collection: string | null): boolean {

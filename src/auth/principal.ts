@@ -1,4 +1,5 @@
 // Who is calling: the result of authentication, carried on every request.
+import { errors } from '../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../domain/shared/events.ts';
 
 export type Principal =
@@ -25,9 +26,28 @@ export type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 /** Prefix of the synthetic user id of a principal that comes from an API key bound to a role. */
 export const API_KEY_USER_PREFIX = 'apikey:';
 
-/** Whether the principal is a real user of the site (not a role-bound API key). */
+/** Whether the principal is a real user of the site (not a role-bound API key): a person, or an agent (a key) acting for one. */
 export function isSiteUser(principal: Principal): principal is UserPrincipal {
   return principal.kind === 'user' && !principal.userId.startsWith(API_KEY_USER_PREFIX);
+}
+
+/** Whether the principal is a person signed in (a session or an identity provider's token), not an API key. */
+export function isPerson(principal: Principal): principal is UserPrincipal {
+  return isSiteUser(principal) && principal.via !== 'apiKey';
+}
+
+/** Whether the principal is one of the site's administrators (a user of an admin role, or a key of one). */
+export function isSiteAdmin(principal: Principal): principal is UserPrincipal {
+  return principal.kind === 'user' && principal.admin;
+}
+
+/**
+ * The user principal of a request whose route's access level admits only user principals (every
+ * level but `public` and `instance` on a site's routes): a narrowing, not a check of its own.
+ */
+export function userPrincipal(principal: Principal): UserPrincipal {
+  if (principal.kind !== 'user') throw errors.forbidden();
+  return principal;
 }
 
 export function actorOf(principal: Principal): { kind: 'user' | 'apiKey' | 'system' | 'instance' | 'anonymous'; id: string | null; impersonatorId?: string } {

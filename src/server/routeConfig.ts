@@ -5,8 +5,20 @@ import type { Access } from '../access/access.ts';
 import type { Principal } from '../auth/principal.ts';
 
 export type SiteRequirement = 'required' | 'none';
-/** public: anyone; bearer: any signed-in principal; siteAdmin: the site's administrators; instance: the instance token. */
-export type AccessLevel = 'public' | 'bearer' | 'siteAdmin' | 'instance';
+/**
+ * Who may call a route:
+ * - `public`: anyone;
+ * - `bearer`: any authenticated principal (API keys bound to a role included);
+ * - `user`: a person, or an agent acting for one (a session, an identity provider's token, an API key
+ *   bound to a user): not a key bound to a role, which speaks for no one;
+ * - `person`: a person signed in as themselves (a session or an identity provider's token), not an
+ *   API key;
+ * - `siteAdmin`: the site's administrators (their keys included);
+ * - `personAdmin`: a site administrator signed in as themselves, not an API key (step-up actions,
+ *   impersonation, dual control);
+ * - `instance`: the instance token.
+ */
+export type AccessLevel = 'public' | 'bearer' | 'user' | 'person' | 'siteAdmin' | 'personAdmin' | 'instance';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

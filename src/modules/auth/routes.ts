@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError, errors } from '../../../domain/shared/appError.ts';
+import { AppError } from '../../../domain/shared/appError.ts';
 import { apiKeyAuthenticator } from '../../auth/apiKeyAuthenticator.ts';
 import { externalJwtAuthenticator } from '../../auth/externalJwtAuthenticator.ts';
-import { anonymousMetadata, isSiteUser } from '../../auth/principal.ts';
+import { anonymousMetadata, userPrincipal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { currentUser, login, logout, refresh, type SignedIn } from './handlers.ts';
 import { registrationRoutes } from './registrationRoutes.ts';
@@ -93,8 +93,7 @@ export async function authRoutes(app: FastifyInstance, deps: ServerDeps): Promis
     return reply.status(204).send();
   });
 
-  api.get('/auth/me', { config: { site: 'required', access: 'bearer' }, schema: { tags: ['auth'], response: { 200: z.object({ data: userSchema }) } } }, async (request) => {
-    if (!isSiteUser(request.principal)) throw errors.forbidden('Only users have a profile');
-    return { data: await currentUser(context, request.siteId, request.principal.userId) };
+  api.get('/auth/me', { config: { site: 'required', access: 'user' }, schema: { tags: ['auth'], response: { 200: z.object({ data: userSchema }) } } }, async (request) => {
+    return { data: await currentUser(context, request.siteId, userPrincipal(request.principal).userId) };
   });
 }

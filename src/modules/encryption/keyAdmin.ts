@@ -10,7 +10,7 @@ import { ENCRYPTION_ALGORITHM } from '../../../infra/crypto/keyRing.ts';
 import { verifyPassword } from '../../../infra/crypto/passwords.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
-import type { Principal } from '../../auth/principal.ts';
+import type { UserPrincipal } from '../../auth/principal.ts';
 import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { readEncryptionSettings } from './encryptionSettings.ts';
@@ -168,10 +168,8 @@ export async function envelopeStatus(context: KeyAdminContext, siteId: string): 
 }
 
 /** Turns the envelope mode on or off after re-verifying the administrator's password (step-up). */
-export async function setEnvelope(context: KeyAdminContext, siteId: string, principal: Principal, input: { enabled: boolean; password: string }, metadata: EventMetadata) {
-  if (principal.kind !== 'user' || principal.via === 'apiKey') {
-    throw new AppError('PERMISSION_DENIED', 'Changing the envelope mode re-verifies a signed-in administrator\'s password: an API key or the instance token cannot');
-  }
+/** `principal`: a site administrator signed in as themselves (the route's `personAdmin`), whose password is re-verified. */
+export async function setEnvelope(context: KeyAdminContext, siteId: string, principal: UserPrincipal, input: { enabled: boolean; password: string }, metadata: EventMetadata) {
   const [user] = isUuid(principal.userId)
     ? await context.database.withSiteReads(siteId, (tx) =>
         tx.query<{ password_hash: string | null }>(sql`SELECT password_hash FROM users WHERE site_id = ${siteId} AND id = ${principal.userId}::uuid`),

@@ -5,6 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { envelopeStatus, listKeys, migrateEnvelope, rewrap, rotateKey, setEnvelope } from './keyAdmin.ts';
+import { userPrincipal } from '../../auth/principal.ts';
 
 const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 const tags = ['privacy'];
@@ -43,8 +44,8 @@ export async function encryptionRoutes(app: FastifyInstance, { context }: Server
 
   api.post(
     '/admin/encryption/envelope',
-    { config: siteAdmin, schema: { tags, body: z.object({ enabled: z.boolean(), password: z.string().min(1).max(1024) }).strict() } },
-    async (request) => ({ data: await setEnvelope(context, request.siteId, request.principal, request.body, request.metadata) }),
+    { config: { site: 'required', access: 'personAdmin' }, schema: { tags, body: z.object({ enabled: z.boolean(), password: z.string().min(1).max(1024) }).strict() } },
+    async (request) => ({ data: await setEnvelope(context, request.siteId, userPrincipal(request.principal), request.body, request.metadata) }),
   );
 
   api.post('/admin/encryption/envelope/migrate', { config: siteAdmin, schema: { tags, body: batchBody } }, async (request) => ({

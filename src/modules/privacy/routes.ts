@@ -1,10 +1,9 @@
 // /me/consents, /me/data-export, /me/restriction, /me/automated-decisions (the signed-in user, never
 // an API key) and /retention (site admin). docs/privacy.md says what each holds and stops.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errors } from '../../../domain/shared/appError.ts';
-import { isSiteUser, type UserPrincipal } from '../../auth/principal.ts';
+import { userPrincipal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { buildDataExport } from './dataExport.ts';
 import { setConsent, setRestriction } from './handlers.ts';
@@ -12,21 +11,17 @@ import { listAutomatedDecisions, listConsents, readRestriction } from './queries
 import { retentionHorizons, runRetention } from './retention.ts';
 import { automatedDecisionSchema, consentBody, consentSchema, consentTypeParams, pageQuery, restrictionBody, restrictionSchema } from './schemas.ts';
 
-const me = { site: 'required' as const, access: 'bearer' as const };
+/** The user behind a session or an external token: an API key (user-bound or not) speaks for no one's privacy choices. */
+const me = { site: 'required' as const, access: 'person' as const };
 const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 const tags = ['privacy'];
 
-/** The user behind a session or an external token: an API key (user-bound or not) speaks for no one's privacy choices. */
-function signedInUser(request: FastifyRequest): UserPrincipal {
-  if (!isSiteUser(request.principal) || request.principal.via === 'apiKey') throw errors.forbidden('This needs a signed-in user, not an API key');
-  return request.principal;
-}
 
 export async function privacyRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.get('/me/consents', { config: me, schema: { tags, response: { 200: z.object({ data: z.array(consentSchema) }) } } }, async (request) => {
-    const user = signedInUser(request);
+    const user = userPrincipal(request.principal);
     return { data: await context.database.withSiteReads(request.siteId, (tx) => listConsents(tx, request.siteId, user.userId)) };
   });
 
@@ -34,30 +29,30 @@ export async function privacyRoutes(app: FastifyInstance, { context }: ServerDep
     '/me/consents/:type',
     { config: me, schema: { tags, params: consentTypeParams, body: consentBody, response: { 200: z.object({ data: consentSchema }) } } },
     async (request) => {
-      const user = signedInUser(request);
+      const user = userPrincipal(request.principal);
       return { data: await setConsent(context, request.siteId, user.userId, request.params.type, request.body, request.metadata) };
     },
   );
 
   api.get('/me/restriction', { config: me, schema: { tags, response: { 200: z.object({ data: restrictionSchema }) } } }, async (request) => {
-    const user = signedInUser(request);
+    const user = userPrincipal(request.principal);
     return { data: await context.database.withSiteReads(request.siteId, (tx) => readRestriction(tx, request.siteId, user.userId)) };
   });
 
   api.put('/me/restriction', { config: me, schema: { tags, body: restrictionBody, response: { 200: z.object({ data: restrictionSchema }) } } }, async (request) => {
-    const user = signedInUser(request);
+    const user = userPrincipal(request.principal);
     return { data: await setRestriction(context, request.siteId, user.userId, request.body, request.metadata) };
   });
 
   const decisionsPage = z.object({ data: z.array(automatedDecisionSchema), meta: z.object({ total: z.number(), page: z.number(), pageSize: z.number() }) });
   api.get('/me/automated-decisions', { config: me, schema: { tags, querystring: pageQuery, response: { 200: decisionsPage } } }, async (request) => {
-    const user = signedInUser(request);
+    const user = userPrincipal(request.principal);
     const { decisions, total } = await context.database.withSiteReads(request.siteId, (tx) => listAutomatedDecisions(tx, request.siteId, user.userId, request.query));
     return { data: decisions, meta: { total, page: request.query.page, pageSize: request.query.limit } };
   });
 
   api.get('/me/data-export', { config: me, schema: { tags } }, async (request, reply) => {
-    const user = signedInUser(request);
+    const user = userPrincipal(request.principal);
     const document = await buildDataExport(context, await request.access(), user, request.metadata);
     return reply.header('content-disposition', `attachment; filename="data-export-${user.userId}.json"`).send(document);
   });

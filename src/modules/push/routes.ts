@@ -1,12 +1,12 @@
 // Web push over HTTP: the VAPID public key, status, a test notification, and the caller's
 // browser subscriptions (upsert and remove).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError, errors } from '../../../domain/shared/appError.ts';
+import { AppError } from '../../../domain/shared/appError.ts';
 import { createOutboundHttp } from '../../../infra/http/outboundHttp.ts';
 import { assertVapidDetails, createWebPushSender, type VapidDetails } from '../../../infra/webpush/webPushSender.ts';
-import type { UserPrincipal } from '../../auth/principal.ts';
+import { userPrincipal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { registerPushSubscription, removePushSubscription, sendTestPush, type PushDeps } from './handlers.ts';
 import { countUserPushSubscriptions } from './queries.ts';
@@ -25,10 +25,6 @@ export async function pushRoutes(app: FastifyInstance, { context }: ServerDeps):
   context.onClose(async () => http.close());
   const deps: PushDeps = { context, http, sender: createWebPushSender({ vapid, http, timeoutMs: config.SVC_WEBHOOK_TIMEOUT_MS }) };
 
-  function userOf(request: FastifyRequest): UserPrincipal {
-    if (request.principal.kind !== 'user') throw errors.forbidden('Web push is for signed-in users');
-    return request.principal;
-  }
   const endpointSchema = z
     .url({ protocol: config.SVC_WEBHOOK_ALLOW_PRIVATE ? /^https?$/ : /^https$/ })
     .max(2_000);
@@ -39,7 +35,7 @@ export async function pushRoutes(app: FastifyInstance, { context }: ServerDeps):
   });
 
   api.get('/push/status', { config: signedIn, schema: { tags: ['push'] } }, async (request) => {
-    const user = userOf(request);
+    const user = userPrincipal(request.principal);
     const subscriptions = await context.database.withSite(request.siteId, (tx) => countUserPushSubscriptions(tx, request.siteId, user.userId));
     return { data: { vapidConfigured: vapid !== null, realtimeAvailable: true, subscriptions } };
   });
@@ -54,7 +50,7 @@ export async function pushRoutes(app: FastifyInstance, { context }: ServerDeps):
       },
     },
     async (request) => {
-      const user = userOf(request);
+      const user = userPrincipal(request.principal);
       const content = { title: request.body?.title ?? 'Test notification', body: request.body?.body ?? 'Web push works for this browser.' };
       return { data: await sendTestPush(deps, request.siteId, user.userId, content, request.metadata) };
     },
@@ -74,7 +70,7 @@ export async function pushRoutes(app: FastifyInstance, { context }: ServerDeps):
       },
     },
     async (request, reply) => {
-      const user = userOf(request);
+      const user = userPrincipal(request.principal);
       const { endpoint, keys } = request.body;
       const created = await registerPushSubscription(deps, request.siteId, user.userId, { endpoint, keys }, request.metadata);
       return reply.status(created ? 201 : 200).send({ data: { endpoint, keys } });
@@ -85,7 +81,7 @@ export async function pushRoutes(app: FastifyInstance, { context }: ServerDeps):
     '/push/subscriptions',
     { config: signedIn, schema: { tags: ['push'], body: z.object({ endpoint: z.string().min(1).max(2_000) }) } },
     async (request, reply) => {
-      const user = userOf(request);
+      const user = userPrincipal(request.principal);
       await removePushSubscription(deps, request.siteId, user.userId, request.body.endpoint, request.metadata);
       return reply.status(204).send();
     },

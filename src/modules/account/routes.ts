@@ -7,10 +7,10 @@ import { errors } from '../../../domain/shared/appError.ts';
 import { userPrincipal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { passwordSchema } from '../auth/schemas.ts';
-import { uuidOr404 } from '../users/identityHelpers.ts';
 import { changePassword, revokeAllSessions, revokeSession, updatePreferences } from './handlers.ts';
 import { listActiveSessions, readPreferences } from './queries.ts';
 import { sessionSchema } from './schemas.ts';
+import { uuidOr404 } from '../../server/routeKit.ts';
 
 export const SAVE_ACTIONS = ['stay', 'return', 'create_new'] as const;
 

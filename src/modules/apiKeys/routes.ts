@@ -5,9 +5,9 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { uuidSchema } from '../../../domain/shared/uuid.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { uuidOr404 } from '../users/identityHelpers.ts';
 import { createApiKey, revokeApiKey } from './handlers.ts';
 import { listApiKeys } from './queries.ts';
+import { SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
 
 const apiKeySchema = z.object({
   id: z.string(),
@@ -19,7 +19,6 @@ const apiKeySchema = z.object({
   createdAt: z.string(),
   lastUsedAt: z.string().nullable(),
 });
-const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 
 export async function apiKeysRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -27,7 +26,7 @@ export async function apiKeysRoutes(app: FastifyInstance, { context }: ServerDep
   api.post(
     '/api-keys',
     {
-      config: siteAdmin,
+      config: SITE_ADMIN,
       schema: {
         tags: ['api-keys'],
         body: z.object({ name: z.string().trim().min(1).max(200), userId: uuidSchema.nullish(), roleId: uuidSchema.nullish() }).strict(),
@@ -37,11 +36,11 @@ export async function apiKeysRoutes(app: FastifyInstance, { context }: ServerDep
     async (request, reply) => reply.status(201).send({ data: await createApiKey(context, request.siteId, request.body, request.principal, request.metadata) }),
   );
 
-  api.get('/api-keys', { config: siteAdmin, schema: { tags: ['api-keys'], response: { 200: z.object({ data: z.array(apiKeySchema) }) } } }, async (request) => ({
+  api.get('/api-keys', { config: SITE_ADMIN, schema: { tags: ['api-keys'], response: { 200: z.object({ data: z.array(apiKeySchema) }) } } }, async (request) => ({
     data: await context.database.withSite(request.siteId, (tx) => listApiKeys(tx, request.siteId)),
   }));
 
-  api.delete('/api-keys/:id', { config: siteAdmin, schema: { tags: ['api-keys'], params: z.object({ id: z.string() }) } }, async (request, reply) => {
+  api.delete('/api-keys/:id', { config: SITE_ADMIN, schema: { tags: ['api-keys'], params: z.object({ id: z.string() }) } }, async (request, reply) => {
     await revokeApiKey(context, request.siteId, uuidOr404(request.params.id, 'API key'), request.metadata);
     return reply.status(204).send();
   });

@@ -6,15 +6,15 @@ import { parseFilterParam } from '../../query/index.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { listCheckpoints } from './checkpointQueries.ts';
 import { listAudit, verifyLog } from './queries.ts';
+import { SITE_ADMIN } from '../../server/routeKit.ts';
 
 export async function auditRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
-
+  
   api.get(
     '/audit',
     {
-      config: siteAdmin,
+      config: SITE_ADMIN,
       schema: {
         tags: ['audit'],
         // `filter` (bracket or JSON form) is read by the query language, against AUDIT_FIELDS.
@@ -31,7 +31,7 @@ export async function auditRoutes(app: FastifyInstance, { context }: ServerDeps)
     },
   );
 
-  api.get('/audit/verify', { config: siteAdmin, schema: { tags: ['audit'] } }, async (request) => ({
+  api.get('/audit/verify', { config: SITE_ADMIN, schema: { tags: ['audit'] } }, async (request) => ({
     data: await context.database.withSite(request.siteId, (tx) => verifyLog(tx, request.siteId, context.signingKey)),
   }));
 
@@ -39,7 +39,7 @@ export async function auditRoutes(app: FastifyInstance, { context }: ServerDeps)
   api.get(
     '/audit/checkpoints',
     {
-      config: siteAdmin,
+      config: SITE_ADMIN,
       schema: {
         tags: ['audit'],
         querystring: z.object({ limit: z.coerce.number().int().min(1).max(200).default(25), page: z.coerce.number().int().min(1).default(1) }),

@@ -8,11 +8,11 @@ import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
-import { isUniqueViolation } from '../users/identityHelpers.ts';
 import { ensureSystemRole, SUBSCRIBER_ROLE_KEY } from '../users/systemRoles.ts';
 import { consumeEmailToken, issueEmailToken } from './emailTokens.ts';
 import { alreadyRegisteredMail, passwordResetMail, verificationMail } from './mailTemplates.ts';
 import { revokeUserSessions } from './sessionRevocation.ts';
+import { isUniqueViolation } from '../../server/routeKit.ts';
 
 export interface Registration {
   email: string;

@@ -7,8 +7,8 @@ import type { ServerDeps } from '../../server/serverDeps.ts';
 import { exportManifest } from './exportManifest.ts';
 import { importManifest } from './importManifest.ts';
 import { createWebhookTools } from './webhookTools.ts';
+import { SITE_ADMIN } from '../../server/routeKit.ts';
 
-const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 /** A manifest of 200 collections of 20 fields is about 1.5 MB: the import takes up to this much, whatever SVC_BODY_LIMIT says. */
 export const MANIFEST_BODY_LIMIT = 16 * 1024 * 1024;
 
@@ -20,14 +20,14 @@ export async function configRoutes(app: FastifyInstance, { context }: ServerDeps
 
   api.get(
     '/config/export',
-    { config: siteAdmin, schema: { tags: ['config'], querystring: z.object({ scope: z.enum(EXPORT_SCOPES).default('all') }) } },
+    { config: SITE_ADMIN, schema: { tags: ['config'], querystring: z.object({ scope: z.enum(EXPORT_SCOPES).default('all') }) } },
     async (request) => ({ data: await context.database.withSite(request.siteId, (tx) => exportManifest(tx, request.siteId, request.query.scope)) }),
   );
 
   api.post(
     '/config/import',
     {
-      config: siteAdmin,
+      config: SITE_ADMIN,
       bodyLimit: Math.max(context.config.SVC_BODY_LIMIT, MANIFEST_BODY_LIMIT),
       schema: { tags: ['config'], querystring: z.object({ mode: z.enum(IMPORT_MODES).default('merge'), dryRun: flag, allowDestructive: flag }) },
     },

@@ -6,8 +6,8 @@ import { z } from 'zod';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { envelopeStatus, listKeys, migrateEnvelope, rewrap, rotateKey, setEnvelope } from './keyAdmin.ts';
 import { userPrincipal } from '../../auth/principal.ts';
+import { SITE_ADMIN } from '../../server/routeKit.ts';
 
-const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 const tags = ['privacy'];
 
 /** Values resealed per call, unless the body says. */
@@ -23,22 +23,22 @@ const batchBody = z
 export async function encryptionRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
-  api.get('/admin/encryption/keys', { config: siteAdmin, schema: { tags } }, async (request) => {
+  api.get('/admin/encryption/keys', { config: SITE_ADMIN, schema: { tags } }, async (request) => {
     const keys = await listKeys(context, request.siteId);
     return { data: keys, meta: { total: keys.length } };
   });
 
   api.post(
     '/admin/encryption/keys/rotate',
-    { config: siteAdmin, schema: { tags, body: z.object({ keyId: z.string().min(1).max(64) }).strict() } },
+    { config: SITE_ADMIN, schema: { tags, body: z.object({ keyId: z.string().min(1).max(64) }).strict() } },
     async (request) => ({ data: await rotateKey(context, request.siteId, request.body.keyId, request.metadata) }),
   );
 
-  api.post('/admin/encryption/keys/rewrap', { config: siteAdmin, schema: { tags, body: batchBody } }, async (request) => ({
+  api.post('/admin/encryption/keys/rewrap', { config: SITE_ADMIN, schema: { tags, body: batchBody } }, async (request) => ({
     data: await rewrap(context, request.siteId, request.body.limit, request.metadata),
   }));
 
-  api.get('/admin/encryption/envelope', { config: siteAdmin, schema: { tags } }, async (request) => ({
+  api.get('/admin/encryption/envelope', { config: SITE_ADMIN, schema: { tags } }, async (request) => ({
     data: await envelopeStatus(context, request.siteId),
   }));
 
@@ -48,7 +48,7 @@ export async function encryptionRoutes(app: FastifyInstance, { context }: Server
     async (request) => ({ data: await setEnvelope(context, request.siteId, userPrincipal(request.principal), request.body, request.metadata) }),
   );
 
-  api.post('/admin/encryption/envelope/migrate', { config: siteAdmin, schema: { tags, body: batchBody } }, async (request) => ({
+  api.post('/admin/encryption/envelope/migrate', { config: SITE_ADMIN, schema: { tags, body: batchBody } }, async (request) => ({
     data: await migrateEnvelope(context, request.siteId, request.body.limit, request.metadata),
   }));
 }

@@ -17,7 +17,6 @@ import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { accessFor } from '../../access/access.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { uuidOr404 } from '../users/identityHelpers.ts';
 import { deleteFile, registerFile } from './fileHandlers.ts';
 import { MAX_HELD_DERIVATIVE_BYTES, removeObject, type FilesRuntime } from './filesRuntime.ts';
 import { findFileByKey, findPresetByKey } from './queries.ts';
@@ -25,6 +24,7 @@ import { FILE_KEY, MEDIA_KEY, type FileView } from './schemas.ts';
 import { derivativeKey, hasTransform, isDerivativeKey, parseTransform, resolveOutputFormat, TRANSFORM_CONTENT_TYPES, type TransformParams } from './transformParams.ts';
 import { canonicalContentType, receiveInspected, verifyLocalUpload } from './uploads.ts';
 import { derivativeHeaders, originalHeaders } from './assetHeaders.ts';
+import { uuidOr404 } from '../../server/routeKit.ts';
 
 const declaredType = (request: FastifyRequest) => canonicalContentType(request.headers['content-type']);
 const mediaObjectKey = (key: string) => `media/${key}`;

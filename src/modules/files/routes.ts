@@ -8,7 +8,6 @@ import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { parseFilterParam } from '../../query/index.ts';
 import { dynamicValuesOf } from '../../query/dynamicValues.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { uuidOr404 } from '../users/identityHelpers.ts';
 import { deleteFile, registerFile, updateFile } from './fileHandlers.ts';
 import { createPreset, deletePreset, updatePreset } from './presetHandlers.ts';
 import { findFile, findFileByKey, listFiles, listPresets } from './queries.ts';
@@ -27,6 +26,7 @@ import { removeObject, type FilesRuntime } from './filesRuntime.ts';
 import { isDerivativeKey } from './transformParams.ts';
 import { canonicalContentType, inspectStored, newUploadKey, signLocalUpload, UPLOAD_URL_TTL_SECONDS } from './uploads.ts';
 import { setUploadPolicy, uploadPolicyOf } from './uploadPolicy.ts';
+import { uuidOr404 } from '../../server/routeKit.ts';
 
 const member = (capability?: string) => ({ site: 'required' as const, access: 'bearer' as const, ...(capability ? { capability } : {}) });
 const idParams = z.object({ id: z.string() });

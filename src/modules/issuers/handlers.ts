@@ -7,9 +7,9 @@ import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
-import { isUniqueViolation } from '../users/identityHelpers.ts';
 import { roleExists } from '../users/queries.ts';
 import { findIssuer, issuerIdByName, type IssuerView } from './queries.ts';
+import { isUniqueViolation } from '../../server/routeKit.ts';
 
 const alreadyExists = () => new AppError('ISSUER_ALREADY_EXISTS', 'This site already trusts an issuer with this name', { path: ['body', 'issuer'] });
 const invalid = (message: string, path: (string | number)[]) => new AppError('VALIDATION_FAILED', message, { path: ['body', ...path], unprocessable: true });

@@ -7,12 +7,11 @@ import type { IssuerConfig } from '../../../domain/identity/issuer.ts';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { handleError, toAppError } from '../../server/errorHandler.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { uuidOr404 } from '../users/identityHelpers.ts';
 import { createIssuer, deleteIssuer, updateIssuer } from './handlers.ts';
 import { findIssuer, listIssuers } from './queries.ts';
 import { createIssuerBody, issuerSchema, updateIssuerBody } from './schemas.ts';
+import { SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
 
-const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 const idParams = z.object({ id: z.string() });
 
 /** Schema errors of the body become 422; everything else is handled as usual. */
@@ -29,14 +28,14 @@ export async function issuersRoutes(app: FastifyInstance, { context }: ServerDep
 
   api.get(
     '/admin/auth/issuers',
-    { config: siteAdmin, schema: { tags: ['issuers'], response: { 200: z.object({ data: z.array(issuerSchema) }) } } },
+    { config: SITE_ADMIN, schema: { tags: ['issuers'], response: { 200: z.object({ data: z.array(issuerSchema) }) } } },
     async (request) => ({ data: await context.database.withSite(request.siteId, (tx) => listIssuers(tx, request.siteId)) }),
   );
 
   api.post(
     '/admin/auth/issuers',
     {
-      config: siteAdmin,
+      config: SITE_ADMIN,
       errorHandler: unprocessableOnInvalidBody,
       schema: { tags: ['issuers'], body: createIssuerBody, response: { 201: z.object({ data: issuerSchema }) } },
     },
@@ -46,7 +45,7 @@ export async function issuersRoutes(app: FastifyInstance, { context }: ServerDep
     },
   );
 
-  api.get('/admin/auth/issuers/:id', { config: siteAdmin, schema: { tags: ['issuers'], params: idParams } }, async (request) => {
+  api.get('/admin/auth/issuers/:id', { config: SITE_ADMIN, schema: { tags: ['issuers'], params: idParams } }, async (request) => {
     const id = uuidOr404(request.params.id, 'Issuer');
     const issuer = await context.database.withSite(request.siteId, (tx) => findIssuer(tx, request.siteId, id));
     if (!issuer) throw errors.notFound('Issuer not found');
@@ -56,7 +55,7 @@ export async function issuersRoutes(app: FastifyInstance, { context }: ServerDep
   api.patch(
     '/admin/auth/issuers/:id',
     {
-      config: siteAdmin,
+      config: SITE_ADMIN,
       errorHandler: unprocessableOnInvalidBody,
       schema: { tags: ['issuers'], params: idParams, body: updateIssuerBody, response: { 200: z.object({ data: issuerSchema }) } },
     },
@@ -65,7 +64,7 @@ export async function issuersRoutes(app: FastifyInstance, { context }: ServerDep
     }),
   );
 
-  api.delete('/admin/auth/issuers/:id', { config: siteAdmin, schema: { tags: ['issuers'], params: idParams } }, async (request, reply) => {
+  api.delete('/admin/auth/issuers/:id', { config: SITE_ADMIN, schema: { tags: ['issuers'], params: idParams } }, async (request, reply) => {
     await deleteIssuer(context, request.siteId, uuidOr404(request.params.id, 'Issuer'), request.metadata);
     return reply.status(204).send();
   });

@@ -9,9 +9,9 @@ import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { handleCommand, handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
-import { isUniqueViolation } from '../users/identityHelpers.ts';
 import { findPage, pageAtSlug } from './queries.ts';
 import type { CreatePageBody, PageView, UpdatePageBody } from './schemas.ts';
+import { isUniqueViolation } from '../../server/routeKit.ts';
 
 export const pageStream = (siteId: string, pageId: string) => streamId(siteId, 'page', pageId);
 

@@ -5,13 +5,12 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { uuidOr404 } from '../users/identityHelpers.ts';
 import { createPage, deletePage, updatePage } from './handlers.ts';
 import { findPage, listPages } from './queries.ts';
 import { createPageBody, listPagesQuery, pageSchema, updatePageBody } from './schemas.ts';
+import { SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
 
 const member = { site: 'required' as const, access: 'bearer' as const };
-const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 const idParams = z.object({ id: z.string() });
 
 export async function pagesRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
@@ -25,7 +24,7 @@ export async function pagesRoutes(app: FastifyInstance, { context }: ServerDeps)
 
   api.post(
     '/pages',
-    { config: siteAdmin, schema: { tags: ['pages'], body: createPageBody, response: { 201: z.object({ data: pageSchema }) } } },
+    { config: SITE_ADMIN, schema: { tags: ['pages'], body: createPageBody, response: { 201: z.object({ data: pageSchema }) } } },
     async (request, reply) => reply.status(201).send({ data: await createPage(context, request.siteId, request.body, request.metadata) }),
   );
 
@@ -38,11 +37,11 @@ export async function pagesRoutes(app: FastifyInstance, { context }: ServerDeps)
 
   api.patch(
     '/pages/:id',
-    { config: siteAdmin, schema: { tags: ['pages'], params: idParams, body: updatePageBody, response: { 200: z.object({ data: pageSchema }) } } },
+    { config: SITE_ADMIN, schema: { tags: ['pages'], params: idParams, body: updatePageBody, response: { 200: z.object({ data: pageSchema }) } } },
     async (request) => ({ data: await updatePage(context, request.siteId, uuidOr404(request.params.id, 'Page'), request.body, request.metadata) }),
   );
 
-  api.delete('/pages/:id', { config: siteAdmin, schema: { tags: ['pages'], params: idParams } }, async (request, reply) => {
+  api.delete('/pages/:id', { config: SITE_ADMIN, schema: { tags: ['pages'], params: idParams } }, async (request, reply) => {
     await deletePage(context, request.siteId, uuidOr404(request.params.id, 'Page'), request.metadata);
     return reply.status(204).send();
   });

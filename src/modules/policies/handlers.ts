@@ -7,9 +7,9 @@ import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
-import { isUniqueViolation } from '../users/identityHelpers.ts';
 import { attachmentTargetExists, findPermission, findPolicy, policyNameTaken, type PermissionView, type PolicyView } from './queries.ts';
 import { validateRule, type RuleInput } from './ruleValidation.ts';
+import { isUniqueViolation } from '../../server/routeKit.ts';
 
 const nameTaken = () => new AppError('CONFLICT', 'A policy with this name already exists', { path: ['body', 'name'] });
 const policyNotFound = () => errors.notFound('Policy not found');

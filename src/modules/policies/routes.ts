@@ -7,9 +7,9 @@ import type { AttachmentTarget } from '../../../domain/access/policy.ts';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { uuidSchema } from '../../../domain/shared/uuid.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { uuidOr404 } from '../users/identityHelpers.ts';
 import { addPermission, attachPolicy, createPolicy, deletePolicy, detachPolicy, removePermission, updatePolicy } from './handlers.ts';
 import { findPolicy, listPermissions, listPolicies } from './queries.ts';
+import { SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
 
 const policySchema = z.object({
   id: z.string(),
@@ -42,7 +42,6 @@ const ruleBody = z
   })
   .strict();
 const targetBody = z.object({ roleId: uuidSchema, userId: uuidSchema, teamId: uuidSchema }).partial().strict();
-const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 const idParams = z.object({ id: z.string() });
 
 function targetOf(body: z.infer<typeof targetBody>): AttachmentTarget {
@@ -60,7 +59,7 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
   api.get(
     '/policies',
     {
-      config: siteAdmin,
+      config: SITE_ADMIN,
       schema: {
         tags: ['policies'],
         querystring: z.object({ limit: z.coerce.number().int().min(1).max(200).default(25), page: z.coerce.number().int().min(1).default(1) }),
@@ -75,11 +74,11 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
 
   api.post(
     '/policies',
-    { config: siteAdmin, schema: { tags: ['policies'], body: policyFields.partial({ description: true }).strict(), response: { 201: z.object({ data: policySchema }) } } },
+    { config: SITE_ADMIN, schema: { tags: ['policies'], body: policyFields.partial({ description: true }).strict(), response: { 201: z.object({ data: policySchema }) } } },
     async (request, reply) => reply.status(201).send({ data: await createPolicy(context, request.siteId, request.body, request.metadata) }),
   );
 
-  api.get('/policies/:id', { config: siteAdmin, schema: { tags: ['policies'], params: idParams } }, async (request) => {
+  api.get('/policies/:id', { config: SITE_ADMIN, schema: { tags: ['policies'], params: idParams } }, async (request) => {
     const id = uuidOr404(request.params.id, 'Policy');
     const found = await context.database.withSite(request.siteId, async (tx) => {
       const policy = await findPolicy(tx, request.siteId, id);
@@ -91,14 +90,14 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
 
   api.patch(
     '/policies/:id',
-    { config: siteAdmin, schema: { tags: ['policies'], params: idParams, body: policyFields.partial().strict(), response: { 200: z.object({ data: policySchema }) } } },
+    { config: SITE_ADMIN, schema: { tags: ['policies'], params: idParams, body: policyFields.partial().strict(), response: { 200: z.object({ data: policySchema }) } } },
     async (request) => {
       const id = uuidOr404(request.params.id, 'Policy');
       return { data: await updatePolicy(context, request.siteId, id, request.body, request.metadata) };
     },
   );
 
-  api.delete('/policies/:id', { config: siteAdmin, schema: { tags: ['policies'], params: idParams } }, async (request, reply) => {
+  api.delete('/policies/:id', { config: SITE_ADMIN, schema: { tags: ['policies'], params: idParams } }, async (request, reply) => {
     const id = uuidOr404(request.params.id, 'Policy');
     await deletePolicy(context, request.siteId, id, request.metadata);
     return reply.status(204).send();
@@ -107,7 +106,7 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
   // ---------- permission rules ----------
   api.get(
     '/policies/:id/permissions',
-    { config: siteAdmin, schema: { tags: ['policies'], params: idParams, response: { 200: z.object({ data: z.array(permissionSchema) }) } } },
+    { config: SITE_ADMIN, schema: { tags: ['policies'], params: idParams, response: { 200: z.object({ data: z.array(permissionSchema) }) } } },
     async (request) => {
       const id = uuidOr404(request.params.id, 'Policy');
       const permissions = await context.database.withSite(request.siteId, async (tx) => {
@@ -120,7 +119,7 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
 
   api.post(
     '/policies/:id/permissions',
-    { config: siteAdmin, schema: { tags: ['policies'], params: idParams, body: ruleBody, response: { 201: z.object({ data: permissionSchema }) } } },
+    { config: SITE_ADMIN, schema: { tags: ['policies'], params: idParams, body: ruleBody, response: { 201: z.object({ data: permissionSchema }) } } },
     async (request, reply) => {
       const id = uuidOr404(request.params.id, 'Policy');
       return reply.status(201).send({ data: await addPermission(context, request.siteId, id, request.body, request.metadata) });
@@ -129,7 +128,7 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
 
   api.delete(
     '/policies/:id/permissions/:permissionId',
-    { config: siteAdmin, schema: { tags: ['policies'], params: z.object({ id: z.string(), permissionId: z.string() }) } },
+    { config: SITE_ADMIN, schema: { tags: ['policies'], params: z.object({ id: z.string(), permissionId: z.string() }) } },
     async (request, reply) => {
       const id = uuidOr404(request.params.id, 'Policy');
       const permissionId = uuidOr404(request.params.permissionId, 'Permission');
@@ -142,7 +141,7 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
   api.delete(
     '/policies/:id/permissions',
     {
-      config: siteAdmin,
+      config: SITE_ADMIN,
       schema: { tags: ['policies'], params: idParams, body: z.object({ ids: z.array(uuidSchema).min(1).max(500) }).strict() },
     },
     async (request, reply) => {
@@ -155,7 +154,7 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
   // ---------- attachments ----------
   api.post(
     '/policies/:id/attach',
-    { config: siteAdmin, schema: { tags: ['policies'], params: idParams, body: targetBody, response: { 200: z.object({ data: policySchema }) } } },
+    { config: SITE_ADMIN, schema: { tags: ['policies'], params: idParams, body: targetBody, response: { 200: z.object({ data: policySchema }) } } },
     async (request) => {
       const id = uuidOr404(request.params.id, 'Policy');
       return { data: await attachPolicy(context, request.siteId, id, targetOf(request.body), request.metadata) };
@@ -164,7 +163,7 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
 
   api.post(
     '/policies/:id/detach',
-    { config: siteAdmin, schema: { tags: ['policies'], params: idParams, body: targetBody, response: { 200: z.object({ data: policySchema }) } } },
+    { config: SITE_ADMIN, schema: { tags: ['policies'], params: idParams, body: targetBody, response: { 200: z.object({ data: policySchema }) } } },
     async (request) => {
       const id = uuidOr404(request.params.id, 'Policy');
       return { data: await detachPolicy(context, request.siteId, id, targetOf(request.body), request.metadata) };

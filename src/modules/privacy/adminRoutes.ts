@@ -10,8 +10,8 @@ import { parseFilterParam, type DynamicValueContext } from '../../query/index.ts
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { listFieldAccessLog } from './fieldAccessLog.ts';
 import { buildSarExport, type SarSubject } from './sarExport.ts';
+import { SITE_ADMIN } from '../../server/routeKit.ts';
 
-const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 const tags = ['privacy'];
 
 /** `{ userId }` or `{ collection, itemId }`, never both. */
@@ -50,7 +50,7 @@ export async function privacyAdminRoutes(app: FastifyInstance, { context }: Serv
   api.get(
     '/admin/field-access-log',
     {
-      config: siteAdmin,
+      config: SITE_ADMIN,
       schema: {
         tags,
         // `filter` (bracket or JSON form) is read by the query language, against FIELD_ACCESS_LOG_FIELDS.
@@ -67,7 +67,7 @@ export async function privacyAdminRoutes(app: FastifyInstance, { context }: Serv
     },
   );
 
-  api.post('/admin/sar/export', { config: siteAdmin, schema: { tags, body: sarBody } }, async (request, reply) => {
+  api.post('/admin/sar/export', { config: SITE_ADMIN, schema: { tags, body: sarBody } }, async (request, reply) => {
     const subject = subjectOf(request.body);
     const sarRequest = { access: await request.access(), principal: request.principal, metadata: request.metadata };
     const document = await buildSarExport(context, sarRequest, subject);

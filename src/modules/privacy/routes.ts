@@ -10,10 +10,10 @@ import { setConsent, setRestriction } from './handlers.ts';
 import { listAutomatedDecisions, listConsents, readRestriction } from './queries.ts';
 import { retentionHorizons, runRetention } from './retention.ts';
 import { automatedDecisionSchema, consentBody, consentSchema, consentTypeParams, pageQuery, restrictionBody, restrictionSchema } from './schemas.ts';
+import { SITE_ADMIN } from '../../server/routeKit.ts';
 
 /** The user behind a session or an external token: an API key (user-bound or not) speaks for no one's privacy choices. */
 const me = { site: 'required' as const, access: 'person' as const };
-const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 const tags = ['privacy'];
 
 
@@ -57,7 +57,7 @@ export async function privacyRoutes(app: FastifyInstance, { context }: ServerDep
     return reply.header('content-disposition', `attachment; filename="data-export-${user.userId}.json"`).send(document);
   });
 
-  api.get('/retention', { config: siteAdmin, schema: { tags } }, async () => ({ data: { horizons: retentionHorizons(context) } }));
+  api.get('/retention', { config: SITE_ADMIN, schema: { tags } }, async () => ({ data: { horizons: retentionHorizons(context) } }));
 
-  api.post('/retention/run', { config: siteAdmin, schema: { tags } }, async (request) => ({ data: await runRetention(context, request.siteId) }));
+  api.post('/retention/run', { config: SITE_ADMIN, schema: { tags } }, async (request) => ({ data: await runRetention(context, request.siteId) }));
 }

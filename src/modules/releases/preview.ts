@@ -11,7 +11,7 @@ import { draftOf, header } from '../items/contentHeaders.ts';
 import { revisionChanges } from '../items/historyHandlers.ts';
 import { findRevisions } from '../items/historyQueries.ts';
 import type { ItemSource } from '../items/itemSource.ts';
-import { uuidOr404 } from '../users/identityHelpers.ts';
+import { uuidOr404 } from '../../server/routeKit.ts';
 import { findRelease } from './queries.ts';
 
 export const RELEASE_PREVIEW_HEADER = 'x-svc-release';

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { handleError, toAppError } from '../../server/errorHandler.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { uuidOr404 } from '../users/identityHelpers.ts';
+import { uuidOr404 } from '../../server/routeKit.ts';
 import { createRelease, deleteRelease, updateRelease } from './handlers.ts';
 import { publishRelease } from './publishRelease.ts';
 import { findRelease, listReleases } from './queries.ts';

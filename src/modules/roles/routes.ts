@@ -7,9 +7,9 @@ import { errors } from '../../../domain/shared/appError.ts';
 import { uuidSchema } from '../../../domain/shared/uuid.ts';
 import { inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { uuidOr404 } from '../users/identityHelpers.ts';
 import { createRole, deleteRole, ensurePublicRole, updateRole } from './handlers.ts';
 import { findRole, listRoles } from './queries.ts';
+import { SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
 
 export const roleSchema = z.object({
   id: z.string(),
@@ -27,13 +27,12 @@ const roleFields = z.object({
   admin: z.boolean(),
   parentId: uuidSchema.nullable(),
 });
-const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 const idParams = z.object({ id: z.string() });
 
 export async function rolesRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
-  api.get('/roles', { config: siteAdmin, schema: { tags: ['roles'], response: { 200: z.object({ data: z.array(roleSchema), meta: z.object({ total: z.number() }) }) } } }, async (request) => {
+  api.get('/roles', { config: SITE_ADMIN, schema: { tags: ['roles'], response: { 200: z.object({ data: z.array(roleSchema), meta: z.object({ total: z.number() }) }) } } }, async (request) => {
     const roles = await inSiteTransaction(context, request.siteId, async (tx) => {
       await ensurePublicRole(tx, context.projections, request.siteId, request.metadata);
       return listRoles(tx, request.siteId);
@@ -43,11 +42,11 @@ export async function rolesRoutes(app: FastifyInstance, { context }: ServerDeps)
 
   api.post(
     '/roles',
-    { config: siteAdmin, schema: { tags: ['roles'], body: roleFields.partial({ description: true, admin: true, parentId: true }).strict(), response: { 201: z.object({ data: roleSchema }) } } },
+    { config: SITE_ADMIN, schema: { tags: ['roles'], body: roleFields.partial({ description: true, admin: true, parentId: true }).strict(), response: { 201: z.object({ data: roleSchema }) } } },
     async (request, reply) => reply.status(201).send({ data: await createRole(context, request.siteId, request.body, request.metadata) }),
   );
 
-  api.get('/roles/:id', { config: siteAdmin, schema: { tags: ['roles'], params: idParams, response: { 200: z.object({ data: roleSchema }) } } }, async (request) => {
+  api.get('/roles/:id', { config: SITE_ADMIN, schema: { tags: ['roles'], params: idParams, response: { 200: z.object({ data: roleSchema }) } } }, async (request) => {
     const id = uuidOr404(request.params.id, 'Role');
     const role = await context.database.withSite(request.siteId, (tx) => findRole(tx, request.siteId, id));
     if (!role) throw errors.notFound('Role not found');
@@ -56,14 +55,14 @@ export async function rolesRoutes(app: FastifyInstance, { context }: ServerDeps)
 
   api.patch(
     '/roles/:id',
-    { config: siteAdmin, schema: { tags: ['roles'], params: idParams, body: roleFields.partial().strict(), response: { 200: z.object({ data: roleSchema }) } } },
+    { config: SITE_ADMIN, schema: { tags: ['roles'], params: idParams, body: roleFields.partial().strict(), response: { 200: z.object({ data: roleSchema }) } } },
     async (request) => {
       const id = uuidOr404(request.params.id, 'Role');
       return { data: await updateRole(context, request.siteId, id, request.body, request.metadata) };
     },
   );
 
-  api.delete('/roles/:id', { config: siteAdmin, schema: { tags: ['roles'], params: idParams } }, async (request, reply) => {
+  api.delete('/roles/:id', { config: SITE_ADMIN, schema: { tags: ['roles'], params: idParams } }, async (request, reply) => {
     const id = uuidOr404(request.params.id, 'Role');
     await deleteRole(context, request.siteId, id, request.metadata);
     return reply.status(204).send();

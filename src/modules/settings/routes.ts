@@ -6,9 +6,9 @@ import { AppError } from '../../../domain/shared/appError.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { isKnownSetting, keyProblem, KNOWN_SETTINGS } from './catalogue.ts';
 import { readEffectiveSettings, readStoredSettings, writeSettings } from './settingsStore.ts';
+import { SITE_ADMIN } from '../../server/routeKit.ts';
 
 const member = { site: 'required' as const, access: 'bearer' as const };
-const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 const keyParams = z.object({ key: z.string() });
 
 export const SETTINGS_BUNDLE_VERSION = 'svc.settings@v1';
@@ -32,7 +32,7 @@ export async function settingsRoutes(app: FastifyInstance, { context }: ServerDe
 
   api.patch(
     '/settings',
-    { config: siteAdmin, schema: { tags: ['settings'], body: z.record(z.string(), z.unknown()) } },
+    { config: SITE_ADMIN, schema: { tags: ['settings'], body: z.record(z.string(), z.unknown()) } },
     async (request) => {
       const entries = Object.entries(request.body);
       if (entries.length === 0 || entries.length > 100) {
@@ -60,7 +60,7 @@ export async function settingsRoutes(app: FastifyInstance, { context }: ServerDe
 
   api.put(
     '/settings/:key',
-    { config: siteAdmin, schema: { tags: ['settings'], params: keyParams, body: z.object({ value: z.unknown() }).strict() } },
+    { config: SITE_ADMIN, schema: { tags: ['settings'], params: keyParams, body: z.object({ value: z.unknown() }).strict() } },
     async (request) => {
       const key = checkedKey(request.params.key);
       const { value } = request.body;
@@ -72,12 +72,12 @@ export async function settingsRoutes(app: FastifyInstance, { context }: ServerDe
     },
   );
 
-  api.post('/settings/export', { config: siteAdmin, schema: { tags: ['settings'] } }, async (request) => {
+  api.post('/settings/export', { config: SITE_ADMIN, schema: { tags: ['settings'] } }, async (request) => {
     const settings = await context.database.withSiteReads(request.siteId, (tx) => readStoredSettings(tx, request.siteId));
     return { data: { version: SETTINGS_BUNDLE_VERSION, exportedAt: new Date().toISOString(), settings } };
   });
 
-  api.post('/settings/apply', { config: siteAdmin, schema: { tags: ['settings'], body: bundleSchema } }, async (request) => {
+  api.post('/settings/apply', { config: SITE_ADMIN, schema: { tags: ['settings'], body: bundleSchema } }, async (request) => {
     const { version, settings } = request.body;
     if (version !== SETTINGS_BUNDLE_VERSION) {
       throw new AppError('VALIDATION_FAILED', `A settings bundle has version ${SETTINGS_BUNDLE_VERSION}`, { path: ['body', 'version'] });

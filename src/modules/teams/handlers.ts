@@ -6,8 +6,8 @@ import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { handleCommand, handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
-import { isUniqueViolation } from '../users/identityHelpers.ts';
 import { findTeam, teamNameTaken, unknownUsers, type TeamView } from './queries.ts';
+import { isUniqueViolation } from '../../server/routeKit.ts';
 
 const nameTaken = () => new AppError('CONFLICT', 'A team with this name already exists', { path: ['body', 'name'] });
 

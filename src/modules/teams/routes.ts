@@ -4,12 +4,11 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { uuidOr404 } from '../users/identityHelpers.ts';
 import { createTeam, deleteTeam, updateTeam } from './handlers.ts';
 import { findTeam, listTeams } from './queries.ts';
 import { teamFields, teamSchema } from './schemas.ts';
+import { SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
 
-const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 const idParams = z.object({ id: z.string() });
 
 export async function teamsRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
@@ -18,7 +17,7 @@ export async function teamsRoutes(app: FastifyInstance, { context }: ServerDeps)
   api.get(
     '/teams',
     {
-      config: siteAdmin,
+      config: SITE_ADMIN,
       schema: {
         tags: ['teams'],
         querystring: z.object({ limit: z.coerce.number().int().min(1).max(200).default(25), page: z.coerce.number().int().min(1).default(1) }),
@@ -34,13 +33,13 @@ export async function teamsRoutes(app: FastifyInstance, { context }: ServerDeps)
   api.post(
     '/teams',
     {
-      config: siteAdmin,
+      config: SITE_ADMIN,
       schema: { tags: ['teams'], body: teamFields.partial({ description: true, members: true }), response: { 201: z.object({ data: teamSchema }) } },
     },
     async (request, reply) => reply.status(201).send({ data: await createTeam(context, request.siteId, request.body, request.metadata) }),
   );
 
-  api.get('/teams/:id', { config: siteAdmin, schema: { tags: ['teams'], params: idParams } }, async (request) => {
+  api.get('/teams/:id', { config: SITE_ADMIN, schema: { tags: ['teams'], params: idParams } }, async (request) => {
     const id = uuidOr404(request.params.id, 'Team');
     const team = await context.database.withSite(request.siteId, (tx) => findTeam(tx, request.siteId, id));
     if (!team) throw errors.notFound('Team not found');
@@ -49,13 +48,13 @@ export async function teamsRoutes(app: FastifyInstance, { context }: ServerDeps)
 
   api.patch(
     '/teams/:id',
-    { config: siteAdmin, schema: { tags: ['teams'], params: idParams, body: teamFields.partial().strict(), response: { 200: z.object({ data: teamSchema }) } } },
+    { config: SITE_ADMIN, schema: { tags: ['teams'], params: idParams, body: teamFields.partial().strict(), response: { 200: z.object({ data: teamSchema }) } } },
     async (request) => ({
       data: await updateTeam(context, request.siteId, uuidOr404(request.params.id, 'Team'), request.body, request.metadata),
     }),
   );
 
-  api.delete('/teams/:id', { config: siteAdmin, schema: { tags: ['teams'], params: idParams } }, async (request, reply) => {
+  api.delete('/teams/:id', { config: SITE_ADMIN, schema: { tags: ['teams'], params: idParams } }, async (request, reply) => {
     await deleteTeam(context, request.siteId, uuidOr404(request.params.id, 'Team'), request.metadata);
     return reply.status(204).send();
   });

@@ -19,7 +19,7 @@ import { invitationMail } from '../auth/mailTemplates.ts';
 import { normalizeEmail } from '../auth/registration.ts';
 import { revokeUserSessions } from '../auth/sessionRevocation.ts';
 import { findUser, findUserByEmail, roleExists, type UserView } from './queries.ts';
-import { isUniqueViolation } from './identityHelpers.ts';
+import { isUniqueViolation } from '../../server/routeKit.ts';
 
 export interface NewUser {
   email: string;

@@ -13,8 +13,8 @@ import { sessionSchema } from '../account/schemas.ts';
 import { passwordSchema } from '../auth/schemas.ts';
 import { createUser, deleteUser, impersonate, inviteUser, updateUser } from './handlers.ts';
 import { findUser, listUsers } from './queries.ts';
-import { uuidOr404 } from './identityHelpers.ts';
 import { subscriberAccessRoutes } from './subscriberAccessRoutes.ts';
+import { SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
 
 /** Kept here too: other areas import it from this module. */
 export { uuidOr404 };
@@ -32,7 +32,6 @@ export const userSchema = z.object({
   updatedAt: z.string(),
 });
 
-const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 const idParams = z.object({ id: z.string() });
 const nameSchema = z.string().max(200).nullable();
 
@@ -45,7 +44,7 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
   api.get(
     '/users',
     {
-      config: siteAdmin,
+      config: SITE_ADMIN,
       schema: {
         tags: ['users'],
         querystring: z.object({
@@ -67,7 +66,7 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
   api.post(
     '/users',
     {
-      config: siteAdmin,
+      config: SITE_ADMIN,
       schema: {
         tags: ['users'],
         body: z.object({
@@ -89,7 +88,7 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
   api.post(
     '/users/invite',
     {
-      config: siteAdmin,
+      config: SITE_ADMIN,
       schema: {
         tags: ['users'],
         body: z.object({ email: z.email().max(320), roleId: uuidSchema.nullish(), firstName: nameSchema.optional(), lastName: nameSchema.optional() }),
@@ -101,7 +100,7 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
     },
   );
 
-  api.get('/users/:id', { config: siteAdmin, schema: { tags: ['users'], params: idParams } }, async (request) => {
+  api.get('/users/:id', { config: SITE_ADMIN, schema: { tags: ['users'], params: idParams } }, async (request) => {
     const id = uuidOr404(request.params.id, 'User');
     const user = await context.database.withSite(request.siteId, (tx) => findUser(tx, request.siteId, id));
     if (!user) throw errors.notFound('User not found');
@@ -111,7 +110,7 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
   api.patch(
     '/users/:id',
     {
-      config: siteAdmin,
+      config: SITE_ADMIN,
       schema: {
         tags: ['users'],
         params: idParams,
@@ -135,7 +134,7 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
     },
   );
 
-  api.delete('/users/:id', { config: siteAdmin, schema: { tags: ['users'], params: idParams } }, async (request, reply) => {
+  api.delete('/users/:id', { config: SITE_ADMIN, schema: { tags: ['users'], params: idParams } }, async (request, reply) => {
     const id = uuidOr404(request.params.id, 'User');
     await deleteUser(context, request.siteId, id, userPrincipal(request.principal), request.metadata);
     return reply.status(204).send();
@@ -158,7 +157,7 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
 
   api.get(
     '/users/:id/sessions',
-    { config: siteAdmin, schema: { tags: ['users'], params: idParams, response: { 200: z.object({ data: z.array(sessionSchema) }) } } },
+    { config: SITE_ADMIN, schema: { tags: ['users'], params: idParams, response: { 200: z.object({ data: z.array(sessionSchema) }) } } },
     async (request) => {
       const id = uuidOr404(request.params.id, 'User');
       const sessions = await context.database.withSite(request.siteId, async (tx) => {
@@ -170,7 +169,7 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
     },
   );
 
-  api.delete('/sessions/:id', { config: siteAdmin, schema: { tags: ['users'], params: idParams } }, async (request, reply) => {
+  api.delete('/sessions/:id', { config: SITE_ADMIN, schema: { tags: ['users'], params: idParams } }, async (request, reply) => {
     const id = uuidOr404(request.params.id, 'Session');
     await revokeSession(context, request.siteId, id, null, request.metadata);
     return reply.status(204).send();

@@ -7,24 +7,24 @@ import { errors } from '../../../domain/shared/appError.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { listSubscriberGrants } from './queries.ts';
 import { grantSubscriberAccess, revokeSubscriberAccess } from './subscriberAccess.ts';
+import { SITE_ADMIN } from '../../server/routeKit.ts';
 
 const COLLECTION_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$/;
 const grantSchema = z.object({ collection: z.string(), grantedBy: z.string().nullable(), grantedAt: z.string() });
-const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 
 export async function subscriberAccessRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.get(
     '/users/subscriber-access',
-    { config: siteAdmin, schema: { tags: ['users'], response: { 200: z.object({ data: z.array(grantSchema) }) } } },
+    { config: SITE_ADMIN, schema: { tags: ['users'], response: { 200: z.object({ data: z.array(grantSchema) }) } } },
     async (request) => ({ data: await context.database.withSite(request.siteId, (tx) => listSubscriberGrants(tx, request.siteId)) }),
   );
 
   api.post(
     '/users/subscriber-access',
     {
-      config: siteAdmin,
+      config: SITE_ADMIN,
       schema: {
         tags: ['users'],
         body: z.object({ collection: z.string().regex(COLLECTION_NAME, 'a collection name: letters, digits, _ and -, at most 64') }),
@@ -39,7 +39,7 @@ export async function subscriberAccessRoutes(app: FastifyInstance, { context }: 
 
   api.delete(
     '/users/subscriber-access/:collection',
-    { config: siteAdmin, schema: { tags: ['users'], params: z.object({ collection: z.string() }) } },
+    { config: SITE_ADMIN, schema: { tags: ['users'], params: z.object({ collection: z.string() }) } },
     async (request, reply) => {
       if (!COLLECTION_NAME.test(request.params.collection)) throw errors.notFound(`Subscribers have no grant on ${request.params.collection}`);
       await revokeSubscriberAccess(context, request.siteId, request.params.collection, request.metadata);

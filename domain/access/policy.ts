@@ -2,7 +2,8 @@
 // principal may do is the union of the rules of every policy that reaches it (src/access).
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import { POLICY_EVENT_TYPES, type AttachmentKind, type AttachmentTarget, type PolicyChanges, type PolicyEvent } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { type AttachmentKind, type AttachmentTarget, POLICY_EVENT_TYPES, type PolicyChanges, type PolicyEvent, policyEventSchemas } from './events.ts';
 import type { PermissionRule } from './permissionRule.ts';
 
 export { POLICY_EVENT_TYPES, type AttachmentKind, type AttachmentTarget, type PolicyChanges, type PolicyEvent };
@@ -32,24 +33,24 @@ const keyOf = (target: AttachmentTarget) => `${target.kind}:${target.id}`;
 const notFound = () => new AppError('NOT_FOUND', 'Policy not found');
 
 export const policyDecider: Decider<PolicyState, PolicyCommand, PolicyEvent> = {
+  eventTypes: eventTypesOf(policyEventSchemas),
   initialState: () => ({ status: 'absent', policyId: null, name: null, description: null, permissionIds: new Set(), attachments: new Set() }),
   evolve(state, event) {
-    const typed = event as PolicyEvent;
-    switch (typed.type) {
+    switch (event.type) {
       case 'policy.created':
-        return { ...state, status: 'active', policyId: typed.data.policyId, name: typed.data.name, description: typed.data.description };
+        return { ...state, status: 'active', policyId: event.data.policyId, name: event.data.name, description: event.data.description };
       case 'policy.updated':
-        return { ...state, ...typed.data.changes };
+        return { ...state, ...event.data.changes };
       case 'policy.deleted':
         return { ...state, status: 'deleted', permissionIds: new Set(), attachments: new Set() };
       case 'policy.permission_added':
-        return { ...state, permissionIds: new Set([...state.permissionIds, typed.data.permissionId]) };
+        return { ...state, permissionIds: new Set([...state.permissionIds, event.data.permissionId]) };
       case 'policy.permission_removed':
-        return { ...state, permissionIds: new Set([...state.permissionIds].filter((id) => id !== typed.data.permissionId)) };
+        return { ...state, permissionIds: new Set([...state.permissionIds].filter((id) => id !== event.data.permissionId)) };
       case 'policy.attached':
-        return { ...state, attachments: new Set([...state.attachments, keyOf(typed.data.target)]) };
+        return { ...state, attachments: new Set([...state.attachments, keyOf(event.data.target)]) };
       case 'policy.detached':
-        return { ...state, attachments: new Set([...state.attachments].filter((key) => key !== keyOf(typed.data.target))) };
+        return { ...state, attachments: new Set([...state.attachments].filter((key) => key !== keyOf(event.data.target))) };
       default:
         return state;
     }

@@ -3,13 +3,15 @@
 // committed-event path as item signals.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import { NOTIFICATION_SEVERITIES, type NotificationContent, type NotificationEvent, type NotificationSeverity } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { NOTIFICATION_SEVERITIES, type NotificationContent, type NotificationEvent, notificationEventSchemas, type NotificationSeverity } from './events.ts';
 
 export { NOTIFICATION_SEVERITIES, type NotificationContent, type NotificationEvent, type NotificationSeverity };
 
 export type NotificationCommand = { type: 'publish'; notificationId: string } & NotificationContent;
 
 export const notificationDecider: Decider<{ published: boolean }, NotificationCommand, NotificationEvent> = {
+  eventTypes: eventTypesOf(notificationEventSchemas),
   initialState: () => ({ published: false }),
   evolve(_state, event) {
     return { published: event.type === 'notification.published' };

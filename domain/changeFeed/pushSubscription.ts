@@ -3,7 +3,8 @@
 // owner or when the push service says the endpoint is gone.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import { PUSH_SUBSCRIPTION_EVENT_TYPES, type PushKeys, type PushSubscriptionEvent } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { PUSH_SUBSCRIPTION_EVENT_TYPES, type PushKeys, type PushSubscriptionEvent, pushSubscriptionEventSchemas } from './events.ts';
 
 export { PUSH_SUBSCRIPTION_EVENT_TYPES, type PushKeys, type PushSubscriptionEvent };
 
@@ -20,12 +21,12 @@ export interface PushSubscriptionState {
 }
 
 export const pushSubscriptionDecider: Decider<PushSubscriptionState, PushSubscriptionCommand, PushSubscriptionEvent> = {
+  eventTypes: eventTypesOf(pushSubscriptionEventSchemas),
   initialState: () => ({ active: false, subscriptionId: '', userId: null, keys: null }),
   evolve(state, event) {
-    const typed = event as PushSubscriptionEvent;
-    switch (typed.type) {
+    switch (event.type) {
       case 'push_subscription.registered':
-        return { active: true, subscriptionId: typed.data.subscriptionId, userId: typed.data.userId, keys: typed.data.keys };
+        return { active: true, subscriptionId: event.data.subscriptionId, userId: event.data.userId, keys: event.data.keys };
       case 'push_subscription.removed':
         return { ...state, active: false };
       default:

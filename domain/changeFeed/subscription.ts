@@ -4,7 +4,8 @@
 // service; replay brings dead and stale back to active.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import type { SubscriptionChanges, SubscriptionDefinition, SubscriptionEvent, SubscriptionKind, SubscriptionStateName } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { type SubscriptionChanges, type SubscriptionDefinition, type SubscriptionEvent, subscriptionEventSchemas, type SubscriptionKind, type SubscriptionStateName } from './events.ts';
 
 export type { SubscriptionChanges, SubscriptionDefinition, SubscriptionEvent, SubscriptionKind, SubscriptionStateName } from './events.ts';
 
@@ -49,27 +50,27 @@ function invalidMove(state: SubscriptionStateName, action: string): AppError {
 }
 
 export const subscriptionDecider: Decider<SubscriptionState, SubscriptionCommand, SubscriptionEvent> = {
+  eventTypes: eventTypesOf(subscriptionEventSchemas),
   initialState,
   evolve(state, event) {
-    const typed = event as SubscriptionEvent;
-    switch (typed.type) {
+    switch (event.type) {
       case 'cdc_subscription.created':
         return {
           ...state,
           exists: true,
-          subscriptionId: typed.data.subscriptionId,
-          kind: typed.data.kind,
+          subscriptionId: event.data.subscriptionId,
+          kind: event.data.kind,
           state: 'active',
-          cursorSeq: typed.data.cursorSeq,
+          cursorSeq: event.data.cursorSeq,
         };
       case 'cdc_subscription.paused':
         return { ...state, state: 'paused' };
       case 'cdc_subscription.resumed':
         return { ...state, state: 'active' };
       case 'cdc_subscription.acknowledged':
-        return { ...state, cursorSeq: typed.data.cursorSeq };
+        return { ...state, cursorSeq: event.data.cursorSeq };
       case 'cdc_subscription.replayed':
-        return { ...state, cursorSeq: typed.data.cursorSeq, replayGeneration: typed.data.generation, state: typed.data.state };
+        return { ...state, cursorSeq: event.data.cursorSeq, replayGeneration: event.data.generation, state: event.data.state };
       case 'cdc_subscription.died':
         return { ...state, state: 'dead' };
       case 'cdc_subscription.went_stale':

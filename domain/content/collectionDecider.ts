@@ -3,7 +3,8 @@
 // Applying a whole schema emits only the differences, so applying the same schema twice emits nothing.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import { COLLECTION_EVENT_TYPES, FIELD_EVENT_TYPES, type CollectionEvent } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { COLLECTION_EVENT_TYPES, type CollectionEvent, collectionEventSchemas, FIELD_EVENT_TYPES } from './events.ts';
 import { checkFieldDefinition, toCollectionMeta, patchContentField, type CollectionMetaInput, type FieldPatchInput } from './schemaInput.ts';
 import { DEFAULT_COLLECTION_META, type CollectionMeta, type ContentField } from './schemaModel.ts';
 
@@ -138,33 +139,30 @@ function refuseCreate(state: CollectionState, collection: string): void {
 }
 
 export const collectionDecider: Decider<CollectionState, CollectionCommand, CollectionEvent> = {
+  eventTypes: eventTypesOf(collectionEventSchemas),
   initialState: () => ({ lifecycle: 'absent', meta: DEFAULT_COLLECTION_META, fields: new Map(), removed: new Map() }),
   evolve(state, event) {
     switch (event.type) {
-      case 'collection.created': {
-        const data = event.data as { meta: CollectionMeta };
-        return { lifecycle: 'active', meta: data.meta, fields: new Map(), removed: new Map() };
-      }
-      case 'collection.updated': {
-        const data = event.data as { meta: CollectionMeta };
-        return { ...state, meta: data.meta };
-      }
+      case 'collection.created':
+        return { lifecycle: 'active', meta: event.data.meta, fields: new Map(), removed: new Map() };
+      case 'collection.updated':
+        return { ...state, meta: event.data.meta };
       case 'collection.deleted':
         return { ...state, lifecycle: 'deleted' };
       case 'field.added':
       case 'field.updated': {
-        const data = event.data as { field: ContentField };
+        const { field } = event.data;
         const fields = new Map(state.fields);
-        fields.set(data.field.field, data.field);
+        fields.set(field.field, field);
         return { ...state, fields };
       }
       case 'field.removed': {
-        const data = event.data as { field: string };
+        const { field } = event.data;
         const fields = new Map(state.fields);
         const removed = new Map(state.removed);
-        const last = fields.get(data.field);
-        if (last) removed.set(data.field, last);
-        fields.delete(data.field);
+        const last = fields.get(field);
+        if (last) removed.set(field, last);
+        fields.delete(field);
         return { ...state, fields, removed };
       }
       default:

@@ -4,7 +4,8 @@
 // last event is the state of its whole stream: the write path reads only that event.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import { ITEM_EVENT_TYPES, type ItemEvent, type ItemEventData, type ItemEventType, type ItemSnapshot } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { ITEM_EVENT_TYPES, type ItemEvent, type ItemEventData, itemEventSchemas, type ItemEventType, type ItemSnapshot } from './events.ts';
 import { invalidValue } from './fieldValues.ts';
 import { STRUCTURAL_KEY_SET } from './schemaModel.ts';
 
@@ -152,9 +153,10 @@ function eventData(command: Acting, snapshot: ItemSnapshot, delta: Record<string
 }
 
 export const itemDecider: Decider<ItemState, ItemCommand, ItemEvent> = {
+  eventTypes: eventTypesOf(itemEventSchemas),
   initialState: initialItemState,
   evolve(state, event) {
-    const data = event.data as ItemEventData;
+    const { data } = event;
     switch (event.type) {
       case 'item.created':
       case 'item.updated':

@@ -2,7 +2,8 @@
 // checked against the whole site schema by checkRelationAgainstSchema, before the decider runs.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import { RELATION_EVENT_TYPES, type RelationEvent } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { RELATION_EVENT_TYPES, type RelationEvent, relationEventSchemas } from './events.ts';
 import type { RelationPatchInput } from './schemaInput.ts';
 import {
   aliasFieldsOf,
@@ -52,15 +53,15 @@ export function patchRelation(relation: RelationDefinition, patch: RelationPatch
 }
 
 export const relationDecider: Decider<RelationState, RelationCommand, RelationEvent> = {
+  eventTypes: eventTypesOf(relationEventSchemas),
   initialState: () => ({ lifecycle: 'absent', relation: null }),
   evolve(state, event) {
-    const data = event.data as { relation: RelationDefinition };
     switch (event.type) {
       case 'relation.created':
       case 'relation.updated':
-        return { lifecycle: 'active', relation: data.relation };
+        return { lifecycle: 'active', relation: event.data.relation };
       case 'relation.deleted':
-        return { lifecycle: 'deleted', relation: data.relation };
+        return { lifecycle: 'deleted', relation: event.data.relation };
       default:
         return state;
     }

@@ -6,7 +6,8 @@ import { collectionName } from '../content/schemaInput.ts';
 import { ITEM_ID_PATTERN } from '../content/itemInput.ts';
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import type { PageChanges, PageEvent } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { type PageChanges, type PageEvent, pageEventSchemas } from './events.ts';
 
 export type { PageChanges, PageEvent };
 
@@ -124,14 +125,14 @@ const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringif
 const notFound = () => new AppError('NOT_FOUND', 'Page not found');
 
 export const pageDecider: Decider<PageState, PageCommand, PageEvent> = {
+  eventTypes: eventTypesOf(pageEventSchemas),
   initialState: () => ({ status: 'absent', pageId: null, slug: null, title: null, layoutConfig: null }),
   evolve(state, event) {
-    const typed = event as PageEvent;
-    switch (typed.type) {
+    switch (event.type) {
       case 'page.created':
-        return { status: 'active', pageId: typed.data.pageId, slug: typed.data.slug, title: typed.data.title, layoutConfig: typed.data.layoutConfig };
+        return { status: 'active', pageId: event.data.pageId, slug: event.data.slug, title: event.data.title, layoutConfig: event.data.layoutConfig };
       case 'page.updated':
-        return { ...state, ...typed.data.changes };
+        return { ...state, ...event.data.changes };
       case 'page.deleted':
         return { ...state, status: 'deleted' };
       default:

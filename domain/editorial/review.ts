@@ -2,7 +2,8 @@
 // may be submitted again; an edit of an item in review or approved sends it back to draft (void).
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import type { EditorialEvent, ReviewMove, ReviewStatus } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { type EditorialEvent, editorialEventSchemas, type ReviewMove, type ReviewStatus } from './events.ts';
 
 export type { EditorialEvent, ReviewStatus };
 
@@ -38,11 +39,11 @@ const ALLOWED: Record<ReviewMove, readonly ReviewStatus[]> = {
 const TARGET: Record<ReviewMove, ReviewStatus> = { submit: 'in_review', approve: 'approved', reject: 'rejected', void: 'draft' };
 
 export const reviewDecider: Decider<ReviewState, ReviewCommand, EditorialEvent> = {
+  eventTypes: eventTypesOf(editorialEventSchemas),
   initialState: () => ({ status: 'draft', collection: null, itemId: null, reviewerId: null, authorId: null }),
   evolve(state, event) {
-    const typed = event as EditorialEvent;
-    if (typed.type !== 'editorial_transition') return state;
-    const d = typed.data;
+    if (event.type !== 'editorial_transition') return state;
+    const d = event.data;
     return { status: d.to, collection: d.collection, itemId: d.itemId, reviewerId: d.reviewerId, authorId: d.authorId };
   },
   decide(command, state) {

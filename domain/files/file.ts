@@ -2,7 +2,8 @@
 // object's bytes are the storage's; the record says what they are and how editors file them.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import type { FileChanges, FileEvent, PresetChanges } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { type FileChanges, type FileEvent, fileEventSchemas, type PresetChanges } from './events.ts';
 
 export type { FileChanges, FileEvent, PresetChanges };
 
@@ -22,16 +23,16 @@ export interface FileState {
 const sameTags = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((tag, index) => tag === b[index]);
 
 export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
+  eventTypes: eventTypesOf(fileEventSchemas),
   initialState: () => ({ status: 'absent', fileId: null, key: null, title: null, tags: [], folder: null }),
   evolve(state, event) {
-    const typed = event as FileEvent;
-    switch (typed.type) {
+    switch (event.type) {
       case 'file.registered': {
-        const { fileId, key, title, tags, folder } = typed.data;
+        const { fileId, key, title, tags, folder } = event.data;
         return { status: 'active', fileId, key, title, tags, folder };
       }
       case 'file.updated': {
-        const { changes } = typed.data;
+        const { changes } = event.data;
         return {
           ...state,
           title: changes.title !== undefined ? changes.title : state.title,
@@ -81,16 +82,16 @@ export interface PresetState {
 }
 
 export const presetDecider: Decider<PresetState, PresetCommand, FileEvent> = {
+  eventTypes: eventTypesOf(fileEventSchemas),
   initialState: () => ({ status: 'absent', presetId: null, key: null, name: null, dsl: {} }),
   evolve(state, event) {
-    const typed = event as FileEvent;
-    switch (typed.type) {
+    switch (event.type) {
       case 'transform_preset.created': {
-        const { presetId, key, name, dsl } = typed.data;
+        const { presetId, key, name, dsl } = event.data;
         return { status: 'active', presetId, key, name, dsl };
       }
       case 'transform_preset.updated': {
-        const { changes } = typed.data;
+        const { changes } = event.data;
         return { ...state, key: changes.key ?? state.key, name: changes.name ?? state.name, dsl: changes.dsl ?? state.dsl };
       }
       case 'transform_preset.deleted':

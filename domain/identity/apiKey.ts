@@ -2,7 +2,8 @@
 // itself is shown once, when it is created.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import type { ApiKeyEvent } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { type ApiKeyEvent, apiKeyEventSchemas } from './events.ts';
 
 export type { ApiKeyEvent };
 
@@ -16,12 +17,12 @@ export interface ApiKeyState {
 }
 
 export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
+  eventTypes: eventTypesOf(apiKeyEventSchemas),
   initialState: () => ({ status: 'absent', apiKeyId: null }),
   evolve(state, event) {
-    const typed = event as ApiKeyEvent;
-    switch (typed.type) {
+    switch (event.type) {
       case 'api_key.created':
-        return { status: 'active', apiKeyId: typed.data.apiKeyId };
+        return { status: 'active', apiKeyId: event.data.apiKeyId };
       case 'api_key.revoked':
         return { ...state, status: 'revoked' };
       default:

@@ -2,7 +2,8 @@
 // expiring, kept only as a hash. Issuing and consuming it are events of its own stream.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import type { EmailTokenEvent, EmailTokenPurpose } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { type EmailTokenEvent, emailTokenEventSchemas, type EmailTokenPurpose } from './events.ts';
 
 export type { EmailTokenEvent, EmailTokenPurpose };
 
@@ -26,18 +27,18 @@ function refused(reason: 'invalid' | 'used' | 'expired'): AppError {
 }
 
 export const emailTokenDecider: Decider<EmailTokenState, EmailTokenCommand, EmailTokenEvent> = {
+  eventTypes: eventTypesOf(emailTokenEventSchemas),
   initialState: () => ({ status: 'absent', tokenId: null, userId: null, purpose: null, tokenHash: null, expiresAt: null }),
   evolve(state, event) {
-    const typed = event as EmailTokenEvent;
-    switch (typed.type) {
+    switch (event.type) {
       case 'email_token.issued':
         return {
           status: 'issued',
-          tokenId: typed.data.tokenId,
-          userId: typed.data.userId,
-          purpose: typed.data.purpose,
-          tokenHash: typed.data.tokenHash,
-          expiresAt: typed.data.expiresAt,
+          tokenId: event.data.tokenId,
+          userId: event.data.userId,
+          purpose: event.data.purpose,
+          tokenHash: event.data.tokenHash,
+          expiresAt: event.data.expiresAt,
         };
       case 'email_token.consumed':
         return { ...state, status: 'consumed' };

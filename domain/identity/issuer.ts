@@ -2,7 +2,8 @@
 // its public keys, fail-closed, and their role claims mapped to the site's roles (default deny).
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import { ISSUER_ALGORITHMS, type IssuerAlgorithm, type IssuerConfig, type IssuerEvent, type RoleTarget } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { ISSUER_ALGORITHMS, type IssuerAlgorithm, type IssuerConfig, type IssuerEvent, issuerEventSchemas, type RoleTarget } from './events.ts';
 
 export { ISSUER_ALGORITHMS, type IssuerAlgorithm, type IssuerConfig, type IssuerEvent, type RoleTarget };
 
@@ -40,13 +41,13 @@ export function assertValidIssuerConfig(config: IssuerConfig): void {
 }
 
 export const issuerDecider: Decider<IssuerState, IssuerCommand, IssuerEvent> = {
+  eventTypes: eventTypesOf(issuerEventSchemas),
   initialState: () => ({ status: 'absent', issuerId: null, config: null }),
   evolve(state, event) {
-    const typed = event as IssuerEvent;
-    switch (typed.type) {
+    switch (event.type) {
       case 'issuer.created':
       case 'issuer.updated':
-        return { status: 'active', issuerId: typed.data.issuerId, config: typed.data.config };
+        return { status: 'active', issuerId: event.data.issuerId, config: event.data.config };
       case 'issuer.deleted':
         return { ...state, status: 'deleted' };
       default:

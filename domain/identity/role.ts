@@ -4,7 +4,8 @@
 // the command: the decider stays pure and refuses cycles and deletions of roles still in use.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import type { RoleChanges, RoleEvent } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { type RoleChanges, type RoleEvent, roleEventSchemas } from './events.ts';
 
 export type { RoleChanges, RoleEvent };
 
@@ -59,23 +60,23 @@ function refuseAdminFlag(systemKey: string | null, admin: boolean | undefined): 
 const notFound = () => new AppError('NOT_FOUND', 'Role not found');
 
 export const roleDecider: Decider<RoleState, RoleCommand, RoleEvent> = {
+  eventTypes: eventTypesOf(roleEventSchemas),
   initialState: () => ({ exists: false, deleted: false, roleId: null, name: null, description: null, admin: false, parentId: null, systemKey: null }),
   evolve(state, event) {
-    const typed = event as RoleEvent;
-    switch (typed.type) {
+    switch (event.type) {
       case 'role.created':
         return {
           exists: true,
           deleted: false,
-          roleId: typed.data.roleId,
-          name: typed.data.name,
-          description: typed.data.description ?? null,
-          admin: typed.data.admin,
-          parentId: typed.data.parentId,
-          systemKey: typed.data.systemKey,
+          roleId: event.data.roleId,
+          name: event.data.name,
+          description: event.data.description ?? null,
+          admin: event.data.admin,
+          parentId: event.data.parentId,
+          systemKey: event.data.systemKey,
         };
       case 'role.updated':
-        return { ...state, ...typed.data.changes };
+        return { ...state, ...event.data.changes };
       case 'role.deleted':
         return { ...state, deleted: true };
       default:

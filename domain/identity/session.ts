@@ -2,7 +2,8 @@
 // that was already rotated means it leaked, so the whole family is revoked.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import type { SessionEvent, SessionRevokeReason } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { type SessionEvent, sessionEventSchemas, type SessionRevokeReason } from './events.ts';
 
 export type { SessionEvent, SessionRevokeReason };
 
@@ -20,16 +21,17 @@ export interface SessionState {
 }
 
 export const sessionDecider: Decider<SessionState, SessionCommand, SessionEvent> = {
+  eventTypes: eventTypesOf(sessionEventSchemas),
   initialState: () => ({ status: 'absent', sessionId: null, currentTokenHash: null, rotatedTokenHashes: [], expiresAt: null }),
   evolve(state, event) {
     switch (event.type) {
       case 'session.started': {
-        const data = event.data as { sessionId: string; refreshTokenHash: string; expiresAt: string };
-        return { status: 'active', sessionId: data.sessionId, currentTokenHash: data.refreshTokenHash, rotatedTokenHashes: [], expiresAt: data.expiresAt };
+        const { sessionId, refreshTokenHash, expiresAt } = event.data;
+        return { status: 'active', sessionId, currentTokenHash: refreshTokenHash, rotatedTokenHashes: [], expiresAt };
       }
       case 'session.refreshed': {
-        const data = event.data as { previousTokenHash: string; refreshTokenHash: string; expiresAt: string };
-        return { ...state, currentTokenHash: data.refreshTokenHash, rotatedTokenHashes: [...state.rotatedTokenHashes, data.previousTokenHash], expiresAt: data.expiresAt };
+        const { previousTokenHash, refreshTokenHash, expiresAt } = event.data;
+        return { ...state, currentTokenHash: refreshTokenHash, rotatedTokenHashes: [...state.rotatedTokenHashes, previousTokenHash], expiresAt };
       }
       case 'session.revoked':
         return { ...state, status: 'revoked' };

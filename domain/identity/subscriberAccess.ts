@@ -2,7 +2,8 @@
 // The permissions layer reads the resulting read model; this only records the decision.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import type { SubscriberAccessEvent } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { type SubscriberAccessEvent, subscriberAccessEventSchemas } from './events.ts';
 
 export type { SubscriberAccessEvent };
 
@@ -13,6 +14,7 @@ export interface SubscriberAccessState {
 }
 
 export const subscriberAccessDecider: Decider<SubscriberAccessState, SubscriberAccessCommand, SubscriberAccessEvent> = {
+  eventTypes: eventTypesOf(subscriberAccessEventSchemas),
   initialState: () => ({ granted: false }),
   evolve(state, event) {
     switch (event.type) {

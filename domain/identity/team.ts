@@ -1,7 +1,8 @@
 // A team of one site: a named group of users (policies can be attached to it).
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import type { TeamChanges, TeamEvent } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { type TeamChanges, type TeamEvent, teamEventSchemas } from './events.ts';
 
 export type { TeamChanges, TeamEvent };
 
@@ -18,12 +19,12 @@ export interface TeamState {
 const uniqueMembers = (members: string[]) => [...new Set(members)];
 
 export const teamDecider: Decider<TeamState, TeamCommand, TeamEvent> = {
+  eventTypes: eventTypesOf(teamEventSchemas),
   initialState: () => ({ status: 'absent', teamId: null }),
   evolve(state, event) {
-    const typed = event as TeamEvent;
-    switch (typed.type) {
+    switch (event.type) {
       case 'team.created':
-        return { status: 'active', teamId: typed.data.teamId };
+        return { status: 'active', teamId: event.data.teamId };
       case 'team.deleted':
         return { ...state, status: 'deleted' };
       default:

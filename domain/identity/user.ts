@@ -3,7 +3,8 @@
 // its profile updated, its preferences merged, linked to external identities, impersonated, deleted.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import type { FailedSignInCount, PasswordChangeReason, Preferences, UserChanges, UserEvent } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { type FailedSignInCount, type PasswordChangeReason, type Preferences, type UserChanges, type UserEvent, userEventSchemas } from './events.ts';
 
 export type { PasswordChangeReason, Preferences, UserChanges, UserEvent };
 
@@ -56,35 +57,35 @@ function presentChanges(changes: UserChanges): UserChanges {
 }
 
 export const userDecider: Decider<UserState, UserCommand, UserEvent> = {
+  eventTypes: eventTypesOf(userEventSchemas),
   initialState: () => ({ exists: false, userId: null, tokenVersion: 0, status: null, email: null, emailVerified: false, identities: [] }),
   evolve(state, event) {
-    const typed = event as UserEvent;
-    switch (typed.type) {
+    switch (event.type) {
       case 'user.created':
         return {
           ...state,
           exists: true,
-          userId: typed.data.userId,
+          userId: event.data.userId,
           tokenVersion: 0,
-          status: typed.data.status,
-          email: typed.data.email,
+          status: event.data.status,
+          email: event.data.email,
           emailVerified: false,
         };
       case 'user.password_changed':
-        return { ...state, tokenVersion: typed.data.tokenVersion, status: state.status === 'invited' ? 'active' : state.status };
+        return { ...state, tokenVersion: event.data.tokenVersion, status: state.status === 'invited' ? 'active' : state.status };
       case 'user.email_verified':
         return { ...state, emailVerified: true, status: state.status === 'unverified' || state.status === 'invited' ? 'active' : state.status };
       case 'user.updated':
         return {
           ...state,
-          email: typed.data.changes.email ?? state.email,
-          emailVerified: typed.data.changes.email !== undefined && typed.data.changes.email !== state.email ? false : state.emailVerified,
-          status: typed.data.changes.status ?? state.status,
+          email: event.data.changes.email ?? state.email,
+          emailVerified: event.data.changes.email !== undefined && event.data.changes.email !== state.email ? false : state.emailVerified,
+          status: event.data.changes.status ?? state.status,
         };
       case 'user.deleted':
         return { ...state, status: 'deleted' };
       case 'user.external_identity_linked':
-        return { ...state, identities: [...state.identities, identityKey(typed.data.issuerId, typed.data.externalId)] };
+        return { ...state, identities: [...state.identities, identityKey(event.data.issuerId, event.data.externalId)] };
       default:
         return state;
     }

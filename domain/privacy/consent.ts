@@ -1,7 +1,8 @@
 // A user's consent of one type (stream `consent/<userId>/<type>`): granted or withdrawn, with the
 // source and version of the choice. Repeating the current choice records nothing.
 import type { Decider } from '../shared/events.ts';
-import type { ConsentEvent, ConsentType } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { type ConsentEvent, consentEventSchemas, type ConsentType } from './events.ts';
 
 export type { ConsentEvent, ConsentType };
 
@@ -22,14 +23,14 @@ export interface ConsentState {
 }
 
 export const consentDecider: Decider<ConsentState, SetConsent, ConsentEvent> = {
+  eventTypes: eventTypesOf(consentEventSchemas),
   initialState: () => ({ granted: null, source: null, version: null }),
   evolve(state, event) {
-    const typed = event as ConsentEvent;
-    switch (typed.type) {
+    switch (event.type) {
       case 'consent_granted':
-        return { granted: true, source: typed.data.source, version: typed.data.version };
+        return { granted: true, source: event.data.source, version: event.data.version };
       case 'consent_withdrawn':
-        return { granted: false, source: typed.data.source, version: typed.data.version };
+        return { granted: false, source: event.data.source, version: event.data.version };
       default:
         return state;
     }

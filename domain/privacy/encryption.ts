@@ -3,7 +3,8 @@
 // A site that never rotated uses the ring's first key (`defaultKeyId`).
 import { AppError } from '../shared/appError.ts';
 import { streamId, type Decider } from '../shared/events.ts';
-import type { EncryptionEvent } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { type EncryptionEvent, encryptionEventSchemas } from './events.ts';
 
 export type { EncryptionEvent };
 
@@ -22,16 +23,16 @@ export type EncryptionCommand =
 export const encryptionStreamId = (siteId: string): string => streamId(siteId, 'encryption');
 
 export const encryptionDecider: Decider<EncryptionState, EncryptionCommand, EncryptionEvent> = {
+  eventTypes: eventTypesOf(encryptionEventSchemas),
   initialState: () => ({ activeKeyId: null, retiredKeyIds: [], envelope: false }),
   evolve(state, event) {
-    const typed = event as EncryptionEvent;
-    switch (typed.type) {
+    switch (event.type) {
       case 'encryption_key_rotated': {
-        const retired = state.retiredKeyIds.filter((id) => id !== typed.data.keyId && id !== typed.data.previousKeyId);
-        return { ...state, activeKeyId: typed.data.keyId, retiredKeyIds: [...retired, typed.data.previousKeyId] };
+        const retired = state.retiredKeyIds.filter((id) => id !== event.data.keyId && id !== event.data.previousKeyId);
+        return { ...state, activeKeyId: event.data.keyId, retiredKeyIds: [...retired, event.data.previousKeyId] };
       }
       case 'envelope_mode_changed':
-        return { ...state, envelope: typed.data.enabled };
+        return { ...state, envelope: event.data.enabled };
       default:
         return state;
     }

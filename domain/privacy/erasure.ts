@@ -3,7 +3,8 @@
 // default), then executed once. The subject is kept only as a keyed hash; the matched records by id.
 import { AppError } from '../shared/appError.ts';
 import { streamId, type Decider } from '../shared/events.ts';
-import type { ErasureEvent } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { type ErasureEvent, erasureEventSchemas } from './events.ts';
 
 export type { ErasureEvent };
 
@@ -35,17 +36,17 @@ export function assertExecutable(state: ErasureState, erasureId: string, dualCon
 }
 
 export const erasureDecider: Decider<ErasureState, ErasureCommand, ErasureEvent> = {
+  eventTypes: eventTypesOf(erasureEventSchemas),
   initialState: () => ({ status: 'none', requestedBy: null, collection: null, subjectHash: null, recordIds: [] }),
   evolve(state, event) {
-    const typed = event as ErasureEvent;
-    switch (typed.type) {
+    switch (event.type) {
       case 'erasure_requested':
         return {
           status: 'requested',
-          requestedBy: typed.data.requestedBy,
-          collection: typed.data.collection,
-          subjectHash: typed.data.subjectHash,
-          recordIds: typed.data.recordIds,
+          requestedBy: event.data.requestedBy,
+          collection: event.data.collection,
+          subjectHash: event.data.subjectHash,
+          recordIds: event.data.recordIds,
         };
       case 'erasure_confirmed':
         return { ...state, status: 'confirmed' };

@@ -1,7 +1,8 @@
 // A user's restriction of processing (stream `processing_restriction/<userId>`): applied with an
 // optional reason, or lifted. What a restriction stops is PROCESSING_PURPOSES (docs/privacy.md).
 import type { Decider } from '../shared/events.ts';
-import type { RestrictionEvent } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { type RestrictionEvent, restrictionEventSchemas } from './events.ts';
 
 export type { RestrictionEvent };
 
@@ -22,12 +23,12 @@ export interface RestrictionState {
 }
 
 export const restrictionDecider: Decider<RestrictionState, SetRestriction, RestrictionEvent> = {
+  eventTypes: eventTypesOf(restrictionEventSchemas),
   initialState: () => ({ restricted: false, reason: null }),
   evolve(state, event) {
-    const typed = event as RestrictionEvent;
-    switch (typed.type) {
+    switch (event.type) {
       case 'processing_restriction.applied':
-        return { restricted: true, reason: typed.data.reason };
+        return { restricted: true, reason: event.data.reason };
       case 'processing_restriction.lifted':
         return { restricted: false, reason: null };
       default:

@@ -7,18 +7,8 @@
 // published, a published one not (409 ALREADY_PUBLISHED). A revert brings back what a publish moved.
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import type {
-  AtomicityMode,
-  MaintenanceWindow,
-  Outcome,
-  PublishStatus,
-  ReleaseChanges,
-  ReleaseEvent,
-  ReleaseItem,
-  ReleaseItemKey,
-  ReleaseStatus,
-  RevertedItem,
-} from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { type AtomicityMode, type MaintenanceWindow, type Outcome, type PublishStatus, type ReleaseChanges, type ReleaseEvent, releaseEventSchemas, type ReleaseItem, type ReleaseItemKey, type ReleaseStatus, type RevertedItem } from './events.ts';
 
 export type { AtomicityMode, MaintenanceWindow, Outcome, PublishStatus, ReleaseEvent, ReleaseItem, ReleaseItemKey, ReleaseStatus, RevertedItem };
 
@@ -155,6 +145,7 @@ const withItems = (items: Record<string, ReleaseItem>, added: readonly ReleaseIt
 });
 
 export const releaseDecider: Decider<ReleaseState, ReleaseCommand, ReleaseEvent> = {
+  eventTypes: eventTypesOf(releaseEventSchemas),
   initialState: () => ({
     status: 'absent',
     releaseId: null,
@@ -167,14 +158,13 @@ export const releaseDecider: Decider<ReleaseState, ReleaseCommand, ReleaseEvent>
     reverted: false,
   }),
   evolve(state, event) {
-    const typed = event as ReleaseEvent;
-    switch (typed.type) {
+    switch (event.type) {
       case 'release.created': {
-        const { releaseId, name, atomicityMode, publishAt, maintenanceWindow, status, items } = typed.data;
+        const { releaseId, name, atomicityMode, publishAt, maintenanceWindow, status, items } = event.data;
         return { status, releaseId, name, atomicityMode, publishAt, maintenanceWindow, items: withItems({}, items), published: {}, reverted: false };
       }
       case 'release.updated': {
-        const { changes } = typed.data;
+        const { changes } = event.data;
         return {
           ...state,
           status: changes.status ?? state.status,
@@ -185,15 +175,15 @@ export const releaseDecider: Decider<ReleaseState, ReleaseCommand, ReleaseEvent>
         };
       }
       case 'release.items_added':
-        return { ...state, items: withItems(state.items, typed.data.items) };
+        return { ...state, items: withItems(state.items, event.data.items) };
       case 'release.items_removed': {
-        const removed = new Set(typed.data.items.map(itemKey));
+        const removed = new Set(event.data.items.map(itemKey));
         return { ...state, items: Object.fromEntries(Object.entries(state.items).filter(([key]) => !removed.has(key))) };
       }
       case 'release.deleted':
         return { ...state, status: 'deleted' };
       case 'release.published':
-        return { ...state, status: typed.data.status, published: foldPublished(state.published, typed.data.outcomes) };
+        return { ...state, status: event.data.status, published: foldPublished(state.published, event.data.outcomes) };
       case 'release.reverted':
         return { ...state, reverted: true };
       default:

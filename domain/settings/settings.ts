@@ -2,7 +2,8 @@
 // to set and to remove; only the keys whose value changes become events.
 import { isDeepStrictEqual } from 'node:util';
 import type { Decider } from '../shared/events.ts';
-import type { SettingEvent } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { type SettingEvent, settingEventSchemas } from './events.ts';
 
 export type { SettingEvent };
 
@@ -34,12 +35,12 @@ export function settingsOutcome(state: SettingsState, events: readonly { type: s
 }
 
 export const settingsDecider: Decider<SettingsState, SettingsCommand, SettingEvent> = {
+  eventTypes: eventTypesOf(settingEventSchemas),
   initialState: () => ({ values: new Map() }),
   evolve(state, event) {
-    const typed = event as SettingEvent;
     const values = new Map(state.values);
-    if (typed.type === 'setting.set') values.set(typed.data.key, typed.data.value);
-    else if (typed.type === 'setting.removed') values.delete(typed.data.key);
+    if (event.type === 'setting.set') values.set(event.data.key, event.data.value);
+    else if (event.type === 'setting.removed') values.delete(event.data.key);
     return { values };
   },
   decide(command, state) {

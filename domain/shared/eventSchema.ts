@@ -7,6 +7,11 @@ export type EventOf<Schemas extends Record<string, z.ZodType>> = {
   [Type in keyof Schemas & string]: { type: Type; data: z.infer<Schemas[Type]> };
 }[keyof Schemas & string];
 
+/** The event types of a map of data schemas, in its order: a decider's `eventTypes`. */
+export function eventTypesOf<Schemas extends Record<string, z.ZodType>>(schemas: Schemas): (keyof Schemas & string)[] {
+  return Object.keys(schemas) as (keyof Schemas & string)[];
+}
+
 /**
  * A JSON object whose keys and values are content (an item's fields, a filter, preferences): checked
  * to be an object, never walked. Item events carry whole items on every write; a check of each key

@@ -20,7 +20,7 @@ export interface EventMetadata {
   causationId?: string;
 }
 
-/** An event as the log holds it: where it is, what it is, who caused it. */
+/** A recorded event, as the log holds it: where it is, what it is, who caused it. */
 export interface RecordedEvent<Type extends string = string, Data = unknown> {
   position: number;
   txId: string;
@@ -44,11 +44,34 @@ export interface RecordedEvent<Type extends string = string, Data = unknown> {
  */
 export type StoredEvent<Type extends EventType = EventType> = { [T in Type]: RecordedEvent<T, EventDataOf<T>> }[Type];
 
-/** A decider: the business rules of one aggregate as pure functions (Emmett's shape). */
+/**
+ * A decider: the business rules of one aggregate as pure functions (Emmett's shape). `evolve` takes
+ * the decider's own events, so testing `event.type` narrows `event.data`; stored events (whose type
+ * is any of the catalogue's) reach it through `eventsOf` or `isEventOf`, which check their type
+ * against `eventTypes`.
+ */
 export interface Decider<State, Command, Event extends NewEvent> {
+  /** The types `evolve` folds (`eventTypesOf` the schemas of `Event`); a stream's other events are skipped. */
+  eventTypes: readonly Event['type'][];
   initialState(): State;
-  evolve(state: State, event: { type: string; data: unknown }): State;
+  evolve(state: State, event: Event): State;
   decide(command: Command, state: State): Event[];
+}
+
+/** Whether an event (a stored one, say) is one the decider folds, narrowed to its type if so. */
+export function isEventOf<State, Event extends NewEvent, Candidate extends { type: string }>(
+  decider: Decider<State, never, Event>,
+  event: Candidate,
+): event is Candidate & Event {
+  return decider.eventTypes.some((type) => type === event.type);
+}
+
+/** The events the decider folds, in their order (see isEventOf). */
+export function eventsOf<State, Event extends NewEvent, Candidate extends { type: string }>(
+  decider: Decider<State, never, Event>,
+  events: readonly Candidate[],
+): (Candidate & Event)[] {
+  return events.filter((event): event is Candidate & Event => isEventOf(decider, event));
 }
 
 export function streamId(siteId: string, aggregate: string, ...id: string[]): string {

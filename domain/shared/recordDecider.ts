@@ -10,6 +10,8 @@ export interface RecordCommand<Event extends NewEvent> {
 
 export function recordDecider<Event extends NewEvent>(): Decider<null, RecordCommand<Event>, Event> {
   return {
+    // No state: it folds no event.
+    eventTypes: [],
     initialState: () => null,
     evolve: (state) => state,
     decide: (command) => command.events,

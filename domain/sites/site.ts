@@ -1,7 +1,8 @@
 // A site (tenant): created with its first administrator, soft-deleted (its data stays in the log).
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
-import type { SiteEvent } from './events.ts';
+import { eventTypesOf } from '../shared/eventSchema.ts';
+import { type SiteEvent, siteEventSchemas } from './events.ts';
 import { applySiteConfigChanges, initialSiteConfig, type SiteConfig, type SiteConfigChanges } from './siteConfig.ts';
 
 export type { SiteEvent };
@@ -47,16 +48,16 @@ export function effectiveChanges(config: SiteConfig, changes: SiteConfigChanges)
 }
 
 export const siteDecider: Decider<SiteState, SiteCommand, SiteEvent> = {
+  eventTypes: eventTypesOf(siteEventSchemas),
   initialState: () => ({ status: 'absent', config: initialSiteConfig('') }),
   evolve(state, event) {
-    const typed = event as SiteEvent;
-    switch (typed.type) {
+    switch (event.type) {
       case 'site.created':
-        return { status: 'active', config: initialSiteConfig(typed.data.name) };
+        return { status: 'active', config: initialSiteConfig(event.data.name) };
       case 'site.deleted':
         return { ...state, status: 'deleted' };
       case 'site.configured':
-        return { ...state, config: applySiteConfigChanges(state.config, typed.data.changes) };
+        return { ...state, config: applySiteConfigChanges(state.config, event.data.changes) };
       default:
         return state;
     }

@@ -1,9 +1,10 @@
 // The one write path. A command names its decider and stream, how its state is loaded (the whole
 // stream folded, only its head event, or nothing for an append-only stream), whether writers of the
 // stream queue on a lock, the version the caller saw, and how conflicts are retried. The handler
-// loads, decides, appends with the expected version and projects inline, in one transaction. New
-// streams of many requests may share one transaction instead (group commit: ./streamStarts.ts).
-import type { Decider, EventMetadata, NewEvent, StoredEvent } from '../../domain/shared/events.ts';
+// loads, checks, runs the command's step (writes to other streams, when it declares one), decides,
+// appends with the expected version and projects inline, in one transaction. New streams of many
+// requests may share one transaction instead (group commit: ./streamStarts.ts).
+import { eventsOf, isEventOf, type Decider, type EventMetadata, type NewEvent, type StoredEvent } from '../../domain/shared/events.ts';
 import { appendToStream, readStream, readStreamHead, StreamConflictError, type ExpectedVersion } from '../../infra/eventstore/eventStore.ts';
 import type { Database, Queryable } from '../../infra/postgres/database.ts';
 import { sql } from '../../infra/postgres/sql.ts';
@@ -37,11 +38,27 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 5 };
  */
 export type EventSealer = <Event extends NewEvent>(tx: Queryable, events: Event[]) => Promise<Event[]>;
 
-export interface CommandRequest<State, Command, Event extends NewEvent> {
+/**
+ * A named step of a command that writes other streams (a release's items, an erasure's records)
+ * before the command's own events are decided: the workflow step of the command (Emmett's
+ * workflows are the model). It runs in the command's transaction, after `check` and the version
+ * comparison, under the stream's lock; what it returns is handed to `command` and to the result.
+ * Its writes go through those streams' own commands; a failure rolls the whole transaction back.
+ */
+export interface CommandStep<State, Result> {
+  /** What the step does, for a reader of the request (`publishItems`, `eraseRecords`). */
+  name: string;
+  run: (state: State, tx: Queryable) => Promise<Result>;
+}
+
+export interface CommandRequest<State, Command, Event extends NewEvent, StepResult = undefined> {
   siteId: string;
   streamId: string;
   decider: Decider<State, Command, Event>;
-  command: Command | ((state: State) => Command);
+  /** Declared before `command`, so that `command`'s second argument is typed by the step's result. */
+  step?: CommandStep<State, StepResult>;
+  /** The command, or a function of the loaded state and of the step's result (undefined without a step). */
+  command: Command | ((state: State, stepResult: NoInfer<StepResult>) => Command);
   metadata: EventMetadata;
   load?: StateLoading;
   /** handleCommand only: how often a lost race is tried again from a fresh read (default DEFAULT_RETRY). */
@@ -50,7 +67,8 @@ export interface CommandRequest<State, Command, Event extends NewEvent> {
   lock?: boolean;
   /**
    * Checks that need the loaded state and the transaction (rows that point at the aggregate, say):
-   * run after loading, under the lock, before the version is compared and the decider runs.
+   * run after loading, under the lock, before the version is compared and the decider runs. Reads
+   * only: a command that writes other streams declares a `step`.
    */
   check?: (state: State, tx: Queryable) => Promise<void>;
   /** The version the caller saw (If-Match); a mismatch is an error, never retried. */
@@ -65,36 +83,40 @@ export interface CommandRequest<State, Command, Event extends NewEvent> {
   seal?: EventSealer;
 }
 
-export interface CommandResult<State> {
+export interface CommandResult<State, StepResult = undefined> {
   state: State;
   /** The stream's version after the command (0 for `load: 'none'` with nothing appended). */
   version: number;
   events: StoredEvent[];
+  /** What the request's `step` returned (undefined without a step). */
+  stepResult: StepResult;
 }
 
-async function loadState<State>(tx: Queryable, decider: Decider<State, unknown, NewEvent>, stream: string, load: StateLoading) {
+/** The stream's state as its decider folds it: only the events of the decider's own types reach `evolve`. */
+async function loadState<State, Event extends NewEvent>(tx: Queryable, decider: Decider<State, never, Event>, stream: string, load: StateLoading) {
   if (load === 'none') return { state: decider.initialState(), version: 0 };
   if (load === 'head') {
     const head = await readStreamHead(tx, stream);
-    return head ? { state: decider.evolve(decider.initialState(), head), version: head.streamPosition } : { state: decider.initialState(), version: 0 };
+    if (!head) return { state: decider.initialState(), version: 0 };
+    return { state: isEventOf(decider, head) ? decider.evolve(decider.initialState(), head) : decider.initialState(), version: head.streamPosition };
   }
   const history = await readStream(tx, stream);
   return {
-    state: history.reduce((current, event) => decider.evolve(current, event), decider.initialState()),
+    state: eventsOf(decider, history).reduce((current, event) => decider.evolve(current, event), decider.initialState()),
     version: history.at(-1)?.streamPosition ?? 0,
   };
 }
 
 /** Handles one command inside the caller's transaction (several commands may share it). */
-export async function handleCommandIn<State, Command, Event extends NewEvent>(
+export async function handleCommandIn<State, Command, Event extends NewEvent, StepResult = undefined>(
   tx: Queryable,
   projections: readonly Projection[],
-  request: CommandRequest<State, Command, Event>,
-): Promise<CommandResult<State>> {
+  request: CommandRequest<State, Command, Event, StepResult>,
+): Promise<CommandResult<State, StepResult>> {
   const { decider, streamId, expectedVersion, versionMismatch } = request;
   const load = request.load ?? 'fold';
   if (request.lock) await tx.query(sql`SELECT pg_advisory_xact_lock(hashtextextended(${streamId}, 0))`);
-  const loaded = await loadState(tx, decider as Decider<State, unknown, NewEvent>, streamId, load);
+  const loaded = await loadState(tx, decider, streamId, load);
   let state = loaded.state;
   const version = loaded.version;
   await request.check?.(state, tx);
@@ -102,9 +124,12 @@ export async function handleCommandIn<State, Command, Event extends NewEvent>(
     const mismatch = versionMismatch ? versionMismatch(version, state) : new StreamConflictError(`${streamId} is at version ${version}, not ${expectedVersion}`);
     if (mismatch) throw mismatch;
   }
-  const command = typeof request.command === 'function' ? (request.command as (current: State) => Command)(state) : request.command;
+  // Without a step there is no result: StepResult is then its default, undefined.
+  const stepResult = request.step ? await request.step.run(state, tx) : (undefined as StepResult);
+  const command =
+    typeof request.command === 'function' ? (request.command as (current: State, result: StepResult) => Command)(state, stepResult) : request.command;
   const decided = decider.decide(command, state);
-  if (decided.length === 0) return { state, version, events: [] };
+  if (decided.length === 0) return { state, version, events: [], stepResult };
   const newEvents = request.seal ? await request.seal(tx, decided) : decided;
   const expected: ExpectedVersion = load === 'none' ? 'any' : version === 0 ? 'no_stream' : version;
   let appended;
@@ -115,8 +140,8 @@ export async function handleCommandIn<State, Command, Event extends NewEvent>(
     throw error;
   }
   await applyInline(tx, projections, appended.events);
-  state = appended.events.reduce((current, event) => decider.evolve(current, event), state);
-  return { state, version: appended.nextVersion, events: appended.events };
+  state = eventsOf(decider, appended.events).reduce((current, event) => decider.evolve(current, event), state);
+  return { state, version: appended.nextVersion, events: appended.events, stepResult };
 }
 
 /** Runs `work` in one site transaction; a concurrent append that wins a stream retries it from the start. */
@@ -139,10 +164,10 @@ export async function inSiteTransaction<T>(
  * Handles one command in its own site transaction. A conflict is retried from a fresh read, unless
  * the caller named the version it saw: then it is the caller's to resolve.
  */
-export async function handleCommand<State, Command, Event extends NewEvent>(
+export async function handleCommand<State, Command, Event extends NewEvent, StepResult = undefined>(
   context: CommandContext,
-  request: CommandRequest<State, Command, Event>,
-): Promise<CommandResult<State>> {
+  request: CommandRequest<State, Command, Event, StepResult>,
+): Promise<CommandResult<State, StepResult>> {
   const policy = request.expectedVersion === undefined ? (request.retry ?? DEFAULT_RETRY) : { attempts: 1 };
   return inSiteTransaction(context, request.siteId, (tx) => handleCommandIn(tx, context.projections, request), policy);
 }

@@ -2,7 +2,7 @@
 // the shape Emmett's DeciderSpecification uses.
 import { expect } from 'vitest';
 import { AppError } from '../../domain/shared/appError.ts';
-import type { Decider, NewEvent } from '../../domain/shared/events.ts';
+import { eventsOf, type Decider, type NewEvent } from '../../domain/shared/events.ts';
 
 export interface ThenStep<Event> {
   then(expected: Event[]): void;
@@ -13,7 +13,7 @@ export interface ThenStep<Event> {
 export function deciderSpecification<State, Command, Event extends NewEvent>(decider: Decider<State, Command, Event>) {
   return {
     given(history: { type: string; data: unknown }[]) {
-      const state = history.reduce((current, event) => decider.evolve(current, event), decider.initialState());
+      const state = eventsOf(decider, history).reduce((current, event) => decider.evolve(current, event), decider.initialState());
       return {
         state,
         when(command: Command): ThenStep<Event> {

@@ -3,7 +3,8 @@
 // A staged revision (written by a draft, not committed) cannot be pinned.
 import { AppError } from '../../shared/appError.ts';
 import type { Decider } from '../../shared/events.ts';
-import type { PinEvent } from './events.ts';
+import { eventTypesOf } from '../../shared/eventSchema.ts';
+import { type PinEvent, pinEventSchemas } from './events.ts';
 
 export type PinCommand =
   | {
@@ -21,15 +22,15 @@ export interface PinState {
 }
 
 export const pinDecider: Decider<PinState, PinCommand, PinEvent> = {
+  eventTypes: eventTypesOf(pinEventSchemas),
   initialState: () => ({ pins: {} }),
 
   evolve(state, event) {
-    const typed = event as PinEvent;
-    switch (typed.type) {
+    switch (event.type) {
       case 'pin.created':
-        return { pins: { ...state.pins, [typed.data.field]: typed.data.revisionId } };
+        return { pins: { ...state.pins, [event.data.field]: event.data.revisionId } };
       case 'pin.released': {
-        const { [typed.data.field]: _released, ...rest } = state.pins;
+        const { [event.data.field]: _released, ...rest } = state.pins;
         return { pins: rest };
       }
       default:

@@ -2,7 +2,8 @@
 // promoted back to main, deleted. The key is the stream's identity; a deleted key may be reused.
 import { AppError } from '../../shared/appError.ts';
 import type { Decider } from '../../shared/events.ts';
-import type { ItemData, VersionEvent } from './events.ts';
+import { eventTypesOf } from '../../shared/eventSchema.ts';
+import { type ItemData, type VersionEvent, versionEventSchemas } from './events.ts';
 
 export type VersionCommand =
   | { type: 'createVersion'; collection: string; itemId: string; key: string; name: string; data: ItemData; baseVersion: number }
@@ -52,21 +53,21 @@ function missing(key: string): AppError {
 }
 
 export const versionDecider: Decider<VersionState, VersionCommand, VersionEvent> = {
+  eventTypes: eventTypesOf(versionEventSchemas),
   initialState: () => ({ status: 'absent', collection: '', itemId: '', key: '', name: '', data: {}, baseData: {}, baseVersion: 0 }),
 
   evolve(state, event) {
-    const typed = event as VersionEvent;
-    switch (typed.type) {
+    switch (event.type) {
       case 'version.created': {
-        const d = typed.data;
+        const d = event.data;
         return { status: 'active', collection: d.collection, itemId: d.itemId, key: d.key, name: d.name, data: d.data, baseData: d.data, baseVersion: d.baseVersion };
       }
       case 'version.updated':
-        return { ...state, name: typed.data.name ?? state.name, data: typed.data.data ?? state.data };
+        return { ...state, name: event.data.name ?? state.name, data: event.data.data ?? state.data };
       case 'version.deleted':
         return { ...state, status: 'deleted' };
       case 'version.promoted':
-        return { ...state, data: typed.data.data, baseData: typed.data.data, baseVersion: typed.data.mainVersion };
+        return { ...state, data: event.data.data, baseData: event.data.data, baseVersion: event.data.mainVersion };
       default:
         return state;
     }

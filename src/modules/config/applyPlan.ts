@@ -11,7 +11,7 @@ import type { ManifestError, Path } from '../../../domain/config/manifest.ts';
 import { subscriptionDecider } from '../../../domain/changeFeed/subscription.ts';
 import type { RelationDefinition } from '../../../domain/content/schemaModel.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
-import type { EventMetadata } from '../../../domain/shared/events.ts';
+import { eventsOf, type EventMetadata } from '../../../domain/shared/events.ts';
 import { readStream, startedStreams } from '../../../infra/eventstore/eventStore.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
@@ -110,7 +110,7 @@ export async function rehearsePlan(tx: Queryable, siteId: string, plan: ConfigPl
   const history = async (stream: string) => (started.has(stream) ? readStream(tx, stream) : []);
   for (const work of plan.work.collections) {
     const events = await history(collectionStreamId(siteId, work.name));
-    let state = events.reduce(collectionDecider.evolve, collectionDecider.initialState());
+    let state = eventsOf(collectionDecider, events).reduce(collectionDecider.evolve, collectionDecider.initialState());
     try {
       for (const step of schemaSteps(work, movingRenames(plan, work))) {
         state = collectionDecider.decide(applySchemaCommand(step), state).reduce(collectionDecider.evolve, state);
@@ -121,7 +121,7 @@ export async function rehearsePlan(tx: Queryable, siteId: string, plan: ConfigPl
   }
   for (const { relation, path } of plan.work.relations) {
     const events = await history(relationStreamId(siteId, relation.id));
-    const state = events.reduce(relationDecider.evolve, relationDecider.initialState());
+    const state = eventsOf(relationDecider, events).reduce(relationDecider.evolve, relationDecider.initialState());
     try {
       await refuseReservedId(relation, path, base)(state);
       relationDecider.decide({ type: 'replaceRelation', relation }, state);

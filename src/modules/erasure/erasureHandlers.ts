@@ -21,7 +21,7 @@ import { deleteIn } from '../items/deleteItem.ts';
 import { matchErasureRecords, resolveErasureFilter } from './erasureMatches.ts';
 import { findErasure, type ErasureRequest } from './erasureRequests.ts';
 
-export type ErasureContext = Pick<AppContext, 'database' | 'projections' | 'schemas' | 'keyRing' | 'config'>;
+export type ErasureContext = Pick<AppContext, 'database' | 'projections' | 'schemas' | 'keyRing' | 'config' | 'itemHooks'>;
 
 /**
  * The subject as stored: an HMAC of the site, collection and filter under a key derived from
@@ -119,18 +119,20 @@ async function eraseRecords(context: ErasureContext, tx: Queryable, siteId: stri
 export async function executeErasure(context: ErasureContext, siteId: string, erasureId: string, metadata: EventMetadata): Promise<ErasureRequest> {
   await inSiteTransaction(context, siteId, async (tx) => {
     const dualControl = await dualControlOn(tx, siteId);
-    let outcome = { erasedIds: [] as string[], shreddedValues: 0 };
     await handleCommandIn(tx, context.projections, {
       siteId,
       streamId: erasureStreamId(siteId, erasureId),
       decider: erasureDecider,
       lock: true,
-      check: async (state) => {
-        assertExecutable(state, erasureId, dualControl);
-        const collection = await context.schemas.collection(siteId, state.collection!);
-        outcome = await eraseRecords(context, tx, siteId, collection, state.recordIds, erasureId, metadata);
+      check: async (state) => assertExecutable(state, erasureId, dualControl),
+      step: {
+        name: 'eraseRecords',
+        run: async (state, stepTx) => {
+          const collection = await context.schemas.collection(siteId, state.collection!);
+          return eraseRecords(context, stepTx, siteId, collection, state.recordIds, erasureId, metadata);
+        },
       },
-      command: (): ErasureCommand => ({ type: 'execute', erasureId, dualControl, ...outcome }),
+      command: (_state, erased): ErasureCommand => ({ type: 'execute', erasureId, dualControl, ...erased }),
       metadata,
     });
   });

@@ -1,8 +1,9 @@
-// Publishing a release: one command and one transaction. Under the release's stream lock each item
-// goes through the item update path (changeItemIn: the publisher's update rules, validation, the
-// editorial gate) inside a savepoint, so a refused item is rolled back alone and becomes a `failed`
-// outcome with its reason; all_or_nothing then rolls every item back (the others are `skipped`).
-// `release.published` carries the outcomes and commits with the item events (docs/publishing.md).
+// Publishing a release: one command and one transaction. Under the release's stream lock the
+// command's step (`publishItems`) sends each item through the item update path (changeItemIn: the
+// publisher's update rules, validation, the editorial gate) inside a savepoint, so a refused item is
+// rolled back alone and becomes a `failed` outcome with its reason; all_or_nothing then rolls every
+// item back (the others are `skipped`). `release.published` carries the outcomes and commits with
+// the item events (docs/publishing.md).
 import { assertPublishable, itemKey, releaseDecider, type Outcome, type ReleaseCommand, type ReleaseItem, type ReleaseState } from '../../../domain/releases/release.ts';
 import type { OutcomeReason } from '../../../domain/releases/events.ts';
 import { isInsideMaintenanceWindow } from '../../../domain/releases/maintenanceWindow.ts';
@@ -126,7 +127,6 @@ export async function publishRelease(context: AppContext, request: PublishReques
   const { siteId, releaseId } = request;
   try {
     return await inSiteTransaction(context, siteId, async (tx) => {
-      let outcomes: Outcome[] = [];
       const result = await handleCommandIn(tx, context.projections, {
         siteId,
         streamId: releaseStream(siteId, releaseId),
@@ -135,13 +135,13 @@ export async function publishRelease(context: AppContext, request: PublishReques
         check: async (state) => {
           if (request.dueAt && !isDue(state, request.dueAt)) throw new NotDue();
           assertPublishable(state);
-          outcomes = await publishItems(context, tx, request, state);
         },
-        command: (): ReleaseCommand => ({ type: 'publishRelease', outcomes, trigger: request.dueAt ? 'scheduler' : 'manual' }),
+        step: { name: 'publishItems', run: (state, stepTx) => publishItems(context, stepTx, request, state) },
+        command: (_state, outcomes): ReleaseCommand => ({ type: 'publishRelease', outcomes, trigger: request.dueAt ? 'scheduler' : 'manual' }),
         metadata: request.metadata,
       });
       const release = (await findRelease(tx, siteId, releaseId))!;
-      return { release, status: result.state.status as PublishAnswer['status'], outcomes };
+      return { release, status: result.state.status as PublishAnswer['status'], outcomes: result.stepResult };
     });
   } catch (error) {
     if (error instanceof NotDue) return null;

@@ -1,7 +1,8 @@
-// Reverting a release: one command and one transaction that brings every item the release's
-// publishes moved back to its state before the first of them (the revision of that version), through
-// the item update path as `item.reverted`, then appends `release.reverted`. An item changed since the
-// publish refuses the revert (409 CONFLICT listing them) unless `force` (docs/publishing.md).
+// Reverting a release: one command and one transaction whose step (`revertItems`) brings every item
+// the release's publishes moved back to its state before the first of them (the revision of that
+// version), through the item update path as `item.reverted`, then appends `release.reverted`. An
+// item changed since the publish refuses the revert (409 CONFLICT listing them) unless `force`
+// (docs/publishing.md).
 import { assertRevertible, releaseDecider, type ReleaseCommand, type ReleaseState, type RevertedItem } from '../../../domain/releases/release.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
@@ -83,19 +84,16 @@ async function revertItems(context: AppContext, tx: Queryable, request: RevertRe
 export async function revertRelease(context: AppContext, request: RevertRequest): Promise<RevertAnswer> {
   const { siteId, releaseId } = request;
   return inSiteTransaction(context, siteId, async (tx) => {
-    let items: RevertedItem[] = [];
-    await handleCommandIn(tx, context.projections, {
+    const result = await handleCommandIn(tx, context.projections, {
       siteId,
       streamId: releaseStream(siteId, releaseId),
       decider: releaseDecider,
       lock: true,
-      check: async (state) => {
-        assertRevertible(state);
-        items = await revertItems(context, tx, request, state);
-      },
-      command: (): ReleaseCommand => ({ type: 'revertRelease', items, forced: request.force }),
+      check: async (state) => assertRevertible(state),
+      step: { name: 'revertItems', run: (state, stepTx) => revertItems(context, stepTx, request, state) },
+      command: (_state, items): ReleaseCommand => ({ type: 'revertRelease', items, forced: request.force }),
       metadata: request.metadata,
     });
-    return { release: (await findRelease(tx, siteId, releaseId))!, items };
+    return { release: (await findRelease(tx, siteId, releaseId))!, items: result.stepResult };
   });
 }

@@ -6,12 +6,12 @@ import { issuerDecider, type IssuerConfig } from '../../../domain/identity/issue
 import { subscriberAccessDecider } from '../../../domain/identity/subscriberAccess.ts';
 import { teamDecider } from '../../../domain/identity/team.ts';
 import { userDecider, type UserEvent } from '../../../domain/identity/user.ts';
-import type { Decider, NewEvent } from '../../../domain/shared/events.ts';
+import { eventsOf, type Decider, type NewEvent } from '../../../domain/shared/events.ts';
 import { deterministicUuid } from '../../../src/auth/deterministicId.ts';
 import { appErrorThrownBy } from '../../support/appErrors.ts';
 
 function given<State, Command, Event extends NewEvent>(decider: Decider<State, Command, Event>, events: { type: string; data: unknown }[]) {
-  const state = events.reduce((current, event) => decider.evolve(current, event), decider.initialState());
+  const state = eventsOf(decider, events).reduce((current, event) => decider.evolve(current, event), decider.initialState());
   return {
     when: (command: Command) => decider.decide(command, state),
   };

@@ -1,8 +1,12 @@
 // What every area's routes share (the route kit): the route config of site administration, ids in
-// paths, and the uniqueness a read model's index guards. Areas import this module, serverDeps.ts and
-// errorHandler.ts from src/server/, nothing else of it.
-import { errors } from '../../domain/shared/appError.ts';
+// paths, paging, the 422 answer of the routes the spec gives it, and the uniqueness a read model's
+// index guards. Areas import this module, serverDeps.ts and errorHandler.ts from src/server/, nothing
+// else of it.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { AppError, errors } from '../../domain/shared/appError.ts';
 import { isUuid } from '../../domain/shared/uuid.ts';
+import { handleError, toAppError } from './errorHandler.ts';
 
 /** The route config of a site's administration routes. */
 export const SITE_ADMIN = { site: 'required', access: 'siteAdmin' } as const;
@@ -20,4 +24,38 @@ export function uuidOr404(id: string, what: string): string {
 export function isUniqueViolation(error: unknown, constraint: string): boolean {
   const pgError = error as { code?: string; constraint?: string } | null;
   return pgError?.code === '23505' && pgError.constraint === constraint;
+}
+
+/** Items per page of a list when `limit` is absent, and at most (the spec's Limits). */
+export const DEFAULT_PAGE_SIZE = 25;
+export const MAX_PAGE_SIZE = 200;
+
+/**
+ * The paging parameters of every paged list but items' (`?limit=&page=`, 1-indexed); extend it with a
+ * list's filters. Items keep the spec's `{ total, limit, offset }` (src/modules/items).
+ */
+export const pageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
+  page: z.coerce.number().int().min(1).default(1),
+});
+export type PageQuery = z.infer<typeof pageQuery>;
+
+/** The `meta` of a paged list: the spec's envelope `{ total, page, pageSize }`. */
+export function pageMeta(total: number, query: PageQuery): { total: number; page: number; pageSize: number } {
+  return { total, page: query.page, pageSize: query.limit };
+}
+
+/** The response schema of a paged list's `meta`. */
+export const pageMetaSchema = z.object({ total: z.number(), page: z.number(), pageSize: z.number() });
+
+/**
+ * The error handler of routes the spec answers with 422 for a body that does not match (releases,
+ * issuers): schema errors of the body become 422 `VALIDATION_FAILED`; everything else as usual.
+ */
+export function unprocessableOnInvalidBody(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const appError = toAppError(error);
+  if (appError?.code === 'VALIDATION_FAILED' && appError.status === 400 && appError.path[0] === 'body') {
+    return handleError(new AppError('VALIDATION_FAILED', appError.message, { path: appError.path, unprocessable: true }), request, reply);
+  }
+  return handleError(error, request, reply);
 }

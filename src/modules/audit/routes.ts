@@ -6,7 +6,7 @@ import { parseFilterParam } from '../../query/index.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { listCheckpoints } from './checkpointQueries.ts';
 import { listAudit, verifyLog } from './queries.ts';
-import { SITE_ADMIN } from '../../server/routeKit.ts';
+import { pageMeta, pageQuery, SITE_ADMIN } from '../../server/routeKit.ts';
 
 export async function auditRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -18,16 +18,14 @@ export async function auditRoutes(app: FastifyInstance, { context }: ServerDeps)
       schema: {
         tags: ['audit'],
         // `filter` (bracket or JSON form) is read by the query language, against AUDIT_FIELDS.
-        querystring: z
-          .object({ limit: z.coerce.number().int().min(1).max(200).default(25), page: z.coerce.number().int().min(1).default(1) })
-          .catchall(z.unknown()),
+        querystring: pageQuery.catchall(z.unknown()),
       },
     },
     async (request) => {
       const { limit, page } = request.query;
       const query = { filter: parseFilterParam(request.query), limit, page, dynamic: dynamicValuesOf(request.principal) };
       const result = await context.database.withSite(request.siteId, (tx) => listAudit(tx, request.siteId, query));
-      return { data: result.entries, meta: { total: result.total, page, pageSize: limit } };
+      return { data: result.entries, meta: pageMeta(result.total, request.query) };
     },
   );
 
@@ -42,16 +40,15 @@ export async function auditRoutes(app: FastifyInstance, { context }: ServerDeps)
       config: SITE_ADMIN,
       schema: {
         tags: ['audit'],
-        querystring: z.object({ limit: z.coerce.number().int().min(1).max(200).default(25), page: z.coerce.number().int().min(1).default(1) }),
+        querystring: pageQuery,
       },
     },
     async (request) => {
-      const { limit, page } = request.query;
-      const result = await context.database.withSiteReads(request.siteId, (tx) => listCheckpoints(tx, request.siteId, { limit, page }));
+      const result = await context.database.withSiteReads(request.siteId, (tx) => listCheckpoints(tx, request.siteId, request.query));
       const key = context.signingKey;
       return {
         data: result.checkpoints,
-        meta: { total: result.total, page, pageSize: limit, publicKey: { keyId: key.keyId, algorithm: key.algorithm, pem: key.publicKeyPem, jwk: key.publicJwk } },
+        meta: { ...pageMeta(result.total, request.query), publicKey: { keyId: key.keyId, algorithm: key.algorithm, pem: key.publicKeyPem, jwk: key.publicJwk } },
       };
     },
   );

@@ -26,7 +26,7 @@ import { removeObject, type FilesRuntime } from './filesRuntime.ts';
 import { isDerivativeKey } from './transformParams.ts';
 import { canonicalContentType, inspectStored, newUploadKey, signLocalUpload, UPLOAD_URL_TTL_SECONDS } from './uploads.ts';
 import { setUploadPolicy, uploadPolicyOf } from './uploadPolicy.ts';
-import { uuidOr404 } from '../../server/routeKit.ts';
+import { pageMeta, uuidOr404 } from '../../server/routeKit.ts';
 
 const member = (capability?: string) => ({ site: 'required' as const, access: 'bearer' as const, ...(capability ? { capability } : {}) });
 const idParams = z.object({ id: z.string() });
@@ -92,7 +92,7 @@ export async function filesRoutes(app: FastifyInstance, { context }: ServerDeps,
     const filter = parseFilterParam(request.query as Record<string, unknown>);
     const dynamic = dynamicValuesOf(request.principal);
     const result = await context.database.withSiteReads(request.siteId, (tx) => listFiles(tx, request.siteId, { filter, limit, page, dynamic }));
-    return { data: result.files, meta: { total: result.total, page, pageSize: limit } };
+    return { data: result.files, meta: pageMeta(result.total, paging.data) };
   });
 
   api.get('/files/:id', { config: member('media:read'), schema: { tags: ['files'], params: idParams } }, async (request) => {

@@ -1,5 +1,6 @@
 // The shapes of the files and media routes: what they take and answer.
 import { z } from 'zod';
+import { pageQuery } from '../../server/routeKit.ts';
 
 const tag = z.string().trim().min(1).max(100);
 const folder = z.string().trim().min(1).max(500);
@@ -50,10 +51,7 @@ export const updateFileBody = z
   .object({ title: z.string().trim().min(1).max(500).nullable().optional(), tags: z.array(tag).max(100).optional(), folder: folder.nullable().optional() })
   .strict();
 
-export const listFilesQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(25),
-  page: z.coerce.number().int().min(1).default(1),
-});
+export const listFilesQuery = pageQuery;
 
 export const presetKey = z.string().regex(/^[a-z0-9]+(?:[_-][a-z0-9]+)*$/, 'A preset key is lowercase letters and digits, joined by "_" or "-"').max(100);
 export const presetSchema = z.object({ id: z.string(), key: z.string(), name: z.string(), dsl: z.record(z.string(), z.unknown()), createdAt: z.string(), updatedAt: z.string() });

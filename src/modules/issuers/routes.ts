@@ -1,27 +1,17 @@
 // /admin/auth/issuers (site admin): trusted external identity providers. Input errors on these
 // routes are 422 VALIDATION_FAILED (the spec's rule for issuers), not 400.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { IssuerConfig } from '../../../domain/identity/issuer.ts';
-import { AppError, errors } from '../../../domain/shared/appError.ts';
-import { handleError, toAppError } from '../../server/errorHandler.ts';
+import { errors } from '../../../domain/shared/appError.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { createIssuer, deleteIssuer, updateIssuer } from './handlers.ts';
 import { findIssuer, listIssuers } from './queries.ts';
 import { createIssuerBody, issuerSchema, updateIssuerBody } from './schemas.ts';
-import { SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
+import { SITE_ADMIN, unprocessableOnInvalidBody, uuidOr404 } from '../../server/routeKit.ts';
 
 const idParams = z.object({ id: z.string() });
-
-/** Schema errors of the body become 422; everything else is handled as usual. */
-function unprocessableOnInvalidBody(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const appError = toAppError(error);
-  if (appError?.code === 'VALIDATION_FAILED' && appError.status === 400 && appError.path[0] === 'body') {
-    return handleError(new AppError('VALIDATION_FAILED', appError.message, { path: appError.path, unprocessable: true }), request, reply);
-  }
-  return handleError(error, request, reply);
-}
 
 export async function issuersRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();

@@ -8,7 +8,7 @@ import type { ServerDeps } from '../../server/serverDeps.ts';
 import { createPage, deletePage, updatePage } from './handlers.ts';
 import { findPage, listPages } from './queries.ts';
 import { createPageBody, listPagesQuery, pageSchema, updatePageBody } from './schemas.ts';
-import { SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
+import { pageMeta, SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
 
 const member = { site: 'required' as const, access: 'bearer' as const };
 const idParams = z.object({ id: z.string() });
@@ -17,9 +17,8 @@ export async function pagesRoutes(app: FastifyInstance, { context }: ServerDeps)
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.get('/pages', { config: member, schema: { tags: ['pages'], querystring: listPagesQuery } }, async (request) => {
-    const { limit, page } = request.query;
     const result = await context.database.withSiteReads(request.siteId, (tx) => listPages(tx, request.siteId, request.query));
-    return { data: result.pages, meta: { total: result.total, page, pageSize: limit } };
+    return { data: result.pages, meta: pageMeta(result.total, request.query) };
   });
 
   api.post(

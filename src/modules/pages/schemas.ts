@@ -2,6 +2,7 @@
 // domain's, domain/delivery/page.ts) and what they answer.
 import { z } from 'zod';
 import { layoutConfigSchema, pageSlugSchema, pageTitleSchema, type LayoutConfig } from '../../../domain/delivery/page.ts';
+import { pageQuery } from '../../server/routeKit.ts';
 
 /** A page as the routes answer it. */
 export const pageSchema = z.object({
@@ -31,9 +32,7 @@ export type UpdatePageBody = z.infer<typeof updatePageBody>;
 
 export const PAGE_SORTS = ['-createdAt', 'slug'] as const;
 export type PageSort = (typeof PAGE_SORTS)[number];
-export const listPagesQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).default(25),
-  page: z.coerce.number().int().min(1).default(1),
+export const listPagesQuery = pageQuery.extend({
   sort: z.enum(PAGE_SORTS).default('-createdAt'),
 });
 export type ListPagesQuery = z.infer<typeof listPagesQuery>;

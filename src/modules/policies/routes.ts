@@ -9,7 +9,7 @@ import { uuidSchema } from '../../../domain/shared/uuid.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { addPermission, attachPolicy, createPolicy, deletePolicy, detachPolicy, removePermission, updatePolicy } from './handlers.ts';
 import { findPolicy, listPermissions, listPolicies } from './queries.ts';
-import { SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
+import { pageMeta, pageQuery, SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
 
 const policySchema = z.object({
   id: z.string(),
@@ -62,13 +62,12 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
       config: SITE_ADMIN,
       schema: {
         tags: ['policies'],
-        querystring: z.object({ limit: z.coerce.number().int().min(1).max(200).default(25), page: z.coerce.number().int().min(1).default(1) }),
+        querystring: pageQuery,
       },
     },
     async (request) => {
-      const { limit, page } = request.query;
       const result = await context.database.withSite(request.siteId, (tx) => listPolicies(tx, request.siteId, request.query));
-      return { data: result.policies, meta: { total: result.total, page, pageSize: limit } };
+      return { data: result.policies, meta: pageMeta(result.total, request.query) };
     },
   );
 

@@ -10,7 +10,7 @@ import { parseFilterParam, type DynamicValueContext } from '../../query/index.ts
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { listFieldAccessLog } from './fieldAccessLog.ts';
 import { buildSarExport, type SarSubject } from './sarExport.ts';
-import { SITE_ADMIN } from '../../server/routeKit.ts';
+import { pageMeta, pageQuery, SITE_ADMIN } from '../../server/routeKit.ts';
 
 const tags = ['privacy'];
 
@@ -54,16 +54,14 @@ export async function privacyAdminRoutes(app: FastifyInstance, { context }: Serv
       schema: {
         tags,
         // `filter` (bracket or JSON form) is read by the query language, against FIELD_ACCESS_LOG_FIELDS.
-        querystring: z
-          .object({ limit: z.coerce.number().int().min(1).max(200).default(25), page: z.coerce.number().int().min(1).default(1) })
-          .catchall(z.unknown()),
+        querystring: pageQuery.catchall(z.unknown()),
       },
     },
     async (request) => {
       const { limit, page } = request.query;
       const query = { filter: parseFilterParam(request.query), limit, page, dynamic: dynamicValuesOf(request.principal) };
       const result = await context.database.withSiteReads(request.siteId, (tx) => listFieldAccessLog(tx, request.siteId, query));
-      return { data: result.entries, meta: { total: result.total, page, pageSize: limit } };
+      return { data: result.entries, meta: pageMeta(result.total, request.query) };
     },
   );
 

@@ -9,8 +9,8 @@ import { buildDataExport } from './dataExport.ts';
 import { setConsent, setRestriction } from './handlers.ts';
 import { listAutomatedDecisions, listConsents, readRestriction } from './queries.ts';
 import { retentionHorizons, runRetention } from './retention.ts';
-import { automatedDecisionSchema, consentBody, consentSchema, consentTypeParams, pageQuery, restrictionBody, restrictionSchema } from './schemas.ts';
-import { SITE_ADMIN } from '../../server/routeKit.ts';
+import { automatedDecisionSchema, consentBody, consentSchema, consentTypeParams, restrictionBody, restrictionSchema } from './schemas.ts';
+import { pageMeta, pageMetaSchema, pageQuery, SITE_ADMIN } from '../../server/routeKit.ts';
 
 /** The user behind a session or an external token: an API key (user-bound or not) speaks for no one's privacy choices. */
 const me = { site: 'required' as const, access: 'person' as const };
@@ -44,11 +44,11 @@ export async function privacyRoutes(app: FastifyInstance, { context }: ServerDep
     return { data: await setRestriction(context, request.siteId, user.userId, request.body, request.metadata) };
   });
 
-  const decisionsPage = z.object({ data: z.array(automatedDecisionSchema), meta: z.object({ total: z.number(), page: z.number(), pageSize: z.number() }) });
+  const decisionsPage = z.object({ data: z.array(automatedDecisionSchema), meta: pageMetaSchema });
   api.get('/me/automated-decisions', { config: me, schema: { tags, querystring: pageQuery, response: { 200: decisionsPage } } }, async (request) => {
     const user = userPrincipal(request.principal);
     const { decisions, total } = await context.database.withSiteReads(request.siteId, (tx) => listAutomatedDecisions(tx, request.siteId, user.userId, request.query));
-    return { data: decisions, meta: { total, page: request.query.page, pageSize: request.query.limit } };
+    return { data: decisions, meta: pageMeta(total, request.query) };
   });
 
   api.get('/me/data-export', { config: me, schema: { tags } }, async (request, reply) => {

@@ -1,6 +1,7 @@
 // The zod shapes of what the privacy routes take and answer.
 import { z } from 'zod';
 import { CONSENT_TYPES } from '../../../domain/privacy/events.ts';
+import {  } from '../../server/routeKit.ts';
 
 export const consentTypeParams = z.object({ type: z.enum(CONSENT_TYPES) });
 
@@ -34,4 +35,3 @@ export const automatedDecisionSchema = z.object({
 });
 export type AutomatedDecisionView = z.infer<typeof automatedDecisionSchema>;
 
-export const pageQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50), page: z.coerce.number().int().min(1).default(1) });

@@ -7,7 +7,7 @@ import type { ServerDeps } from '../../server/serverDeps.ts';
 import { createTeam, deleteTeam, updateTeam } from './handlers.ts';
 import { findTeam, listTeams } from './queries.ts';
 import { teamFields, teamSchema } from './schemas.ts';
-import { SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
+import { pageMeta, pageQuery, SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
 
 const idParams = z.object({ id: z.string() });
 
@@ -20,13 +20,12 @@ export async function teamsRoutes(app: FastifyInstance, { context }: ServerDeps)
       config: SITE_ADMIN,
       schema: {
         tags: ['teams'],
-        querystring: z.object({ limit: z.coerce.number().int().min(1).max(200).default(25), page: z.coerce.number().int().min(1).default(1) }),
+        querystring: pageQuery,
       },
     },
     async (request) => {
-      const { limit, page } = request.query;
       const result = await context.database.withSite(request.siteId, (tx) => listTeams(tx, request.siteId, request.query));
-      return { data: result.teams, meta: { total: result.total, page, pageSize: limit } };
+      return { data: result.teams, meta: pageMeta(result.total, request.query) };
     },
   );
 

@@ -14,7 +14,7 @@ import { passwordSchema } from '../auth/schemas.ts';
 import { createUser, deleteUser, impersonate, inviteUser, updateUser } from './handlers.ts';
 import { findUser, listUsers } from './queries.ts';
 import { subscriberAccessRoutes } from './subscriberAccessRoutes.ts';
-import { SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
+import { pageMeta, pageQuery, SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
 
 /** Kept here too: other areas import it from this module. */
 export { uuidOr404 };
@@ -47,9 +47,7 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
       config: SITE_ADMIN,
       schema: {
         tags: ['users'],
-        querystring: z.object({
-          limit: z.coerce.number().int().min(1).max(200).default(25),
-          page: z.coerce.number().int().min(1).default(1),
+        querystring: pageQuery.extend({
           status: z.enum(['active', 'invited', 'unverified', 'suspended']).optional(),
           roleId: uuidSchema.optional(),
           search: z.string().min(1).max(200).optional(),
@@ -57,9 +55,8 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
       },
     },
     async (request) => {
-      const { limit, page } = request.query;
       const result = await context.database.withSite(request.siteId, (tx) => listUsers(tx, request.siteId, request.query));
-      return { data: result.users, meta: { total: result.total, page, pageSize: limit } };
+      return { data: result.users, meta: pageMeta(result.total, request.query) };
     },
   );
 

@@ -101,7 +101,7 @@ describe('automated decisions', () => {
 
     const response = await site.as(author.token, 'GET', '/me/automated-decisions');
     expect(response.status).toBe(200);
-    expect(response.body.meta).toEqual({ total: 1, page: 1, pageSize: 50 });
+    expect(response.body.meta).toEqual({ total: 1, page: 1, pageSize: 25 });
     expect(response.body.data).toEqual([
       expect.objectContaining({ collection: 'articles', itemId: mine.id, version: 3, eventType: 'item.updated', agentId: 'summariser-1', changedFields: ['body'] }),
     ]);

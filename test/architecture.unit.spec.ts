@@ -50,6 +50,16 @@ describe('the architecture', () => {
     expect(offending).toEqual([]);
   });
 
+  it('keeps changeItem.ts out of other areas: what they ask of an item write is an item-write hook', () => {
+    const file = 'src/modules/items/changeItem.ts';
+    const specifiers = [...text(file).matchAll(/^(?:import|export)[^;]*? from '([^']+)';/gms)].map((match) => match[1]!);
+    const otherAreas = specifiers
+      .map((specifier) => resolved(file, specifier))
+      .filter((target) => target.startsWith('src/modules/') && !target.startsWith('src/modules/items/'));
+    expect(specifiers.length).toBeGreaterThan(0);
+    expect(otherAreas).toEqual([]);
+  });
+
   it('appends events only through the command handler', () => {
     const appending = files.filter(
       (file) => file.startsWith('src/') && !file.startsWith('src/runtime/') && /\b(appendToStream|appendFirstEvents|applyInline)\(/.test(text(file)),
@@ -59,6 +69,41 @@ describe('the architecture', () => {
 
   it('types projection handlers without casts', () => {
     expect(sourceFiles('projections').filter((file) => text(file).includes('as unknown as'))).toEqual([]);
+  });
+
+  it('starts loops and timers only in an area runtime or the core runtime, never from a routes file, and elects leaders one way', () => {
+    // The files that may run a recurring timer, each a part that an area's manifest (src/modules/index.ts)
+    // or the composition root (src/boot/) starts and stops.
+    const timerFiles: Record<string, string> = {
+      'src/boot/scheduler.ts': 'the one scheduler tick',
+      'src/modules/cdc/webhookReactor.ts': 'the webhook sweep (cdc runtime)',
+      'src/modules/realtime/logTailer.ts': 'the tailer poll fallback (realtime runtime)',
+      'src/modules/realtime/realtimeHub.ts': 'socket heartbeats (realtime runtime)',
+      'src/modules/pageviews/pageviewService.ts': 'the counter flush (pageviews runtime)',
+      'src/runtime/fieldIndexBuilder.ts': 'cancelling a build while it stops',
+      'src/rateLimit/rateLimitStore.ts': 'sweeping expired windows of the in-memory store',
+      'src/server/app.ts': 'closing idle connections while the server closes',
+    };
+    // What starts a background part; called only by the composition root and these runtime files.
+    const starter = /(?<!function )\b(start\w*(Runtime|Service|Reactor|Tailer|Scheduler)|create\w*(Runtime|Daemon|Builder))\(/;
+    const starterFiles = ['src/modules/cdc/changeFeedRuntime.ts', 'src/modules/realtime/realtimeService.ts'];
+    // A routes file registers routes: a one-off timeout of a request is all the timing it may do.
+    const requestTimeouts = ['src/modules/utils/routes.ts'];
+    const isRoutes = (file: string) => file.startsWith('src/modules/') && (/\/(routes|\w+Routes)\.ts$/.test(file) || file === 'src/modules/index.ts');
+    const offending: string[] = [];
+    for (const file of files.filter((path) => path.startsWith('src/') || path.startsWith('infra/'))) {
+      const source = text(file);
+      if (/\bsetInterval\(/.test(source) && !(file in timerFiles)) offending.push(`${file}: setInterval outside a runtime file`);
+      if (starter.test(source) && !/^src\/(boot|cli)\//.test(file) && !starterFiles.includes(file)) offending.push(`${file}: starts a background part`);
+      // One leader election: only src/runtime/leaderElection.ts tries a leader lock.
+      if (/pg_try_advisory_lock/.test(source) && file !== 'src/runtime/leaderElection.ts') offending.push(`${file}: a leader election of its own`);
+      if (!isRoutes(file)) continue;
+      if (/\b(setInterval|setImmediate|watch\w+|create\w*(Fingerprints|Queue|Watcher|Broker|Hub|ResponseCache))\(|\.process\(|\bnotifier\.on\(/.test(source)) {
+        offending.push(`${file}: a loop or a listener in a routes file`);
+      }
+      if (/\bsetTimeout\(/.test(source) && !requestTimeouts.includes(file)) offending.push(`${file}: a timer in a routes file`);
+    }
+    expect(offending).toEqual([]);
   });
 
   it('keeps every source file, tests included, under 500 lines', () => {

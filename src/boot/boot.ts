@@ -13,6 +13,8 @@ import { parseKeyRing } from '../../infra/crypto/keyRing.ts';
 import { createSigningKey } from '../../infra/crypto/signing.ts';
 import type { Config } from '../config/config.ts';
 import { createStreamStarts } from '../runtime/streamStarts.ts';
+import { createItemHooks } from '../runtime/itemHooks.ts';
+import { registerEditorialHooks } from '../modules/editorial/editorialHooks.ts';
 import { createSchemaCache } from '../schema/schemaCache.ts';
 import { createFieldIndexBuilder } from '../runtime/fieldIndexBuilder.ts';
 import type { AppContext } from '../runtime/context.ts';
@@ -83,6 +85,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     grants,
     identity: identity.services,
     streamStarts: createStreamStarts({ database, projections }),
+    itemHooks: createItemHooks(logger),
     daemon,
     fieldIndexBuilder,
     keyRing: parseKeyRing(config.SVC_ENCRYPTION_KEYS, config.SVC_SECRET),
@@ -99,6 +102,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
       }
     },
   };
+  // Item-write hooks of the areas (docs/architecture.md, "Item-write hooks").
+  registerEditorialHooks(context);
   if (options.runProjections !== false) {
     await daemon.start();
     fieldIndexBuilder.start();

@@ -1,12 +1,52 @@
-// Every area's routes, registered under /api/v1.
+// Every area's manifest (./areaManifest.ts): its routes, read models, reactors, scheduled tasks and
+// background parts, in the order the server registers them under /api/v1. The one home of
+// background work: the server starts the areas' runtimes here, the scheduler runs their tasks
+// (src/boot/scheduler.ts), and the daemon applies their async projections (projections/index.ts).
 import type { FastifyInstance } from 'fastify';
+import { apiKeysProjection } from '../../projections/apiKeysProjection.ts';
+import { auditProjection } from '../../projections/auditProjection.ts';
+import { cdcSubscriptionsProjection } from '../../projections/cdcSubscriptionsProjection.ts';
+import { changeFeedProjection } from '../../projections/changeFeedProjection.ts';
+import { consentsProjection } from '../../projections/consentsProjection.ts';
+import { editorialProjection } from '../../projections/editorialProjection.ts';
+import { encryptionSettingsProjection } from '../../projections/encryptionSettingsProjection.ts';
+import { erasureRequestsProjection } from '../../projections/erasureRequestsProjection.ts';
+import { fieldAccessLogProjection } from '../../projections/fieldAccessLogProjection.ts';
+import { filesProjection, transformPresetsProjection } from '../../projections/filesProjection.ts';
+import { itemHistoryProjection } from '../../projections/itemHistoryProjection.ts';
+import { itemPinsProjection } from '../../projections/itemPinsProjection.ts';
+import { itemsProjection } from '../../projections/itemsProjection.ts';
+import { itemVersionsProjection } from '../../projections/itemVersionsProjection.ts';
+import { pagesProjection } from '../../projections/pagesProjection.ts';
+import { policiesProjection } from '../../projections/policiesProjection.ts';
+import { pushSubscriptionsProjection } from '../../projections/pushSubscriptionsProjection.ts';
+import { releasesProjection } from '../../projections/releasesProjection.ts';
+import { restrictionsProjection } from '../../projections/restrictionsProjection.ts';
+import { revisionsProjection } from '../../projections/revisionsProjection.ts';
+import { rolesProjection } from '../../projections/rolesProjection.ts';
+import { schemaProjection } from '../../projections/schemaProjection.ts';
+import { searchProjection } from '../../projections/searchProjection.ts';
+import { sessionsProjection } from '../../projections/sessionsProjection.ts';
+import { settingsProjection } from '../../projections/settingsProjection.ts';
+import { sitesProjection } from '../../projections/sitesProjection.ts';
+import { subscriberAccessProjection } from '../../projections/subscriberAccessProjection.ts';
+import { teamsProjection } from '../../projections/teamsProjection.ts';
+import { trustedIssuersProjection } from '../../projections/trustedIssuersProjection.ts';
+import { userIdentitiesProjection } from '../../projections/userIdentitiesProjection.ts';
+import { usersProjection } from '../../projections/usersProjection.ts';
 import type { ServerDeps } from '../server/serverDeps.ts';
 import { accountRoutes } from './account/routes.ts';
 import { apiKeysRoutes } from './apiKeys/routes.ts';
+import { defineArea, type AreaManifest, type ScheduledTask, type StartedRuntimes } from './areaManifest.ts';
+import { runLogCheckpoints } from './audit/checkpointTask.ts';
 import { auditRoutes } from './audit/routes.ts';
+import { summarizeSignInFailures } from './auth/failedSignIns.ts';
 import { authRoutes } from './auth/routes.ts';
+import { startChangeFeedRuntime } from './cdc/changeFeedRuntime.ts';
+import { pruneChangeFeeds } from './cdc/retention.ts';
 import { cdcRoutes } from './cdc/routes.ts';
 import { configRoutes } from './config/routes.ts';
+import { startDeliveryRuntime } from './delivery/deliveryRuntime.ts';
 import { deliveryRoutes } from './delivery/routes.ts';
 import { editorialRoutes } from './editorial/routes.ts';
 import { encryptionRoutes } from './encryption/routes.ts';
@@ -17,22 +57,25 @@ import { filesRoutes } from './files/routes.ts';
 import { graphqlRoutes } from './graphql/routes.ts';
 import { instanceRoutes } from './instance/routes.ts';
 import { issuersRoutes } from './issuers/routes.ts';
-import { permissionsRoutes } from './permissions/routes.ts';
-import { pagesRoutes } from './pages/routes.ts';
-import { pageviewsRoutes } from './pageviews/routes.ts';
-import { policiesRoutes } from './policies/routes.ts';
-import { privacyAdminRoutes } from './privacy/adminRoutes.ts';
-import { privacyRoutes } from './privacy/routes.ts';
-import { rolesRoutes } from './roles/routes.ts';
+import { compactItemCounts } from './items/itemCounts.ts';
 import { pinRoutes } from './items/pinRoutes.ts';
 import { revisionRoutes } from './items/revisionRoutes.ts';
 import { itemsRoutes } from './items/routes.ts';
 import { versionRoutes } from './items/versionRoutes.ts';
-import { schemaRoutes } from './schema/routes.ts';
+import { pagesRoutes } from './pages/routes.ts';
+import { startPageviewService } from './pageviews/pageviewService.ts';
+import { pageviewsRoutes } from './pageviews/routes.ts';
+import { permissionsRoutes } from './permissions/routes.ts';
+import { policiesRoutes } from './policies/routes.ts';
+import { privacyAdminRoutes } from './privacy/adminRoutes.ts';
+import { privacyRoutes } from './privacy/routes.ts';
 import { pushRoutes } from './push/routes.ts';
-import { realtimeRoutes } from './realtime/routes.ts';
 import { startRealtimeService } from './realtime/realtimeService.ts';
+import { realtimeRoutes } from './realtime/routes.ts';
+import { publishDueReleases } from './releases/scheduledReleases.ts';
 import { releasesRoutes } from './releases/routes.ts';
+import { rolesRoutes } from './roles/routes.ts';
+import { schemaRoutes } from './schema/routes.ts';
 import { searchRoutes } from './search/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
 import { siteRoutes } from './site/routes.ts';
@@ -40,46 +83,142 @@ import { teamsRoutes } from './teams/routes.ts';
 import { usersRoutes } from './users/routes.ts';
 import { utilsRoutes } from './utils/routes.ts';
 
-export async function registerModules(api: FastifyInstance, deps: ServerDeps): Promise<void> {
+const realtimeArea = defineArea({
+  name: 'realtime',
+  routes: [realtimeRoutes],
+  reactors: [
+    {
+      name: 'realtime-log-tailer',
+      cursor: 'the log position it sent through; with REDIS_URL kept in Redis for the next leader (frames are signals, sent at most twice)',
+      leader: "with REDIS_URL the lock 'realtime-tailer'; without it each instance tails for its own sessions",
+    },
+  ],
   // One realtime service per server: the WebSocket routes and GraphQL subscriptions share its fan-out.
-  const realtime = await startRealtimeService(deps.context);
-  await api.register(async (scope) => utilsRoutes(scope, deps));
-  await api.register(async (scope) => instanceRoutes(scope, deps));
-  await api.register(async (scope) => authRoutes(scope, deps));
-  await api.register(async (scope) => accountRoutes(scope, deps));
-  await api.register(async (scope) => privacyRoutes(scope, deps));
-  await api.register(async (scope) => privacyAdminRoutes(scope, deps));
-  await api.register(async (scope) => encryptionRoutes(scope, deps));
-  await api.register(async (scope) => erasureRoutes(scope, deps));
-  await api.register(async (scope) => usersRoutes(scope, deps));
-  await api.register(async (scope) => teamsRoutes(scope, deps));
-  await api.register(async (scope) => apiKeysRoutes(scope, deps));
-  await api.register(async (scope) => issuersRoutes(scope, deps));
-  await api.register(async (scope) => rolesRoutes(scope, deps));
-  await api.register(async (scope) => policiesRoutes(scope, deps));
-  await api.register(async (scope) => permissionsRoutes(scope, deps));
-  await api.register(async (scope) => auditRoutes(scope, deps));
-  await api.register(async (scope) => schemaRoutes(scope, deps));
-  await api.register(async (scope) => itemsRoutes(scope, deps));
-  await api.register(async (scope) => revisionRoutes(scope, deps));
-  await api.register(async (scope) => versionRoutes(scope, deps));
-  await api.register(async (scope) => pinRoutes(scope, deps));
-  await api.register(async (scope) => searchRoutes(scope, deps));
-  await api.register(async (scope) => cdcRoutes(scope, deps));
-  await api.register(async (scope) => realtimeRoutes(scope, deps, realtime));
-  await api.register(async (scope) => pushRoutes(scope, deps));
-  await api.register(async (scope) => siteRoutes(scope, deps));
-  await api.register(async (scope) => settingsRoutes(scope, deps));
-  await api.register(async (scope) => configRoutes(scope, deps));
-  await api.register(async (scope) => editorialRoutes(scope, deps));
-  await api.register(async (scope) => releasesRoutes(scope, deps));
-  await api.register(async (scope) => pagesRoutes(scope, deps));
-  await api.register(async (scope) => graphqlRoutes(scope, deps, realtime));
-  await api.register(async (scope) => pageviewsRoutes(scope, deps));
-  await api.register(async (scope) => deliveryRoutes(scope, deps));
-  // One object storage and image transformer per server, for the JSON routes and the raw-bytes ones.
-  const files = createFilesRuntime(deps.context);
-  deps.context.onClose(async () => files.close());
-  await api.register(async (scope) => filesRoutes(scope, deps, files));
-  await api.register(async (scope) => mediaRoutes(scope, deps, files));
+  runtime: { start: startRealtimeService, stop: (realtime) => realtime.close() },
+});
+
+const cdcArea = defineArea({
+  name: 'cdc',
+  routes: [cdcRoutes],
+  projections: [cdcSubscriptionsProjection, changeFeedProjection],
+  reactors: [
+    {
+      name: 'webhooks',
+      cursor: 'cdc_webhook_state.delivered_seq per subscription, advanced in the transaction that records the delivery',
+      leader: "the job queue 'cdc-webhooks': one job per subscription key, on whichever instance takes it",
+    },
+  ],
+  scheduledTasks: [{ name: 'cdc-retention', run: pruneChangeFeeds }],
+  runtime: { start: startChangeFeedRuntime, stop: (runtime) => runtime.stop() },
+});
+
+/** Every area, in the order its routes are registered (and its runtime started). */
+export const areas: readonly AreaManifest<unknown>[] = [
+  defineArea({ name: 'utils', routes: [utilsRoutes] }),
+  defineArea({ name: 'instance', routes: [instanceRoutes] }),
+  defineArea({
+    name: 'auth',
+    routes: [authRoutes],
+    projections: [sessionsProjection],
+    scheduledTasks: [{ name: 'sign-in-failures', run: summarizeSignInFailures }],
+  }),
+  defineArea({ name: 'account', routes: [accountRoutes] }),
+  defineArea({ name: 'privacy', routes: [privacyRoutes, privacyAdminRoutes], projections: [consentsProjection, restrictionsProjection, fieldAccessLogProjection] }),
+  defineArea({ name: 'encryption', routes: [encryptionRoutes], projections: [encryptionSettingsProjection] }),
+  defineArea({ name: 'erasure', routes: [erasureRoutes], projections: [erasureRequestsProjection] }),
+  defineArea({ name: 'users', routes: [usersRoutes], projections: [usersProjection, subscriberAccessProjection] }),
+  defineArea({ name: 'teams', routes: [teamsRoutes], projections: [teamsProjection] }),
+  defineArea({ name: 'apiKeys', routes: [apiKeysRoutes], projections: [apiKeysProjection] }),
+  defineArea({ name: 'issuers', routes: [issuersRoutes], projections: [trustedIssuersProjection, userIdentitiesProjection] }),
+  defineArea({ name: 'roles', routes: [rolesRoutes], projections: [rolesProjection] }),
+  defineArea({ name: 'policies', routes: [policiesRoutes], projections: [policiesProjection] }),
+  defineArea({ name: 'permissions', routes: [permissionsRoutes] }),
+  defineArea({
+    name: 'audit',
+    routes: [auditRoutes],
+    projections: [auditProjection],
+    scheduledTasks: [{ name: 'log-checkpoints', run: runLogCheckpoints }],
+  }),
+  defineArea({
+    name: 'schema',
+    routes: [schemaRoutes],
+    projections: [schemaProjection],
+    reactors: [
+      {
+        name: 'field-index-builder',
+        cursor: 'the state of each item_field_indexes row, recorded after its DDL (src/runtime/fieldIndexBuilder.ts, started at boot)',
+        leader: "the lock 'field-index-builder', on the connection that runs the DDL",
+      },
+    ],
+  }),
+  defineArea({
+    name: 'items',
+    routes: [itemsRoutes, revisionRoutes, versionRoutes, pinRoutes],
+    projections: [itemsProjection, revisionsProjection, itemHistoryProjection, itemVersionsProjection, itemPinsProjection],
+    scheduledTasks: [{ name: 'item-counts', run: compactItemCounts }],
+  }),
+  defineArea({ name: 'search', routes: [searchRoutes], projections: [searchProjection] }),
+  cdcArea,
+  realtimeArea,
+  defineArea({ name: 'push', routes: [pushRoutes], projections: [pushSubscriptionsProjection] }),
+  defineArea({ name: 'site', routes: [siteRoutes], projections: [sitesProjection] }),
+  defineArea({ name: 'settings', routes: [settingsRoutes], projections: [settingsProjection] }),
+  defineArea({ name: 'config', routes: [configRoutes] }),
+  defineArea({ name: 'editorial', routes: [editorialRoutes], projections: [editorialProjection] }),
+  defineArea({
+    name: 'releases',
+    routes: [releasesRoutes],
+    projections: [releasesProjection],
+    scheduledTasks: [{ name: 'releases', run: publishDueReleases }],
+  }),
+  defineArea({ name: 'pages', routes: [pagesRoutes], projections: [pagesProjection] }),
+  defineArea({ name: 'graphql', routes: [(app, deps, _runtime, runtimes) => graphqlRoutes(app, deps, runtimes.of(realtimeArea))] }),
+  defineArea({ name: 'pageviews', routes: [pageviewsRoutes], runtime: { start: startPageviewService, stop: (pageviews) => pageviews.close() } }),
+  defineArea({ name: 'delivery', routes: [deliveryRoutes], runtime: { start: startDeliveryRuntime, stop: (delivery) => delivery.close() } }),
+  defineArea({
+    name: 'files',
+    routes: [filesRoutes, mediaRoutes],
+    projections: [filesProjection, transformPresetsProjection],
+    // One object storage and image transformer per server, for the JSON routes and the raw-bytes ones.
+    runtime: { start: createFilesRuntime, stop: async (files) => files.close() },
+  }),
+];
+
+/** The order a scheduler tick runs the areas' tasks in: due releases first (their time was promised), then upkeep. */
+const TICK_ORDER = ['releases', 'cdc', 'items', 'audit', 'auth'];
+
+/** Every area's scheduled tasks, in tick order (areas not in TICK_ORDER after those that are). */
+export const scheduledTasks: readonly ScheduledTask[] = [...areas]
+  .filter((area) => area.scheduledTasks)
+  .sort((a, b) => tickRank(a.name) - tickRank(b.name))
+  .flatMap((area) => area.scheduledTasks ?? []);
+
+function tickRank(name: string): number {
+  const rank = TICK_ORDER.indexOf(name);
+  return rank === -1 ? TICK_ORDER.length : rank;
+}
+
+/**
+ * Starts every area's runtime (stopped with the context, in reverse order), then registers every
+ * area's routes, each in a scope of its own.
+ */
+export async function registerModules(api: FastifyInstance, deps: ServerDeps): Promise<void> {
+  const { context } = deps;
+  const started = new Map<AreaManifest<unknown>, unknown>();
+  for (const area of areas) {
+    if (!area.runtime) continue;
+    const { runtime } = area;
+    const value = await runtime.start(context);
+    started.set(area, value);
+    context.onClose(() => runtime.stop(value));
+  }
+  const runtimes: StartedRuntimes = {
+    of<Runtime>(area: AreaManifest<Runtime>): Runtime {
+      if (!started.has(area as AreaManifest<unknown>)) throw new Error(`the ${area.name} area has no runtime started`);
+      return started.get(area as AreaManifest<unknown>) as Runtime;
+    },
+  };
+  for (const area of areas) {
+    for (const routes of area.routes) await api.register(async (scope) => routes(scope, deps, started.get(area), runtimes));
+  }
 }

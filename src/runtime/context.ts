@@ -10,6 +10,7 @@ import type { IdentityServices } from '../auth/identityServices.ts';
 import type { Config } from '../config/config.ts';
 import type { SchemaCache } from '../schema/schemaCache.ts';
 import type { FieldIndexBuilder } from './fieldIndexBuilder.ts';
+import type { ItemHooks } from './itemHooks.ts';
 import type { ProjectionDaemon } from './projectionDaemon.ts';
 import type { StreamStarts } from './streamStarts.ts';
 
@@ -26,6 +27,8 @@ export interface AppContext {
   identity: IdentityServices;
   /** The group-commit strategy of the command handler for new streams (creates). */
   streamStarts: StreamStarts;
+  /** What other areas run on item writes (before-write, after-write, after-commit), registered at boot. */
+  itemHooks: ItemHooks;
   daemon: ProjectionDaemon;
   /** Builds and drops the content field indexes the schema asks for (started with the daemon). */
   fieldIndexBuilder: FieldIndexBuilder;

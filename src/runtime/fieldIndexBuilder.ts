@@ -1,19 +1,20 @@
 // Builds and drops the expression indexes the content schema asks for (`item_field_indexes`, kept by
 // projections/schemaProjection.ts) with CREATE / DROP INDEX CONCURRENTLY, outside any transaction, on
 // an owner connection: writes to `items` go on while an index builds, and the schema command that
-// asked for it has long returned. One instance builds at a time: the one whose builder connection
-// holds a session advisory lock. That same connection runs the DDL, so if it dies its lock and its
-// build die together, and the next builder finds the INVALID index the build left and starts over.
-// Around each index's DDL it also holds FIELD_INDEX_DDL_LOCK, which tells schema transactions when
-// the catalog may be about to change (see projections/schemaProjection.ts). Wakes on `svc_schema`
-// (every schema commit, and every state it records), polls as a fallback.
+// asked for it has long returned. One instance builds at a time: the one leading
+// `field-index-builder` (leaderElection.ts, a session advisory lock). That same connection runs the
+// DDL, so if it dies its lock and its build die together, and the next builder finds the INVALID
+// index the build left and starts over. Around each index's DDL it also holds FIELD_INDEX_DDL_LOCK,
+// which tells schema transactions when the catalog may be about to change (see
+// projections/schemaProjection.ts). Wakes on `svc_schema` (every schema commit, and every state it
+// records), polls as a fallback.
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { LogNotifier } from '../../infra/eventstore/logNotifier.ts';
-import { createDatabase, releaserOf, type Database } from '../../infra/postgres/database.ts';
+import { createDatabase, type Database } from '../../infra/postgres/database.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 import { FIELD_INDEX_DDL_LOCK } from '../../projections/schemaProjection.ts';
-import { advisoryKey } from './projectionRunner.ts';
+import { createLeaderSession } from './leaderElection.ts';
 
 export interface FieldIndexBuilderStats {
   /** CREATE INDEX CONCURRENTLY statements that made an index. */
@@ -60,7 +61,7 @@ interface IndexRow {
   valid: boolean | null;
 }
 
-const BUILDER_LOCK = advisoryKey('field-index-builder');
+const BUILDER_LOCK = 'field-index-builder';
 const APPLICATION_NAME = 'svc-field-index-builder';
 
 const ROW_COLUMNS = `f.site_id, f.collection, f.field, f.kind, f.index_name, f.state, f.error, i.indisvalid AS valid
@@ -82,7 +83,14 @@ export function createFieldIndexBuilder(options: FieldIndexBuilderOptions): Fiel
   const retries = new Map<string, { at: number; delayMs: number }>();
 
   let database: Database | null = null;
-  let leader: { client: pg.PoolClient; release: (destroy?: boolean) => void; pid: number } | null = null;
+  let leader: { client: pg.PoolClient; pid: number } | null = null;
+  const leadership = createLeaderSession({
+    database: { connect: () => (database ??= createDatabase({ connectionString: options.connectionString, poolSize: 2, asApplicationRole: false })).connect() },
+    onLost: () => {
+      // The builder connection died, and with it the lock and any build under way.
+      leader = null;
+    },
+  });
   let busy = false;
   let stopped = false;
   let loop: Promise<void> | null = null;
@@ -94,36 +102,23 @@ export function createFieldIndexBuilder(options: FieldIndexBuilderOptions): Fiel
   /** Takes the builder lock if no other instance holds it. The first time, re-checks indexes said to be ready. */
   async function lead(): Promise<pg.PoolClient | null> {
     if (leader) return leader.client;
-    database ??= createDatabase({ connectionString: options.connectionString, poolSize: 2, asApplicationRole: false });
-    const client = await database.connect();
-    const release = releaserOf(client);
-    const onError = () => {
-      // The builder connection died, and with it the lock and any build under way.
-      release(true);
-      if (leader?.client === client) leader = null;
-    };
-    client.on('error', onError);
+    // Another instance builds: the pooled connection went back as it came.
+    if (!(await leadership.lead(BUILDER_LOCK))) return null;
+    const client = leadership.connection!;
     try {
-      const [lock] = (await client.query<{ locked: boolean; pid: number }>('SELECT pg_try_advisory_lock($1) AS locked, pg_backend_pid() AS pid', [BUILDER_LOCK]))
-        .rows;
-      if (!lock?.locked) {
-        // Another instance builds: this pooled connection goes back as it came.
-        client.off('error', onError);
-        release();
-        return null;
-      }
+      const [session] = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows;
       await client.query(`SET application_name = '${APPLICATION_NAME}'`);
       // DDL waits for the transactions it must outlast: no timeout of the role's defaults may cut it short.
       await client.query('SET statement_timeout = 0');
-      leader = { client, release, pid: lock.pid };
+      leader = { client, pid: session!.pid };
       // An index can vanish or turn INVALID behind a row that says ready (dropped by hand, a restore):
       // such rows are built again.
       await client.query(`UPDATE item_field_indexes SET state = 'building' WHERE state = 'ready' AND NOT ${VALID_INDEX}`);
       log.info('leading field index builds');
       return client;
     } catch (error) {
-      release(true);
-      if (leader?.client === client) leader = null;
+      await leadership.resign({ destroy: true });
+      leader = null;
       throw error;
     }
   }
@@ -265,7 +260,7 @@ export function createFieldIndexBuilder(options: FieldIndexBuilderOptions): Fiel
       } catch (error) {
         if (!stopped) log.error({ err: error }, 'field index builder step failed; trying again');
         // A broken builder connection is replaced; the next leader picks up where this one stopped.
-        leader?.release(true);
+        await leadership.resign({ destroy: true });
         leader = null;
       }
       if (notified || stopped) {
@@ -306,7 +301,7 @@ export function createFieldIndexBuilder(options: FieldIndexBuilderOptions): Fiel
         clearInterval(cancelling);
       }
       // Ending the session releases the builder lock.
-      leader?.release(true);
+      await leadership.resign({ destroy: true });
       leader = null;
       await database?.close();
     },

@@ -1,16 +1,17 @@
-// The async projection daemon: per projection, the instance holding its advisory lock applies the
-// log; others stand by and take over when that lock is released. Wakes on commits, polls as fallback.
+// The async projection daemon: per projection, the instance leading it (leaderElection.ts, the lock
+// `projection:<name>`) applies the log; others stand by and take over when that lock is released.
+// Wakes on commits, polls as fallback.
 import { setTimeout as delay } from 'node:timers/promises';
-import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { StoredEvent } from '../../domain/shared/events.ts';
 import { readAll, readLogHead, type GlobalCursor } from '../../infra/eventstore/eventStore.ts';
 import type { LogNotifier } from '../../infra/eventstore/logNotifier.ts';
-import { releaserOf, type Database } from '../../infra/postgres/database.ts';
+import type { Database } from '../../infra/postgres/database.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 import type { Projection } from '../../projections/projection.ts';
 import { splitIntoLanes } from './projectionLanes.ts';
-import { advisoryKey, BATCH_SIZE, readCheckpoint, stepAsyncProjection, stepAsyncProjectionFrom, stepAsyncProjectionsFrom, type BatchReader } from './projectionRunner.ts';
+import { createLeaderSession } from './leaderElection.ts';
+import { BATCH_SIZE, readCheckpoint, stepAsyncProjection, stepAsyncProjectionFrom, stepAsyncProjectionsFrom, type BatchReader } from './projectionRunner.ts';
 
 export interface ProjectionDaemon {
   start(): Promise<void>;
@@ -40,41 +41,22 @@ export function createProjectionDaemon(options: {
 }): ProjectionDaemon {
   const { database, notifier, logger } = options;
   const asyncProjections = options.projections.filter((p) => p.mode === 'async');
-  const led = new Set<string>();
   /**
    * Where each led projection's checkpoint stands: only its leader moves it (or a rebuild, which a
    * step notices and answers by reading it again), so it is read once, not before every step.
    */
   const cursors = new Map<string, GlobalCursor>();
+  // The connection is kept while leading nothing: every round asks for the projections not led yet.
+  const leadership = createLeaderSession({ database, keepWhileStandby: true, onLost: () => cursors.clear() });
+  const lockName = (projection: Projection) => `projection:${projection.name}`;
+  const leads = (projection: Projection) => leadership.leads(lockName(projection));
 
-  let lockClient: pg.PoolClient | null = null;
-  let releaseLock: () => void = () => undefined;
   let running = false;
   let loop: Promise<void> | null = null;
   const stopping = new AbortController();
 
   async function acquireLeadership(): Promise<void> {
-    if (!lockClient) {
-      const client = await database.connect();
-      const release = releaserOf(client);
-      releaseLock = release;
-      client.on('error', () => {
-        // The lock connection died: our locks are gone with it, so stop leading until re-acquired.
-        release(true);
-        if (lockClient !== client) return;
-        led.clear();
-        lockClient = null;
-        cursors.clear();
-      });
-      lockClient = client;
-    }
-    for (const projection of asyncProjections) {
-      if (led.has(projection.name)) continue;
-      const result = await lockClient.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
-        advisoryKey(`projection:${projection.name}`),
-      ]);
-      if (result.rows[0]?.locked) led.add(projection.name);
-    }
+    for (const projection of asyncProjections) await leadership.lead(lockName(projection));
   }
 
   /** Steps projections one at a time, so that one failing on an event does not hold the others back. */
@@ -124,8 +106,8 @@ export function createProjectionDaemon(options: {
    * concurrent transactions, each lane's projections together; the others step one at a time.
    */
   async function catchUp(): Promise<void> {
-    for (const projection of asyncProjections) if (!led.has(projection.name)) cursors.delete(projection.name);
-    let behind = asyncProjections.filter((projection) => led.has(projection.name));
+    for (const projection of asyncProjections) if (!leads(projection)) cursors.delete(projection.name);
+    let behind = asyncProjections.filter(leads);
     while (behind.length > 0 && running) {
       const batches = new Map<string, Promise<readonly StoredEvent[]>>();
       const readBatch: BatchReader = (from) => {
@@ -155,9 +137,10 @@ export function createProjectionDaemon(options: {
 
   /** Committed events after some led projection's checkpoint that the gap-safe read could not return yet. */
   async function hiddenCommits(): Promise<boolean> {
-    if (led.size === 0) return false;
+    const led = asyncProjections.filter(leads).map((projection) => projection.name);
+    if (led.length === 0) return false;
     const [row] = await database.query<{ hidden: boolean | null }>(sql`
-      SELECT bool_or(svc_log_has_after(tx_id, position)) AS hidden FROM projection_checkpoints WHERE name = ANY(${[...led]}::text[])`);
+      SELECT bool_or(svc_log_has_after(tx_id, position)) AS hidden FROM projection_checkpoints WHERE name = ANY(${led}::text[])`);
     return row?.hidden === true;
   }
 
@@ -211,12 +194,7 @@ export function createProjectionDaemon(options: {
       running = false;
       stopping.abort();
       await loop;
-      if (lockClient) {
-        await lockClient.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
-        releaseLock();
-        lockClient = null;
-      }
-      led.clear();
+      await leadership.resign();
     },
     async drain(timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;
@@ -239,7 +217,7 @@ export function createProjectionDaemon(options: {
             (checkpoint.txId === target.txId && checkpoint.position < target.position);
           if (!behind) break;
           if (Date.now() > deadline) throw new Error(`projection ${projection.name} did not catch up in ${timeoutMs} ms`);
-          if (led.has(projection.name) && running) {
+          if (leads(projection) && running) {
             await stepAsyncProjection(database, projection);
           } else {
             await notifier.next('svc_checkpoints', 200);

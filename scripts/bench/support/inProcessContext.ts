@@ -9,10 +9,11 @@ import type { Projection } from '../../../projections/projection.ts';
 import { accessFor, type Access } from '../../../src/access/access.ts';
 import { createGrantsCache } from '../../../src/access/grantsCache.ts';
 import type { AppContext } from '../../../src/runtime/context.ts';
+import { createItemHooks } from '../../../src/runtime/itemHooks.ts';
 import { createStreamStarts } from '../../../src/runtime/streamStarts.ts';
 import { createSchemaCache } from '../../../src/schema/schemaCache.ts';
 
-export type InProcessContext = Pick<AppContext, 'database' | 'projections' | 'schemas' | 'grants' | 'streamStarts' | 'logger' | 'keyRing'>;
+export type InProcessContext = Pick<AppContext, 'database' | 'projections' | 'schemas' | 'grants' | 'streamStarts' | 'itemHooks' | 'logger' | 'keyRing'>;
 
 export async function createInProcessContext(database: Database, projections: readonly Projection[]): Promise<{ context: InProcessContext; close(): Promise<void> }> {
   const notifier = await createLogNotifier(() => database.connect());
@@ -22,6 +23,8 @@ export async function createInProcessContext(database: Database, projections: re
     schemas: createSchemaCache({ database, notifier }),
     grants: createGrantsCache({ database, notifier }),
     streamStarts: createStreamStarts({ database, projections }),
+    // No area registers a hook on creates: the seed pays what the service's creates pay.
+    itemHooks: createItemHooks(pino({ level: 'silent' })),
     logger: pino({ level: 'silent' }),
     // Benchmarks seal sensitive values with a key derived from a fixed secret.
     keyRing: parseKeyRing(undefined, 'svc-benchmark-secret-svc-benchmark-secret'),

@@ -28,7 +28,7 @@ export interface CheckpointRun {
 
 type CheckpointContext = Pick<AppContext, 'database' | 'config' | 'signingKey'>;
 
-/** The scheduler task (src/boot/scheduler.ts). */
+/** The scheduler task (the audit area's manifest, src/modules/index.ts). */
 export async function runLogCheckpoints(context: CheckpointContext, now: Date, signal?: AbortSignal): Promise<void> {
   await takeLogCheckpoints(context, now, signal);
 }

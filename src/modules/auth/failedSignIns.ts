@@ -127,7 +127,7 @@ export async function summarizeClosedWindows(context: AppContext, siteId: string
   });
 }
 
-/** The scheduler task: summarizes closed windows on every site that has one (register it in src/boot/scheduler.ts). */
+/** The scheduler task: summarizes closed windows on every site that has one (the auth area's manifest, src/modules/index.ts). */
 export async function summarizeSignInFailures(context: AppContext, now: Date, signal?: AbortSignal): Promise<void> {
   const sites = await context.database.query<{ site_id: string }>(sql`SELECT site_id FROM svc_sign_in_failure_sites(${now}) AS site_id ORDER BY 1`);
   for (const { site_id: siteId } of sites) {

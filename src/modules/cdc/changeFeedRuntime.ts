@@ -1,6 +1,6 @@
-// The background parts of the change feed, started with the HTTP server and stopped with the
-// context: the feed watcher (long-poll and reactor wake-ups), the outbound HTTP client, the job
-// queue and the webhook reactor.
+// The background parts of the change feed on one server, started by the area's manifest
+// (src/modules/index.ts) and stopped with the context: the feed watcher (long-poll and reactor
+// wake-ups), the outbound HTTP client, the job queue and the webhook reactor.
 import { createOutboundHttp, type OutboundHttp } from '../../../infra/http/outboundHttp.ts';
 import { createJobQueue } from '../../../infra/queue/createJobQueue.ts';
 import { deploymentNamespace } from '../../../infra/queue/deploymentNamespace.ts';
@@ -19,6 +19,8 @@ export interface ChangeFeedRuntime {
   cursors: FeedCursors;
   queue: JobQueue;
   reactor: WebhookReactor;
+  /** Stops the reactor, then closes the queue, the HTTP client and the watcher. */
+  stop(): Promise<void>;
 }
 
 export function startChangeFeedRuntime(context: AppContext): ChangeFeedRuntime {
@@ -45,11 +47,18 @@ export function startChangeFeedRuntime(context: AppContext): ChangeFeedRuntime {
     sweepMs: config.SVC_WEBHOOK_SWEEP_MS,
     concurrency: config.SVC_WEBHOOK_CONCURRENCY,
   });
-  context.onClose(async () => {
-    await reactor.stop();
-    await queue.close();
-    http.close();
-    watcher.close();
-  });
-  return { watcher, http, secrets, cursors, queue, reactor };
+  return {
+    watcher,
+    http,
+    secrets,
+    cursors,
+    queue,
+    reactor,
+    async stop() {
+      await reactor.stop();
+      await queue.close();
+      http.close();
+      watcher.close();
+    },
+  };
 }

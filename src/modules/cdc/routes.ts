@@ -5,7 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { startChangeFeedRuntime } from './changeFeedRuntime.ts';
+import type { ChangeFeedRuntime } from './changeFeedRuntime.ts';
 import { logSensitiveReads } from '../items/sensitiveReads.ts';
 import { revealEnvelopes } from './feedReveal.ts';
 import { parseCollections, parseFeedFilter, parseOperations } from './feedEnvelope.ts';
@@ -55,9 +55,9 @@ function normalizeFilters(filters: z.infer<typeof filtersSchema> | undefined) {
   };
 }
 
-export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
+/** `runtime` is the area's watcher, queue and webhook reactor (changeFeedRuntime.ts, started by its manifest). */
+export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps, runtime: ChangeFeedRuntime): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const runtime = startChangeFeedRuntime(context);
   const { cursors } = runtime;
   const deps: SubscriptionDeps = { context, http: runtime.http, secrets: runtime.secrets, cursors, wake: (siteId) => runtime.reactor.wake(siteId) };
 

@@ -10,14 +10,12 @@ import { z } from 'zod';
 import { PAGE_SLUG_PATTERN, MAX_SLUG_LENGTH } from '../../../domain/delivery/page.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { SITE_ID_PATTERN } from '../../../domain/sites/site.ts';
-import { deploymentNamespace } from '../../../infra/queue/deploymentNamespace.ts';
 import { accessFor } from '../../access/access.ts';
 import { parseListQuery } from '../../query/index.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { createEtags, isAnonymous, isNotModified, NO_STORE, PRIVATE, publicCacheControl, sendMiss } from './cachePolicy.ts';
-import { createSiteFingerprints } from './fingerprint.ts';
+import type { DeliveryRuntime } from './deliveryRuntime.ts';
 import { hydratePage, llmsText, publicList, publicMenu, type Built, type PublicReader } from './hydrate.ts';
-import { createResponseCache } from './responseCache.ts';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const TEXT_TYPE = 'text/plain; charset=utf-8';
@@ -26,22 +24,11 @@ const MENU_KEY = /^[a-z0-9]+(?:[_-][a-z0-9]+)*$/;
 
 const isSlug = (slug: string) => slug.length <= MAX_SLUG_LENGTH && PAGE_SLUG_PATTERN.test(slug);
 
-export async function deliveryRoutes(app: FastifyInstance, { context, sites }: ServerDeps): Promise<void> {
+/** `runtime` is the area's fingerprints and response cache (deliveryRuntime.ts, started by its manifest). */
+export async function deliveryRoutes(app: FastifyInstance, { context, sites }: ServerDeps, { fingerprints, cache }: DeliveryRuntime): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { config } = context;
-  const fingerprints = createSiteFingerprints(context);
   const etagOf = createEtags(config.SVC_SECRET);
-  const cache = await createResponseCache({
-    redisUrl: config.REDIS_URL,
-    prefix: `svc:${deploymentNamespace(config.DATABASE_URL ?? config.dataDir)}:delivery`,
-    ttlSeconds: Math.max(config.SVC_DELIVER_SMAXAGE + config.SVC_DELIVER_SWR, 60),
-    negativeTtlMs: config.SVC_NEGATIVE_CACHE_TTL * 1_000,
-    logger: context.logger,
-  });
-  context.onClose(async () => {
-    fingerprints.close();
-    await cache.close();
-  });
   const route = {
     site: 'none' as const,
     access: 'public' as const,

@@ -1,5 +1,6 @@
-// The editorial gate and the void of an edit: what item writes (and the release publish) ask of a
-// gated collection's reviews. Reads the read models in the caller's transaction.
+// The editorial gate and the void of an edit: what item writes (through the editorial item-write
+// hook, editorialHooks.ts) and the release publish ask of a gated collection's reviews. Reads the
+// read models in the caller's transaction.
 import { reviewDecider } from '../../../domain/editorial/review.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';

@@ -11,6 +11,8 @@ import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler
 import type { AppContext } from '../../runtime/context.ts';
 import { collectionOf } from '../../schema/siteSchema.ts';
 import { changeItemIn } from '../items/changeItem.ts';
+import { inItemWriteTransaction } from '../items/itemStreams.ts';
+import { EDITORIAL_APPROVAL_ORIGIN } from './editorialHooks.ts';
 import { PUBLISHED_STATUS, reviewStreamId } from './gate.ts';
 import { findReview, isLiveUser, reviewedItem, type ReviewView } from './queries.ts';
 
@@ -93,7 +95,8 @@ function stateOf(review: ReviewView | null): ReviewState {
 export async function approveReview(context: AppContext, target: ReviewTarget): Promise<{ review: ReviewView; itemVersion: number }> {
   assertReviewer(target.access);
   const meta = await gatedCollection(context, target.siteId, target.collection);
-  return inSiteTransaction(context, target.siteId, async (tx) => {
+  // An item-write transaction: the publish's after-commit hooks run once the approval has committed.
+  return inItemWriteTransaction(context, target.siteId, async (tx) => {
     await liveItem(tx, target);
     const review = await findReview(tx, target.siteId, target.collection, target.itemId);
     const actorId = target.metadata.actor.id;
@@ -110,7 +113,7 @@ export async function approveReview(context: AppContext, target: ReviewTarget): 
       mode: 'patch',
       access: target.access,
       metadata: target.metadata,
-      editorialApproval: true,
+      origin: EDITORIAL_APPROVAL_ORIGIN,
     });
     return { review: await move(context, tx, target, approve(published.version)), itemVersion: published.version };
   });

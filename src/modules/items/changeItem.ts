@@ -1,19 +1,20 @@
 // Changing an item: PATCH merges, PUT replaces, or the item's draft (X-Svc-Draft); with `restore`, a
 // soft-deleted item is brought back by the same write (a revert). The principal's update rules are
-// checked on the body first and on the row inside the write's transaction.
-import { itemDecider, type ItemChanges, type ItemCommand, type ItemEvent, type ItemSnapshot, type ItemState } from '../../../domain/content/itemDecider.ts';
-import type { Decider, EventMetadata } from '../../../domain/shared/events.ts';
+// checked on the body first and on the row inside the write's transaction; what other areas ask of
+// the write (the editorial gate, say) are item-write hooks (src/runtime/itemHooks.ts), run by runItemCommand.
+import type { ItemChanges, ItemCommand, ItemSnapshot } from '../../../domain/content/itemDecider.ts';
+import type { EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import type { Access } from '../../access/access.ts';
 import { assertRowAccess } from '../../access/itemAccess.ts';
 import { assertMayUpdate } from '../../access/itemWriteRules.ts';
-import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
-import { itemEventSealer } from '../encryption/itemSealer.ts';
-import type { AppContext } from '../../runtime/context.ts';
+import type { ItemWriteKind } from '../../runtime/itemHooks.ts';
 import { collectionOf, declaredFields } from '../../schema/siteSchema.ts';
-import { assertEditorialGate, voidReviewOnEdit } from '../editorial/gate.ts';
-import { itemStreamId, runItemCommand, type ItemsWriteContext, type ItemWriteResult } from './itemStreams.ts';
+import { inItemWriteTransaction, runItemCommand, type ItemsWriteContext, type ItemWriteResult } from './itemStreams.ts';
 import { prepareChanges } from './prepareChanges.ts';
+
+// A config import's system write of stored values lives in its own file; its callers import it from here.
+export { changeStoredValuesIn, type StoredValuesChange } from './changeStoredValues.ts';
 
 export interface ChangeItemInput {
   siteId: string;
@@ -25,24 +26,35 @@ export interface ChangeItemInput {
   metadata: EventMetadata;
   /** If-Match: the version the client saw; a mismatch is 412 PRECONDITION_FAILED instead of a retry. */
   expectedVersion?: number;
+  /** The event the change is recorded as: a revert or a promotion is a change of its own kind in the item's history. */
   eventType?: 'item.updated' | 'item.reverted' | 'item.promoted';
+  /** Why the change was made, recorded in its event (a release, a revision, a named version). */
   cause?: Record<string, unknown>;
   /** X-Svc-Draft: change the item's draft, not the item. */
   draft?: boolean;
   locale?: string | null;
   /** A soft-deleted item is restored by the same write (item.restored, then the change): a revert. */
   restore?: boolean;
-  /** The publish write of an editorial approval (src/modules/editorial): neither gated nor voiding the review. */
-  editorialApproval?: boolean;
+  /** Who started the write, for item-write hooks to tell it apart (e.g. an editorial approval); never read here. */
+  origin?: string;
 }
+
+const KIND_OF_EVENT: Record<NonNullable<ChangeItemInput['eventType']>, ItemWriteKind> = {
+  'item.updated': 'update',
+  'item.reverted': 'revert',
+  'item.promoted': 'promote',
+};
 
 /** Changes an item (or its draft) and returns it with its new version. */
 export async function changeItem(context: ItemsWriteContext, input: ChangeItemInput): Promise<ItemWriteResult> {
   const write = await prepareItemChange(context, input);
-  return inSiteTransaction(context, input.siteId, write);
+  return inItemWriteTransaction(context, input.siteId, write);
 }
 
-/** changeItem inside the caller's transaction (an editorial approval publishes the item with its review). */
+/**
+ * changeItem inside the caller's transaction (an editorial approval publishes the item with its
+ * review); its after-commit hooks run when that transaction is an inItemWriteTransaction.
+ */
 export async function changeItemIn(context: ItemsWriteContext, tx: Queryable, input: ChangeItemInput): Promise<ItemWriteResult> {
   return (await prepareItemChange(context, input))(tx);
 }
@@ -64,6 +76,7 @@ async function prepareItemChange(context: ItemsWriteContext, input: ChangeItemIn
   const changes: ItemChanges = wholeMaps
     ? { ...prepared.changes, values: { ...prepared.changes.values, ...prepared.changes.translations }, translations: {} }
     : prepared.changes;
+  const eventType = input.eventType ?? 'item.updated';
   const command: ItemCommand = {
     type: 'updateItem',
     collection: collection.name,
@@ -73,96 +86,29 @@ async function prepareItemChange(context: ItemsWriteContext, input: ChangeItemIn
     target: input.draft ? 'draft' : 'main',
     required: collection.requiredFields,
     fields: [...collection.fields.keys()],
-    eventType: input.eventType ?? 'item.updated',
+    eventType,
     actorId: input.metadata.actor.id,
     now: new Date().toISOString(),
     ...(input.cause ? { cause: input.cause } : {}),
     ...(input.restore ? { restore: true } : {}),
   };
-  // Editorial review (docs/publishing.md): on a gated collection, publishing needs an approval, and an edit voids one.
-  const reviewed = collection.meta.editorialWorkflow && !input.draft && !input.editorialApproval;
   return async (tx) => {
     await assertRowAccess(tx, input.access, 'update', collection.name, input.itemId);
-    if (reviewed) await assertEditorialGate(tx, input.siteId, collection.name, input.itemId, changes.values.status);
-    const result = await runItemCommand(context, tx, {
+    return runItemCommand(context, tx, {
       siteId: input.siteId,
-      collection: collection.name,
+      collection,
       itemId: input.itemId,
       command,
       metadata: input.metadata,
+      kind: KIND_OF_EVENT[eventType],
+      access: input.access,
+      ...(input.origin !== undefined ? { origin: input.origin } : {}),
       ...(input.expectedVersion !== undefined ? { expectedVersion: input.expectedVersion } : {}),
     });
-    if (reviewed) await voidReviewOnEdit(context, tx, { siteId: input.siteId, collection: collection.name, itemId: input.itemId, version: result.version, metadata: input.metadata });
-    return { snapshot: result.snapshot, version: result.version, draft: result.draft };
   };
 }
 
 /** Changes an item and returns its snapshot. */
 export async function updateItem(context: ItemsWriteContext, input: ChangeItemInput): Promise<ItemSnapshot> {
   return (await changeItem(context, input)).snapshot;
-}
-
-/**
- * The item decider, except that a soft-deleted item takes an update too and stays deleted: the
- * `item.updated` (its snapshot keeps `deletedAt`), then an `item.deleted` restating the deletion,
- * since an item's last event is its state. An item that is gone (purged, never created) takes nothing.
- */
-const storedValuesDecider: Decider<ItemState, ItemCommand, ItemEvent> = {
-  initialState: itemDecider.initialState,
-  evolve: itemDecider.evolve,
-  decide(command, state) {
-    if (state.lifecycle !== 'live' && state.lifecycle !== 'deleted') return [];
-    if (state.lifecycle === 'live') return itemDecider.decide(command, state);
-    const events = itemDecider.decide(command, { ...state, lifecycle: 'live' });
-    const last = events.at(-1);
-    if (!last) return [];
-    const { cause, ...data } = last.data;
-    return [...events, { type: 'item.deleted', data: { ...data, delta: { deletedAt: data.snapshot.deletedAt }, ...(cause ? { cause } : {}) } }];
-  },
-};
-
-export interface StoredValuesChange {
-  siteId: string;
-  collection: string;
-  itemId: string;
-  /** The values to set, from the item as its stream has it (a field's value under its new name, say). */
-  values: (snapshot: ItemSnapshot) => Record<string, unknown>;
-  /** The collection's declared fields at the write. */
-  fields: readonly string[];
-  metadata: EventMetadata;
-  cause?: Record<string, unknown>;
-  now: string;
-}
-
-/**
- * A system write of values an item already holds (a config import moving a renamed field's values),
- * inside the caller's transaction: an `item.updated` as a PATCH of those values, without the body
- * rules, required fields or a principal's rules; a soft-deleted item stays deleted (see above).
- * Returns the number of events appended (0: nothing to change).
- */
-export async function changeStoredValuesIn(context: Pick<AppContext, 'projections' | 'schemas' | 'keyRing'>, tx: Queryable, change: StoredValuesChange): Promise<number> {
-  const result = await handleCommandIn(tx, context.projections, {
-    siteId: change.siteId,
-    seal: itemEventSealer(context, change.siteId),
-    streamId: itemStreamId(change.siteId, change.collection, change.itemId),
-    decider: storedValuesDecider,
-    command: (state: ItemState): ItemCommand => ({
-      type: 'updateItem',
-      collection: change.collection,
-      itemId: change.itemId,
-      changes: { values: state.snapshot ? change.values(state.snapshot) : {}, keepHashes: [], translations: {} },
-      mode: 'patch',
-      target: 'main',
-      required: [],
-      fields: change.fields,
-      eventType: 'item.updated',
-      actorId: change.metadata.actor.id,
-      now: change.now,
-      ...(change.cause ? { cause: change.cause } : {}),
-    }),
-    metadata: change.metadata,
-    // No lock: a concurrent write of the item fails the append's version check, and the caller's transaction is retried.
-    load: 'head',
-  });
-  return result.events.length;
 }

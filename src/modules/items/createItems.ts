@@ -1,12 +1,15 @@
 // Creating items: one or many, all or nothing. Each body is checked and decided on its own (outside
 // any transaction), checked against the principal's create rules as it will be stored, and then the
 // request joins the site's other creates in one transaction (the command handler's group commit).
-import { initialItemState, itemDecider, type ItemSnapshot } from '../../../domain/content/itemDecider.ts';
+// Item-write hooks run in that transaction, ahead of the append, and once it has committed.
+import { initialItemState, itemDecider, type ItemEvent, type ItemSnapshot } from '../../../domain/content/itemDecider.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
 import type { Access } from '../../access/access.ts';
 import { assertCreatable } from '../../access/itemAccess.ts';
 import { assertMayCreate } from '../../access/itemWriteRules.ts';
+import type { EventSealer } from '../../runtime/commandHandler.ts';
+import { hasAfterCommit, runAfterWrite, runBeforeWrite, type CommittedItem, type ItemWrite, type ItemWriteHook } from '../../runtime/itemHooks.ts';
 import { collectionOf, declaredFields } from '../../schema/siteSchema.ts';
 import type { StreamStart } from '../../runtime/streamStarts.ts';
 import { itemEventSealer } from '../encryption/itemSealer.ts';
@@ -36,6 +39,9 @@ export async function createItemsWithVersions(context: ItemsWriteContext, input:
   const seen = new Set<string>();
   const snapshots: ItemSnapshot[] = [];
   const streams: StreamStart[] = [];
+  const hooks = context.itemHooks.applicable('create', collection);
+  // What the hooks are told of each item, when any hook runs on this collection's creates.
+  const writes: Omit<ItemWrite, 'after'>[] = [];
   for (const [index, body] of input.items.entries()) {
     const basePath = bulk ? ['body', index] : ['body'];
     const { id: givenId, changes } = await prepareChanges(schema, collection, body, { mode: 'create', locale: input.locale ?? null, basePath });
@@ -58,6 +64,9 @@ export async function createItemsWithVersions(context: ItemsWriteContext, input:
     }
     assertCreatable(input.access, collection.name, event!.data.snapshot, basePath);
     snapshots.push(event!.data.snapshot);
+    if (hooks.length > 0) {
+      writes.push({ kind: 'create', siteId: input.siteId, collection, itemId: id, target: 'main', access: input.access, metadata: input.metadata, changes: changes.values, before: null, draft: null });
+    }
     streams.push({
       streamId: itemStreamId(input.siteId, collection.name, id),
       event: event!,
@@ -66,15 +75,35 @@ export async function createItemsWithVersions(context: ItemsWriteContext, input:
     });
   }
   if (streams.length === 0) return [];
+  const sealer = itemEventSealer(context, input.siteId);
+  const hooked = { committed: [] as CommittedItem[] };
   await context.streamStarts.submit(input.siteId, {
     metadata: input.metadata,
     streams,
-    seal: itemEventSealer(context, input.siteId),
+    seal: hooks.length === 0 ? sealer : sealWithHooks(sealer, hooks, writes, hooked),
   });
+  if (hasAfterCommit(hooks)) await context.itemHooks.runAfterCommit(hooked.committed.map((write) => ({ hooks, write })));
   return snapshots.map((snapshot) => ({ snapshot, version: 1, draft: null }));
 }
 
 /** Creates items (all or nothing) and returns their snapshots. */
 export async function createItems(context: ItemsWriteContext, input: CreateItemsInput): Promise<ItemSnapshot[]> {
   return (await createItemsWithVersions(context, input)).map((result) => result.snapshot);
+}
+
+/**
+ * The seal of a create with item-write hooks: once its items are sealed (as they will be stored),
+ * every before-write hook, then every after-write hook (version 1), in the joint transaction ahead of
+ * the append; a refusal fails the request alone (the group commit runs each request again on its own).
+ */
+function sealWithHooks(sealer: EventSealer, hooks: readonly ItemWriteHook[], writes: Omit<ItemWrite, 'after'>[], hooked: { committed: CommittedItem[] }): EventSealer {
+  return async (tx, events) => {
+    const sealed = await sealer(tx, events);
+    // The item decider's item.created events, one per item, in order.
+    const created = (sealed as unknown as ItemEvent[]).map((event, index): ItemWrite => ({ ...writes[index]!, after: event.data.snapshot }));
+    for (const write of created) await runBeforeWrite(hooks, { ...write, tx });
+    for (const write of created) await runAfterWrite(hooks, { ...write, tx, version: 1 });
+    hooked.committed = created.map((write) => ({ ...write, version: 1 }));
+    return sealed;
+  };
 }

@@ -1,6 +1,6 @@
 // Deleting an item: soft (the normal delete), refused while a restrict relation points at it, or
 // hard (resolve-dependents with `hard`). The principal's delete rules are checked on the collection
-// first and on the row inside the write's transaction.
+// first and on the row inside the write's transaction. Item-write hooks run as for any item write (runItemCommand).
 import type { ItemCommand } from '../../../domain/content/itemDecider.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
@@ -8,11 +8,9 @@ import type { Queryable } from '../../../infra/postgres/database.ts';
 import type { Access } from '../../access/access.ts';
 import { assertRowAccess } from '../../access/itemAccess.ts';
 import { assertMay } from '../../access/itemWriteRules.ts';
-import { inSiteTransaction } from '../../runtime/commandHandler.ts';
-import type { AppContext } from '../../runtime/context.ts';
 import type { CollectionSchema } from '../../schema/siteSchema.ts';
 import { dependentsOf } from './dependents.ts';
-import { runItemCommand, type ItemsWriteContext, type ItemWriteResult } from './itemStreams.ts';
+import { inItemWriteTransaction, runItemCommand, type ItemCommandContext, type ItemsWriteContext, type ItemWriteResult } from './itemStreams.ts';
 
 export interface DeleteRequest {
   siteId: string;
@@ -22,10 +20,15 @@ export interface DeleteRequest {
   expectedVersion?: number;
   hard?: boolean;
   cause?: Record<string, unknown>;
+  /** Whose delete rules the caller checked, for the item-write hooks; none for a system purge (erasure). */
+  access?: Access;
 }
 
-/** The normal delete path inside a transaction: 404 when gone, 409 while a restrict relation points at it. */
-export async function deleteIn(context: Pick<AppContext, 'projections' | 'schemas' | 'keyRing'>, tx: Queryable, request: DeleteRequest): Promise<ItemWriteResult> {
+/**
+ * The normal delete path inside a transaction: 404 when gone, 409 while a restrict relation points at
+ * it. Its after-commit hooks run when the caller's transaction is an inItemWriteTransaction.
+ */
+export async function deleteIn(context: ItemCommandContext, tx: Queryable, request: DeleteRequest): Promise<ItemWriteResult> {
   const { collection, itemId } = request;
   const acting = { collection: collection.name, itemId, actorId: request.metadata.actor.id, now: new Date().toISOString() };
   const command: ItemCommand = request.hard
@@ -34,10 +37,12 @@ export async function deleteIn(context: Pick<AppContext, 'projections' | 'schema
   const restricting = collection.references.filter((reference) => reference.onDelete === 'restrict');
   return runItemCommand(context, tx, {
     siteId: request.siteId,
-    collection: collection.name,
+    collection,
     itemId,
     command,
     metadata: request.metadata,
+    kind: request.hard ? 'purge' : 'delete',
+    access: request.access ?? null,
     ...(request.expectedVersion !== undefined ? { expectedVersion: request.expectedVersion } : {}),
     check: async (state) => {
       const deletable = request.hard ? state.lifecycle === 'live' || state.lifecycle === 'deleted' : state.lifecycle === 'live';
@@ -66,13 +71,14 @@ export interface DeleteItemInput {
 export async function deleteItem(context: ItemsWriteContext, input: DeleteItemInput): Promise<void> {
   assertMay(input.access, 'delete', input.collection);
   const collection = await context.schemas.collection(input.siteId, input.collection);
-  await inSiteTransaction(context, input.siteId, async (tx) => {
+  await inItemWriteTransaction(context, input.siteId, async (tx) => {
     await assertRowAccess(tx, input.access, 'delete', collection.name, input.itemId);
     await deleteIn(context, tx, {
       siteId: input.siteId,
       collection,
       itemId: input.itemId,
       metadata: input.metadata,
+      access: input.access,
       ...(input.expectedVersion !== undefined ? { expectedVersion: input.expectedVersion } : {}),
     });
   });

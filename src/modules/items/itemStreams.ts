@@ -2,11 +2,14 @@
 // handler (src/runtime/commandHandler.ts): the head event is the whole state (every item event
 // carries the whole item), writers of one item queue on its lock, and If-Match is a 412.
 import { v7 as uuidv7 } from 'uuid';
-import { itemDecider, type ItemBody, type ItemCommand, type ItemSnapshot, type ItemState } from '../../../domain/content/itemDecider.ts';
+import { itemDecider, type ItemBody, type ItemCommand, type ItemEvent, type ItemSnapshot, type ItemState } from '../../../domain/content/itemDecider.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
-import { handleCommandIn } from '../../runtime/commandHandler.ts';
+import type { Access } from '../../access/access.ts';
+import { handleCommandIn, inSiteTransaction, type EventSealer } from '../../runtime/commandHandler.ts';
+import { hasAfterCommit, runAfterWrite, runBeforeWrite, type ItemWrite, type ItemWriteKind, type PendingCommit } from '../../runtime/itemHooks.ts';
+import type { CollectionSchema } from '../../schema/siteSchema.ts';
 import { itemEventSealer } from '../encryption/itemSealer.ts';
 import { keepUnchangedSealedValues } from '../encryption/unchangedValues.ts';
 import type { AppContext } from '../../runtime/context.ts';
@@ -24,7 +27,14 @@ export function newItemId(): string {
 }
 
 /** What the item commands need of the application context. */
-export type ItemsWriteContext = Pick<AppContext, 'database' | 'projections' | 'schemas' | 'streamStarts' | 'keyRing'>;
+export type ItemsWriteContext = Pick<AppContext, 'database' | 'projections' | 'schemas' | 'streamStarts' | 'keyRing' | 'itemHooks'>;
+
+/**
+ * What an item command inside a caller's transaction needs of the context. Every context built at
+ * boot has `itemHooks`; it is optional here only for callers typed with a narrower context that does
+ * not name it yet (erasure's ErasureContext, which is handed the whole context at run time).
+ */
+export type ItemCommandContext = Pick<AppContext, 'projections' | 'schemas' | 'keyRing' | 'itemHooks'>;
 
 export interface ItemWriteResult {
   snapshot: ItemSnapshot;
@@ -48,10 +58,14 @@ export function underPath(error: unknown, basePath: (string | number)[]): unknow
 
 export interface ItemCommandRequest {
   siteId: string;
-  collection: string;
+  collection: CollectionSchema;
   itemId: string;
   command: ItemCommand;
   metadata: EventMetadata;
+  /** What the item-write hooks are told: the kind of write, whose rules it was held to, who started it. */
+  kind: ItemWriteKind;
+  access: Access | null;
+  origin?: string;
   /** If-Match: compared with an item that exists (live or deleted); a missing one is the decider's 404. */
   expectedVersion?: number;
   /** Checks of the loaded item under its lock, before the version and the decider (see CommandRequest.check). */
@@ -60,25 +74,61 @@ export interface ItemCommandRequest {
 
 const exists = (state: ItemState) => state.lifecycle === 'live' || state.lifecycle === 'deleted';
 
-/** One item command in the caller's transaction. */
-export async function runItemCommand(
-  context: Pick<AppContext, 'projections' | 'schemas' | 'keyRing'>,
-  tx: Queryable,
-  request: ItemCommandRequest,
-): Promise<ItemWriteResult> {
+/** The write as hooks see it, from the command and the item before and after. */
+function hookWrite(request: ItemCommandRequest, before: ItemState, after: ItemEvent): ItemWrite {
+  const { command } = request;
+  const cause = command.type === 'updateItem' || command.type === 'hardDeleteItem' ? command.cause : undefined;
+  return {
+    kind: request.kind,
+    siteId: request.siteId,
+    collection: request.collection,
+    itemId: request.itemId,
+    target: command.type === 'updateItem' ? command.target : 'main',
+    access: request.access,
+    metadata: request.metadata,
+    changes: command.type === 'updateItem' ? command.changes.values : {},
+    ...(cause ? { cause } : {}),
+    ...(request.origin !== undefined ? { origin: request.origin } : {}),
+    before: before.snapshot,
+    after: after.data.snapshot,
+    draft: after.data.draft ?? null,
+  };
+}
+
+/**
+ * One item command in the caller's transaction. The item-write hooks that apply run here: before
+ * the append (once the write is decided and sealed), after it with the new version, and once the
+ * transaction commits (queued on it: see inItemWriteTransaction). Without any, nothing is added.
+ */
+export async function runItemCommand(context: ItemCommandContext, tx: Queryable, request: ItemCommandRequest): Promise<ItemWriteResult> {
   const { expectedVersion } = request;
+  const hooks = context.itemHooks.applicable(request.kind, request.collection);
+  const sealer = itemEventSealer(context, request.siteId);
   // The command as decided: pii/phi values sent unchanged become the references they equal.
   let command = request.command;
+  // Set by `check` and the seal, for the hooks: the item as loaded, and the write once decided.
+  const seen: { loaded?: ItemState; write?: ItemWrite } = {};
+  const seal: EventSealer =
+    hooks.length === 0
+      ? sealer
+      : async (sealTx, events) => {
+          const sealed = await sealer(sealTx, events);
+          // The item decider's events: the last one carries the item as the write leaves it.
+          seen.write = hookWrite(request, seen.loaded!, sealed.at(-1) as unknown as ItemEvent);
+          await runBeforeWrite(hooks, { ...seen.write, tx: sealTx });
+          return sealed;
+        };
   const result = await handleCommandIn(tx, context.projections, {
     siteId: request.siteId,
-    streamId: itemStreamId(request.siteId, request.collection, request.itemId),
+    streamId: itemStreamId(request.siteId, request.collection.name, request.itemId),
     decider: itemDecider,
     command: () => command,
     metadata: request.metadata,
     load: 'head',
     lock: true,
-    seal: itemEventSealer(context, request.siteId),
+    seal,
     check: async (state, checkTx) => {
+      seen.loaded = state;
       await request.check?.(state, checkTx);
       command = await keepUnchangedSealedValues(context, checkTx, request.siteId, state, request.command);
     },
@@ -90,5 +140,29 @@ export async function runItemCommand(
         }
       : {}),
   });
+  // Nothing decided (a write that changes nothing): nothing written, no hook run.
+  if (seen.write) {
+    const after = { ...seen.write, after: result.state.snapshot!, draft: result.state.draft, version: result.version };
+    await runAfterWrite(hooks, { ...after, tx });
+    if (hasAfterCommit(hooks)) context.itemHooks.queue(tx, { hooks, write: after });
+  }
   return { snapshot: result.state.snapshot!, version: result.version, draft: result.state.draft };
+}
+
+/**
+ * A site transaction for item writes: the after-commit hooks of the writes made in it (runItemCommand)
+ * run once it has committed, in order, their errors logged. A retried attempt starts a fresh list.
+ */
+export async function inItemWriteTransaction<T>(
+  context: Pick<AppContext, 'database' | 'itemHooks'>,
+  siteId: string,
+  work: (tx: Queryable) => Promise<T>,
+): Promise<T> {
+  let pending: PendingCommit[] = [];
+  const result = await inSiteTransaction(context, siteId, (tx) => {
+    pending = context.itemHooks.collect(tx);
+    return work(tx);
+  });
+  if (pending.length > 0) await context.itemHooks.runAfterCommit(pending);
+  return result;
 }

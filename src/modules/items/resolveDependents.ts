@@ -6,11 +6,10 @@ import type { EventMetadata } from '../../../domain/shared/events.ts';
 import type { Access } from '../../access/access.ts';
 import { assertRowAccess } from '../../access/itemAccess.ts';
 import { assertMay, assertMayChangeDependent, dependentSampleCondition } from '../../access/itemWriteRules.ts';
-import { inSiteTransaction } from '../../runtime/commandHandler.ts';
 import { collectionOf, declaredFields } from '../../schema/siteSchema.ts';
 import { dependentIds, dependentsOf, type DependentsReport } from './dependents.ts';
 import { deleteIn } from './deleteItem.ts';
-import { runItemCommand, type ItemsWriteContext } from './itemStreams.ts';
+import { inItemWriteTransaction, runItemCommand, type ItemsWriteContext } from './itemStreams.ts';
 import { findLiveItem } from './historyQueries.ts';
 
 export interface ResolveDependentsInput {
@@ -56,7 +55,7 @@ export async function resolveDependents(context: ItemsWriteContext, input: Resol
   }
   const now = new Date().toISOString();
   const actorId = input.metadata.actor.id;
-  return inSiteTransaction(context, input.siteId, async (tx) => {
+  return inItemWriteTransaction(context, input.siteId, async (tx) => {
     await assertRowAccess(tx, access, 'read', collection.name, input.itemId);
     if (!(await findLiveItem(tx, input.siteId, collection.name, input.itemId))) {
       throw new AppError('RECORD_NOT_FOUND', `Item "${input.itemId}" of "${collection.name}" not found`);
@@ -79,6 +78,7 @@ export async function resolveDependents(context: ItemsWriteContext, input: Resol
             collection: dependentCollection,
             itemId: id,
             metadata: input.metadata,
+            access,
             ...(input.hard ? { hard: true, cause: { resolvedDependentsOf: { collection: collection.name, itemId: input.itemId } } } : {}),
           });
         } else {
@@ -87,9 +87,11 @@ export async function resolveDependents(context: ItemsWriteContext, input: Resol
           await assertMayChangeDependent(tx, access, reference.collection, id, { action: 'update', values }, declared);
           await runItemCommand(context, tx, {
             siteId: input.siteId,
-            collection: reference.collection,
+            collection: dependentCollection,
             itemId: id,
             metadata: input.metadata,
+            kind: 'update',
+            access,
             command: {
               type: 'updateItem',
               collection: reference.collection,

@@ -1,4 +1,4 @@
-// The pageview counters of one instance, started with the routes and stopped with the context: hits
+// The pageview counters of one instance, started by the area's manifest and stopped with the context: hits
 // go to Redis when REDIS_URL is set (to this instance's memory while Redis cannot be reached), else
 // to memory; a timer flushes every SVC_PAGEVIEW_FLUSH_SECONDS (the in-process buffer on every
 // instance, the Redis counters on one instance per interval), and the context's close flushes both.

@@ -7,16 +7,15 @@ import type { CustomRateLimit } from '../../rateLimit/limits.ts';
 import { toAppError } from '../../server/errorHandler.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { beaconPath, MAX_PATH_LENGTH, uncountedReason } from './beaconInput.ts';
-import { pageviewRateLimit, startPageviewService, type PageviewService } from './pageviewService.ts';
+import { pageviewRateLimit, type PageviewService } from './pageviewService.ts';
 import { dailyStats } from './queries.ts';
 import { resolveStatsRange, statsQuery, statsResponse } from './schemas.ts';
 
 /** Room for a path of MAX_PATH_LENGTH characters, each JSON-escaped (\uXXXX), and the rest of the body. */
 const BEACON_BODY_LIMIT = MAX_PATH_LENGTH * 6 + 1024;
 
-export async function pageviewsRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
-  const pageviews = await startPageviewService(context);
-  context.onClose(() => pageviews.close());
+/** `pageviews` is the area's counters and their flush timer (pageviewService.ts, started by its manifest). */
+export async function pageviewsRoutes(app: FastifyInstance, { context }: ServerDeps, pageviews: PageviewService): Promise<void> {
   await app.register(async (scope) => beaconRoute(scope, pageviewRateLimit(context.config), pageviews));
   const api = app.withTypeProvider<ZodTypeProvider>();
 

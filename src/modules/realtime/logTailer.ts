@@ -6,23 +6,25 @@
 // - safe: the gap-safe log read (svc_read_all), which also returns an older transaction's events
 //   that committed after newer ones were sent ahead; those are sent then, the rest skipped.
 // So nothing is skipped, nothing sent twice, and latency is commit → notification → one query.
-// With Redis one instance leads (a Postgres advisory lock) and publishes for all; the cursor it
-// reached is kept in Redis so a new leader continues where the last one stopped.
-import type pg from 'pg';
+// With Redis one instance leads (the lock 'realtime-tailer', src/runtime/leaderElection.ts) and
+// publishes for all; the cursor it reached is kept in Redis so a new leader continues where the last
+// one stopped.
 import type { Logger } from 'pino';
 import { itemSignalOf } from '../../../domain/changeFeed/feedEntry.ts';
 import { notificationFrameOf } from '../../../domain/changeFeed/notification.ts';
 import type { StoredEvent } from '../../../domain/shared/events.ts';
 import { readAll, readLogHead, toStoredEvent, type EventRow, type GlobalCursor } from '../../../infra/eventstore/eventStore.ts';
 import type { LogNotifier } from '../../../infra/eventstore/logNotifier.ts';
-import { releaserOf, type Database } from '../../../infra/postgres/database.ts';
+import type { Database } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import type { Redis } from '../../../infra/redis/redis.ts';
-import { advisoryKey } from '../../runtime/projectionRunner.ts';
+import { createLeaderSession } from '../../runtime/leaderElection.ts';
 import type { RealtimeMessage, ServerFrame } from './realtimeFrames.ts';
 import { revocationsOf } from './revocations.ts';
 
 const BATCH_SIZE = 1_000;
+/** With Redis, the instance holding this lock tails for every instance. */
+const LEADER_LOCK = 'realtime-tailer';
 /** Events sent ahead of the gap-safe cursor that are remembered to avoid sending them twice. */
 const MAX_SENT_AHEAD = 200_000;
 /** A new leader resumes from the last leader's cursor if it was written this recently. */
@@ -72,7 +74,7 @@ export interface LogTailerOptions {
   logger: Logger;
   pollMs: number;
   publish(messages: RealtimeMessage[]): Promise<void>;
-  /** Redis mode: lead through an advisory lock, keep the cursor under `cursorKey`. */
+  /** Redis mode: lead through the lock `realtime-tailer`, keep the cursor under `cursorKey`. */
   leadership?: { redis: Redis; cursorKey: string; retryMs: number };
   /**
    * Without Redis: whether this instance has realtime sessions. With none (and no socket admitted
@@ -93,8 +95,15 @@ export function startLogTailer(options: LogTailerOptions): LogTailer {
   let stopped = false;
   let running: Promise<void> | null = null;
   let again = false;
-  let lockClient: pg.PoolClient | null = null;
-  let releaseLock: () => void = () => undefined;
+  const leaderSession = leadership
+    ? createLeaderSession({
+        database,
+        onLost: () => {
+          // Lost the lock with its connection: stop leading; another instance (or we) will take over.
+          safe = null;
+        },
+      })
+    : null;
   let admittedAt = -Infinity;
 
   function idle(): boolean {
@@ -103,28 +112,13 @@ export function startLogTailer(options: LogTailerOptions): LogTailer {
 
   /** Without Redis every instance tails for itself; with it only the lock holder does. */
   function leading(): boolean {
-    return !leadership || lockClient !== null;
+    return !leaderSession || leaderSession.leads(LEADER_LOCK);
   }
 
   async function lead(): Promise<boolean> {
-    if (!leadership) return true;
-    if (lockClient) return true;
-    const client = await database.connect();
-    const result = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [advisoryKey('realtime-tailer')]);
-    if (!result.rows[0]?.locked) {
-      client.release();
-      return false;
-    }
-    const release = releaserOf(client);
-    client.on('error', () => {
-      // Lost the lock with the connection: stop leading; another instance (or we) will take over.
-      release(true);
-      if (lockClient !== client) return;
-      lockClient = null;
-      safe = null;
-    });
-    lockClient = client;
-    releaseLock = release;
+    if (!leadership || !leaderSession) return true;
+    if (leaderSession.leads(LEADER_LOCK)) return true;
+    if (!(await leaderSession.lead(LEADER_LOCK))) return false;
     // Continue where the last leader stopped, unless that was long ago (stale signals help no one).
     const stored = await leadership.redis.get(leadership.cursorKey).catch(() => null);
     const last = stored ? (JSON.parse(stored) as { cursor: GlobalCursor; at: number }) : null;
@@ -208,11 +202,7 @@ export function startLogTailer(options: LogTailerOptions): LogTailer {
       offEvents();
       clearInterval(poll);
       await running;
-      if (lockClient) {
-        await lockClient.query('SELECT pg_advisory_unlock_all()').catch(() => undefined);
-        releaseLock();
-        lockClient = null;
-      }
+      await leaderSession?.resign();
     },
   };
 }

@@ -1,5 +1,5 @@
-// The realtime parts of one instance, started once per server (src/modules/index.ts) and stopped with
-// the context: broker (in-process or Redis pub/sub), connection limiter, hub of local sessions, the
+// The realtime parts of one instance, started once per server by the area's manifest
+// (src/modules/index.ts) and stopped with the context: broker (in-process or Redis pub/sub), connection limiter, hub of local sessions, the
 // log tailer that turns committed events into frames and revocations, the revocations that end the
 // connections whose credential or permissions changed (./revocations.ts), and item event streams for
 // in-process consumers (GraphQL subscriptions) fed by the same broker as the WebSocket sessions.
@@ -42,6 +42,8 @@ export interface RealtimeService {
    * stops. Holds at most MAX_BUFFERED_ITEM_EVENTS unread events, dropping the oldest beyond.
    */
   itemEvents(siteId: string, collection: string, signal: AbortSignal): Promise<AsyncIterableIterator<ItemEvent>>;
+  /** Stops the tailer, ends every stream and session, closes the broker and Redis. */
+  close(): Promise<void>;
 }
 
 interface ItemEventConsumer {
@@ -214,12 +216,12 @@ export async function startRealtimeService(context: AppContext): Promise<Realtim
     return iterator;
   }
 
-  context.onClose(async () => {
+  async function close(): Promise<void> {
     await tailer.stop();
     for (const forSite of [...consumers.values()]) for (const consumer of [...forSite]) consumer.end();
     hub.close();
     await broker.close();
     redis?.disconnect();
-  });
-  return { hub, tailer, broker, limiter, revocations, itemEvents };
+  }
+  return { hub, tailer, broker, limiter, revocations, itemEvents, close };
 }

@@ -22,7 +22,7 @@ interface Admission {
   revoked: RevokeReason | null;
 }
 
-/** `realtime` is the server's one realtime service (started by registerModules, shared with GraphQL). */
+/** `realtime` is the server's one realtime service (the area's runtime, shared with GraphQL). */
 export async function realtimeRoutes(app: FastifyInstance, { context }: ServerDeps, realtime: RealtimeService): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const admissions = new WeakMap<FastifyRequest, Admission>();

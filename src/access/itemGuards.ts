@@ -56,16 +56,22 @@ export async function writtenItemFields(request: FastifyRequest, collection: str
  * versions, pins), whose handlers check the row inside their own transaction. Registered as a
  * preHandler of those routes' plugins.
  */
+/** The item history shows and writes whole items: `action` permission on every field of the collection (administrators pass). */
+export function assertMayUseHistory(access: Access, action: 'read' | 'update', collection: string): void {
+  if (access.admin) return;
+  assertMay(access, action, collection);
+  if (!access.allowedFields(action, collection).all) {
+    throw permissionDenied(`The history of an item shows whole items: it needs ${action} permission on every field of "${collection}"`);
+  }
+}
+
 export function guardItemHistory(context: GuardContext): (request: FastifyRequest) => Promise<void> {
   return async (request) => {
     const access = await request.access();
     if (access.admin) return;
     const { collection, id } = request.params as { collection: string; id: string };
     const action = request.method === 'GET' ? 'read' : 'update';
-    assertMay(access, action, collection);
-    if (!access.allowedFields(action, collection).all) {
-      throw permissionDenied(`The history of an item shows whole items: it needs ${action} permission on every field of "${collection}"`);
-    }
+    assertMayUseHistory(access, action, collection);
     if (action === 'read') await context.database.withSite(request.siteId, (tx) => assertRowAccess(tx, access, 'read', collection, id));
   };
 }

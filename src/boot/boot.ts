@@ -14,6 +14,8 @@ import { createSigningKey } from '../../infra/crypto/signing.ts';
 import type { Config } from '../config/config.ts';
 import { createStreamStarts } from '../runtime/streamStarts.ts';
 import { createItemHooks } from '../runtime/itemHooks.ts';
+import { createAppCommandRegistry } from '../runtime/appCommand.ts';
+import { areaCommands } from '../modules/commands.ts';
 import { registerEditorialHooks } from '../modules/editorial/editorialHooks.ts';
 import { createSchemaCache } from '../schema/schemaCache.ts';
 import { createFieldIndexBuilder } from '../runtime/fieldIndexBuilder.ts';
@@ -86,6 +88,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     identity: identity.services,
     streamStarts: createStreamStarts({ database, projections }),
     itemHooks: createItemHooks(logger),
+    commands: createAppCommandRegistry(areaCommands, () => context),
     daemon,
     fieldIndexBuilder,
     keyRing: parseKeyRing(config.SVC_ENCRYPTION_KEYS, config.SVC_SECRET),

@@ -10,6 +10,7 @@ import type { IdentityServices } from '../auth/identityServices.ts';
 import type { Config } from '../config/config.ts';
 import type { SchemaCache } from '../schema/schemaCache.ts';
 import type { FieldIndexBuilder } from './fieldIndexBuilder.ts';
+import type { CommandRegistry } from './commandRegistry.ts';
 import type { ItemHooks } from './itemHooks.ts';
 import type { ProjectionDaemon } from './projectionDaemon.ts';
 import type { StreamStarts } from './streamStarts.ts';
@@ -29,6 +30,8 @@ export interface AppContext {
   streamStarts: StreamStarts;
   /** What other areas run on item writes (before-write, after-write, after-commit), registered at boot. */
   itemHooks: ItemHooks;
+  /** Every command by name (`items.create`, …): routes and other callers run them through it, built at boot. */
+  commands: CommandRegistry;
   daemon: ProjectionDaemon;
   /** Builds and drops the content field indexes the schema asks for (started with the daemon). */
   fieldIndexBuilder: FieldIndexBuilder;

@@ -14,7 +14,8 @@ import { constantTimeEqual } from '../../infra/crypto/secrets.ts';
 import { createAccessTokenIssuer } from '../auth/accessTokens.ts';
 import { createAuthenticationChain, internalJwtAuthenticator } from '../auth/authenticate.ts';
 import { accessFor } from '../access/access.ts';
-import { actorOf, isPerson, isSiteAdmin, isSiteUser, type Principal } from '../auth/principal.ts';
+import { assertPrincipalMeets } from '../auth/accessLevels.ts';
+import { actorOf, type Principal } from '../auth/principal.ts';
 import { registerModules } from '../modules/index.ts';
 import type { CustomRateLimit } from '../rateLimit/limits.ts';
 import { createRateLimiting } from '../rateLimit/rateLimitHook.ts';
@@ -23,7 +24,6 @@ import { handleClientError, handleUnmetExpectation, requireHostHeader } from './
 import { handleError, handleFrameworkError, handleNotFound } from './errorHandler.ts';
 import type { ServerDeps } from './serverDeps.ts';
 import './routeConfig.ts';
-import type { AccessLevel } from './routeConfig.ts';
 import { createSiteResolver } from './siteResolution.ts';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{8,128}$/;
@@ -149,7 +149,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     const access = routeConfig.access ?? 'public';
     if (access === 'public') return;
     if (request.principal.kind === 'anonymous') throw errors.unauthenticated();
-    assertAccessLevel(access, request.principal);
+    assertPrincipalMeets(access, request.principal);
   });
   // After authentication, so per-user limits know the principal (routes opt in with config.rateLimit).
   app.addHook('onRequest', rateLimiting.onRequest);
@@ -176,27 +176,6 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   await app.register(async (api) => registerModules(api, deps), { prefix: '/api/v1' });
   app.get('/api/v1/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () => app.swagger());
   return app;
-}
-
-/** The route's access level against an authenticated principal: 403 with what the route needs. */
-function assertAccessLevel(access: AccessLevel, principal: Principal): void {
-  switch (access) {
-    case 'user':
-      if (!isSiteUser(principal)) throw errors.forbidden('This needs a signed-in user, or an API key bound to one');
-      return;
-    case 'person':
-      if (!isPerson(principal)) throw errors.forbidden('This needs a signed-in user, not an API key');
-      return;
-    case 'siteAdmin':
-      if (!isSiteAdmin(principal)) throw errors.forbidden();
-      return;
-    case 'personAdmin':
-      if (!isSiteAdmin(principal)) throw errors.forbidden();
-      if (!isPerson(principal)) throw errors.forbidden('This needs a site administrator signed in as themselves, not an API key');
-      return;
-    default:
-      return;
-  }
 }
 
 function bearerToken(request: FastifyRequest): string | null {

@@ -2,23 +2,12 @@
 // one and fill in the other, so handlers never repeat them.
 import type { EventMetadata } from '../../domain/shared/events.ts';
 import type { Access } from '../access/access.ts';
+import type { AccessLevel } from '../auth/accessLevels.ts';
 import type { Principal } from '../auth/principal.ts';
 
 export type SiteRequirement = 'required' | 'none';
-/**
- * Who may call a route:
- * - `public`: anyone;
- * - `bearer`: any authenticated principal (API keys bound to a role included);
- * - `user`: a person, or an agent acting for one (a session, an identity provider's token, an API key
- *   bound to a user): not a key bound to a role, which speaks for no one;
- * - `person`: a person signed in as themselves (a session or an identity provider's token), not an
- *   API key;
- * - `siteAdmin`: the site's administrators (their keys included);
- * - `personAdmin`: a site administrator signed in as themselves, not an API key (step-up actions,
- *   impersonation, dual control);
- * - `instance`: the instance token.
- */
-export type AccessLevel = 'public' | 'bearer' | 'user' | 'person' | 'siteAdmin' | 'personAdmin' | 'instance';
+/** Who may call a route (the levels and what each admits: src/auth/accessLevels.ts). */
+export type { AccessLevel } from '../auth/accessLevels.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

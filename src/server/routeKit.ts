@@ -1,4 +1,4 @@
-// What every area's routes share (the route kit): the route config of site administration, ids in
+// What every area's routes share (the route kit): the caller of a command, the route config of site administration, ids in
 // paths, paging, the 422 answer of the routes the spec gives it, and the uniqueness a read model's
 // index guards. Areas import this module, serverDeps.ts and errorHandler.ts from src/server/, nothing
 // else of it.
@@ -6,7 +6,13 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError, errors } from '../../domain/shared/appError.ts';
 import { isUuid } from '../../domain/shared/uuid.ts';
+import type { CommandRunOptions } from '../runtime/commandRegistry.ts';
 import { handleError, toAppError } from './errorHandler.ts';
+
+/** Who runs a command a route calls (the command registry): the request's site, principal, metadata and access. */
+export function commandCaller(request: FastifyRequest): CommandRunOptions {
+  return { siteId: request.siteId, principal: request.principal, metadata: request.metadata, access: () => request.access() };
+}
 
 /** The route config of a site's administration routes. */
 export const SITE_ADMIN = { site: 'required', access: 'siteAdmin' } as const;

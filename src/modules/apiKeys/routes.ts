@@ -3,11 +3,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { uuidSchema } from '../../../domain/shared/uuid.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { createApiKey, revokeApiKey } from './handlers.ts';
+import { apiKeyCommands, createApiKeyBody } from './commands.ts';
 import { listApiKeys } from './queries.ts';
-import { SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
+import { commandCaller, SITE_ADMIN } from '../../server/routeKit.ts';
 
 const apiKeySchema = z.object({
   id: z.string(),
@@ -29,11 +28,11 @@ export async function apiKeysRoutes(app: FastifyInstance, { context }: ServerDep
       config: SITE_ADMIN,
       schema: {
         tags: ['api-keys'],
-        body: z.object({ name: z.string().trim().min(1).max(200), userId: uuidSchema.nullish(), roleId: uuidSchema.nullish() }).strict(),
+        body: createApiKeyBody,
         response: { 201: z.object({ data: apiKeySchema.extend({ key: z.string() }) }) },
       },
     },
-    async (request, reply) => reply.status(201).send({ data: await createApiKey(context, request.siteId, request.body, request.principal, request.metadata) }),
+    async (request, reply) => reply.status(201).send({ data: await context.commands.runValidated(apiKeyCommands.create, request.body, commandCaller(request)) }),
   );
 
   api.get('/api-keys', { config: SITE_ADMIN, schema: { tags: ['api-keys'], response: { 200: z.object({ data: z.array(apiKeySchema) }) } } }, async (request) => ({
@@ -41,7 +40,7 @@ export async function apiKeysRoutes(app: FastifyInstance, { context }: ServerDep
   }));
 
   api.delete('/api-keys/:id', { config: SITE_ADMIN, schema: { tags: ['api-keys'], params: z.object({ id: z.string() }) } }, async (request, reply) => {
-    await revokeApiKey(context, request.siteId, uuidOr404(request.params.id, 'API key'), request.metadata);
+    await context.commands.runValidated(apiKeyCommands.revoke, { id: request.params.id }, commandCaller(request));
     return reply.status(204).send();
   });
 }

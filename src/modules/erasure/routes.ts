@@ -2,10 +2,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { COLLECTION_NAME_PATTERN } from '../../../domain/content/schemaModel.ts';
 import { uuidSchema } from '../../../domain/shared/uuid.ts';
+import { commandCaller } from '../../server/routeKit.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { confirmErasure, executeErasure, readErasure, requestErasure } from './erasureHandlers.ts';
+import { erasureCommands, requestErasureBody } from './commands.ts';
+import { readErasure } from './erasureHandlers.ts';
 import { listErasures } from './erasureRequests.ts';
 import { erasureReceipt } from './receipt.ts';
 
@@ -13,13 +14,6 @@ const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 const tags = ['privacy'];
 const idParams = z.object({ id: uuidSchema });
 
-const requestBody = z
-  .object({
-    collection: z.string().regex(COLLECTION_NAME_PATTERN, 'a collection name'),
-    filter: z.record(z.string(), z.unknown()),
-    reason: z.string().trim().min(1).max(2000),
-  })
-  .strict();
 
 export async function erasureRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -37,8 +31,8 @@ export async function erasureRoutes(app: FastifyInstance, { context }: ServerDep
     },
   );
 
-  api.post('/admin/erasure', { config: siteAdmin, schema: { tags, body: requestBody } }, async (request, reply) => {
-    const erasure = await requestErasure(context, request.siteId, request.principal, request.body, request.metadata);
+  api.post('/admin/erasure', { config: siteAdmin, schema: { tags, body: requestErasureBody } }, async (request, reply) => {
+    const erasure = await context.commands.runValidated(erasureCommands.request, request.body, commandCaller(request));
     return reply.code(201).send({ data: erasure });
   });
 
@@ -47,11 +41,11 @@ export async function erasureRoutes(app: FastifyInstance, { context }: ServerDep
   }));
 
   api.post('/admin/erasure/:id/confirm', { config: siteAdmin, schema: { tags, params: idParams } }, async (request) => ({
-    data: await confirmErasure(context, request.siteId, request.principal, request.params.id, request.metadata),
+    data: await context.commands.runValidated(erasureCommands.confirm, request.params, commandCaller(request)),
   }));
 
   api.post('/admin/erasure/:id/execute', { config: siteAdmin, schema: { tags, params: idParams } }, async (request) => ({
-    data: await executeErasure(context, request.siteId, request.params.id, request.metadata),
+    data: await context.commands.runValidated(erasureCommands.execute, request.params, commandCaller(request)),
   }));
 
   api.get('/admin/erasure/:id/receipt', { config: siteAdmin, schema: { tags, params: idParams } }, async (request) => ({

@@ -1,12 +1,12 @@
 // GET /items/:collection/:id/revisions and POST /items/:collection/:id/revert.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { guardItemHistory } from '../../access/itemGuards.ts';
+import { commandCaller } from '../../server/routeKit.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { logHistoryReads, maskStored, readOptionsFor, revealForRequest, sensitiveReadOf } from './historyItemRows.ts';
-import { revertItem } from './historyHandlers.ts';
+import { itemCommands, revertItemBody } from './commands.ts';
 import { historyReadRoute, historyWriteRoute, itemParams, pageQuery } from './historyParams.ts';
 import { findLiveItem, listRevisions } from './historyQueries.ts';
 import { shapeSnapshot } from './itemRecords.ts';
@@ -52,12 +52,11 @@ export async function revisionRoutes(app: FastifyInstance, { context }: ServerDe
     '/items/:collection/:id/revert',
     {
       config: historyWriteRoute,
-      schema: { tags: ['items'], params: itemParams, body: z.object({ revisionId: z.string().min(1).max(64) }) },
+      schema: { tags: ['items'], params: itemParams, body: revertItemBody },
     },
     async (request) => {
-      const { collection, id } = request.params;
-      const key = { siteId: request.siteId, collection, itemId: id };
-      const reverted = await revertItem(context, key, request.body.revisionId, await request.access(), request.metadata);
+      const { id } = request.params;
+      const reverted = await context.commands.runValidated(itemCommands.revert, { ...request.params, ...request.body }, commandCaller(request));
       const options = readOptionsFor((await context.schemas.site(request.siteId)).defaultLanguage);
       const [snapshot] = await revealForRequest(context, request, reverted.collection, [{ itemId: id, content: reverted.snapshot }]);
       const data = shapeSnapshot(snapshot as typeof reverted.snapshot, reverted.collection, options);

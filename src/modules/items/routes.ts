@@ -6,16 +6,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ItemBody, ItemSnapshot } from '../../../domain/content/itemDecider.ts';
-import { ITEM_ID_PATTERN } from '../../../domain/content/itemInput.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { guardItemRead, writtenItemFields } from '../../access/itemGuards.ts';
 import { parseListQuery } from '../../query/index.ts';
+import { commandCaller } from '../../server/routeKit.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { changeItem } from './changeItem.ts';
-import { createItemsWithVersions } from './createItems.ts';
-import { deleteItem } from './deleteItem.ts';
+import { checkItemId, createItemsBody, itemChangesBody, itemCommands, resolveDependentsBody } from './commands.ts';
 import type { ItemWriteResult } from './itemStreams.ts';
-import { resolveDependents } from './resolveDependents.ts';
 import { draftOf, header, localeOf } from './contentHeaders.ts';
 import { shapeSnapshot } from './itemRecords.ts';
 import { getItemAsOf, listItemsAsOf, parseAsOf } from './historyAsOf.ts';
@@ -23,8 +20,7 @@ import { logHistoryReads, revealForRequest, sensitiveReadOf } from './historyIte
 import { getDependents, getItem, listItems } from './queries.ts';
 import { releasePreviewSource } from '../releases/preview.ts';
 
-/** At most this many items in one bulk create. */
-export const MAX_BULK_ITEMS = 2_000;
+export { MAX_BULK_ITEMS } from './commands.ts';
 
 // Public at the route: requests without credentials act as the site's public role, and every handler
 // asks src/access with the request's Access, which answers 401 to an anonymous request the public
@@ -41,10 +37,6 @@ export function expectedVersionOf(request: FastifyRequest): number | undefined {
   const match = /^(?:W\/)?"?(\d{1,9})"?$/.exec(value);
   if (!match) throw new AppError('VALIDATION_FAILED', 'If-Match must be an item version such as "3"', { path: ['headers', 'if-match'] });
   return Number(match[1]);
-}
-
-function checkItemId(id: string): void {
-  if (!ITEM_ID_PATTERN.test(id)) throw new AppError('RECORD_NOT_FOUND', `Item "${id}" not found`);
 }
 
 function sendWithETag(reply: FastifyReply, status: number, version: number, data: unknown) {
@@ -105,21 +97,18 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
       schema: {
         tags: ['items'],
         params: collectionParams,
-        body: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown()).min(1).max(MAX_BULK_ITEMS)]),
+        body: createItemsBody,
       },
     },
     async (request, reply) => {
       const bulk = Array.isArray(request.body);
       const bodies = (bulk ? request.body : [request.body]) as Record<string, unknown>[];
-      const results = await createItemsWithVersions(context, {
-        siteId: request.siteId,
-        collection: request.params.collection,
-        items: bodies,
-        access: await request.access(),
-        metadata: request.metadata,
-        locale: localeOf(request),
-        bulk,
-      });
+      // The body was parsed with the command's own schema (createItemsBody): not parsed again.
+      const results = await context.commands.runValidated(
+        itemCommands.createItems,
+        { collection: request.params.collection, items: request.body, locale: localeOf(request) },
+        commandCaller(request),
+      );
       const items = await shapeWritten(request, request.params.collection, results.map((result, index) => ({ result, body: bodies[index]! })), false);
       if (bulk) return reply.status(201).send({ data: items });
       return sendWithETag(reply, 201, results[0]!.version, items[0]);
@@ -152,24 +141,25 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
   for (const method of ['patch', 'put'] as const) {
     api[method](
       '/items/:collection/:id',
-      { config: writeRoute, schema: { tags: ['items'], params: itemParams, body: z.record(z.string(), z.unknown()) } },
+      { config: writeRoute, schema: { tags: ['items'], params: itemParams, body: itemChangesBody } },
       async (request, reply) => {
         checkItemId(request.params.id);
         const expectedVersion = expectedVersionOf(request);
         const draft = draftOf(request);
         const mode = method === 'patch' ? 'patch' : 'replace';
-        const result = await changeItem(context, {
-          siteId: request.siteId,
-          collection: request.params.collection,
-          itemId: request.params.id,
-          changes: request.body,
-          mode,
-          access: await request.access(),
-          metadata: request.metadata,
-          draft,
-          locale: localeOf(request),
-          ...(expectedVersion !== undefined ? { expectedVersion } : {}),
-        });
+        const result = await context.commands.runValidated(
+          itemCommands.updateItem,
+          {
+            collection: request.params.collection,
+            id: request.params.id,
+            changes: request.body,
+            mode,
+            draft,
+            locale: localeOf(request),
+            ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+          },
+          commandCaller(request),
+        );
         const [item] = await shapeWritten(request, request.params.collection, [{ result, body: request.body }], draft);
         return sendWithETag(reply, 200, result.version, item);
       },
@@ -179,14 +169,11 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
   api.delete('/items/:collection/:id', { config: writeRoute, schema: { tags: ['items'], params: itemParams } }, async (request, reply) => {
     checkItemId(request.params.id);
     const expectedVersion = expectedVersionOf(request);
-    await deleteItem(context, {
-      siteId: request.siteId,
-      collection: request.params.collection,
-      itemId: request.params.id,
-      access: await request.access(),
-      metadata: request.metadata,
-      ...(expectedVersion !== undefined ? { expectedVersion } : {}),
-    });
+    await context.commands.runValidated(
+      itemCommands.deleteItem,
+      { collection: request.params.collection, id: request.params.id, ...(expectedVersion !== undefined ? { expectedVersion } : {}) },
+      commandCaller(request),
+    );
     return reply.status(204).send();
   });
 
@@ -202,32 +189,13 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
       schema: {
         tags: ['items'],
         params: itemParams,
-        body: z
-          .object({
-            action: z.enum(['set_null', 'delete', 'reassign']),
-            relation: z.string().min(1).max(64),
-            newTargetId: z.string().min(1).max(128).optional(),
-            hard: z.boolean().optional(),
-          })
-          .strict(),
+        body: resolveDependentsBody,
       },
     },
     async (request) => {
       checkItemId(request.params.id);
-      const { action, relation, newTargetId, hard } = request.body;
-      return {
-        data: await resolveDependents(context, {
-          siteId: request.siteId,
-          collection: request.params.collection,
-          itemId: request.params.id,
-          action,
-          relation,
-          access: await request.access(),
-          metadata: request.metadata,
-          ...(newTargetId !== undefined ? { newTargetId } : {}),
-          ...(hard !== undefined ? { hard } : {}),
-        }),
-      };
+      const input = { ...request.body, collection: request.params.collection, id: request.params.id };
+      return { data: await context.commands.runValidated(itemCommands.resolveItemDependents, input, commandCaller(request)) };
     },
   );
 }

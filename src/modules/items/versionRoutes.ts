@@ -4,10 +4,12 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { sameValue } from '../../../domain/content/versions/versionDecider.ts';
 import { guardItemHistory } from '../../access/itemGuards.ts';
+import { commandCaller } from '../../server/routeKit.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import type { CollectionSchema } from '../../schema/siteSchema.ts';
 import { logHistoryReads, maskStored, presentItemRow, readOptionsFor, revealForRequest, sensitiveReadOf } from './historyItemRows.ts';
-import { createVersion, deleteVersion, promoteVersion, updateVersion } from './historyHandlers.ts';
+import { itemCommands } from './commands.ts';
+import { createVersion, deleteVersion, updateVersion } from './historyHandlers.ts';
 import { historyReadRoute, historyWriteRoute, itemParams, versionKey, versionParams } from './historyParams.ts';
 import { listVersions, requireLiveItem, requireVersion, type ItemVersion } from './historyQueries.ts';
 import { shapeSnapshot } from './itemRecords.ts';
@@ -130,8 +132,8 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
     '/items/:collection/:id/versions/:key/promote',
     { config: historyWriteRoute, schema: { tags: ['items'], params: versionParams } },
     async (request) => {
-      const { collection, id, key: versionKeyParam } = request.params;
-      const promotion = await promoteVersion(context, { siteId: request.siteId, collection, itemId: id }, versionKeyParam, await request.access(), request.metadata);
+      const { id } = request.params;
+      const promotion = await context.commands.runValidated(itemCommands.promote, request.params, commandCaller(request));
       const [snapshot] = await revealForRequest(context, request, promotion.collection, [{ itemId: id, content: promotion.snapshot }]);
       const data = shapeSnapshot(snapshot as typeof promotion.snapshot, promotion.collection, await optionsOf(request.siteId));
       await logHistoryReads(context, request, [sensitiveReadOf(promotion.collection, id, [data])]);

@@ -7,11 +7,9 @@ import { z } from 'zod';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { handleError, toAppError } from '../../server/errorHandler.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { uuidOr404 } from '../../server/routeKit.ts';
-import { createRelease, deleteRelease, updateRelease } from './handlers.ts';
-import { publishRelease } from './publishRelease.ts';
+import { commandCaller, uuidOr404 } from '../../server/routeKit.ts';
+import { releaseCommands } from './commands.ts';
 import { findRelease, listReleases } from './queries.ts';
-import { revertRelease } from './revertRelease.ts';
 import {
   createReleaseBody,
   listReleasesQuery,
@@ -57,7 +55,7 @@ export async function releasesRoutes(app: FastifyInstance, { context }: ServerDe
       errorHandler: unprocessableOnInvalidBody,
       schema: { tags: ['releases'], body: createReleaseBody, response: { 201: z.object({ data: releaseSchema }) } },
     },
-    async (request, reply) => reply.status(201).send({ data: await createRelease(context, request.siteId, request.body, request.metadata) }),
+    async (request, reply) => reply.status(201).send({ data: await context.commands.runValidated(releaseCommands.create, request.body, commandCaller(request)) }),
   );
 
   api.get('/releases/:id', { config: siteAdmin, schema: { tags: ['releases'], params: idParams } }, async (request) => {
@@ -75,12 +73,12 @@ export async function releasesRoutes(app: FastifyInstance, { context }: ServerDe
       schema: { tags: ['releases'], params: idParams, body: updateReleaseBody, response: { 200: z.object({ data: releaseSchema }) } },
     },
     async (request) => ({
-      data: await updateRelease(context, request.siteId, uuidOr404(request.params.id, 'Release'), request.body, request.metadata),
+      data: await context.commands.runValidated(releaseCommands.update, { ...request.body, id: request.params.id }, commandCaller(request)),
     }),
   );
 
   api.delete('/releases/:id', { config: siteAdmin, schema: { tags: ['releases'], params: idParams } }, async (request, reply) => {
-    await deleteRelease(context, request.siteId, uuidOr404(request.params.id, 'Release'), request.metadata);
+    await context.commands.runValidated(releaseCommands.delete, { id: request.params.id }, commandCaller(request));
     return reply.status(204).send();
   });
 
@@ -92,9 +90,7 @@ export async function releasesRoutes(app: FastifyInstance, { context }: ServerDe
       schema: { tags: ['releases'], params: idParams, body: publishReleaseBody, response: { 200: publishAnswer } },
     },
     async (request) => {
-      const releaseId = uuidOr404(request.params.id, 'Release');
-      const published = await publishRelease(context, { siteId: request.siteId, releaseId, access: await request.access(), metadata: request.metadata });
-      return { data: published! };
+      return { data: await context.commands.runValidated(releaseCommands.publish, { id: request.params.id }, commandCaller(request)) };
     },
   );
 
@@ -106,9 +102,8 @@ export async function releasesRoutes(app: FastifyInstance, { context }: ServerDe
       schema: { tags: ['releases'], params: idParams, body: revertReleaseBody, response: { 200: revertAnswer } },
     },
     async (request) => {
-      const releaseId = uuidOr404(request.params.id, 'Release');
-      const force = request.body?.force ?? false;
-      return { data: await revertRelease(context, { siteId: request.siteId, releaseId, access: await request.access(), metadata: request.metadata, force }) };
+      const input = { id: request.params.id, force: request.body?.force ?? false };
+      return { data: await context.commands.runValidated(releaseCommands.revert, input, commandCaller(request)) };
     },
   );
 }

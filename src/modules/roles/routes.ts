@@ -4,12 +4,12 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
-import { uuidSchema } from '../../../domain/shared/uuid.ts';
 import { inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { createRole, deleteRole, ensurePublicRole, updateRole } from './handlers.ts';
+import { createRoleBody, roleCommands, updateRoleBody } from './commands.ts';
+import { ensurePublicRole } from './handlers.ts';
 import { findRole, listRoles } from './queries.ts';
-import { SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
+import { commandCaller, SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
 
 export const roleSchema = z.object({
   id: z.string(),
@@ -20,12 +20,6 @@ export const roleSchema = z.object({
   systemKey: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
-});
-const roleFields = z.object({
-  name: z.string().trim().min(1).max(200),
-  description: z.string().max(2000).nullable(),
-  admin: z.boolean(),
-  parentId: uuidSchema.nullable(),
 });
 const idParams = z.object({ id: z.string() });
 
@@ -42,8 +36,8 @@ export async function rolesRoutes(app: FastifyInstance, { context }: ServerDeps)
 
   api.post(
     '/roles',
-    { config: SITE_ADMIN, schema: { tags: ['roles'], body: roleFields.partial({ description: true, admin: true, parentId: true }).strict(), response: { 201: z.object({ data: roleSchema }) } } },
-    async (request, reply) => reply.status(201).send({ data: await createRole(context, request.siteId, request.body, request.metadata) }),
+    { config: SITE_ADMIN, schema: { tags: ['roles'], body: createRoleBody, response: { 201: z.object({ data: roleSchema }) } } },
+    async (request, reply) => reply.status(201).send({ data: await context.commands.runValidated(roleCommands.create, request.body, commandCaller(request)) }),
   );
 
   api.get('/roles/:id', { config: SITE_ADMIN, schema: { tags: ['roles'], params: idParams, response: { 200: z.object({ data: roleSchema }) } } }, async (request) => {
@@ -55,16 +49,16 @@ export async function rolesRoutes(app: FastifyInstance, { context }: ServerDeps)
 
   api.patch(
     '/roles/:id',
-    { config: SITE_ADMIN, schema: { tags: ['roles'], params: idParams, body: roleFields.partial().strict(), response: { 200: z.object({ data: roleSchema }) } } },
+    { config: SITE_ADMIN, schema: { tags: ['roles'], params: idParams, body: updateRoleBody, response: { 200: z.object({ data: roleSchema }) } } },
     async (request) => {
       const id = uuidOr404(request.params.id, 'Role');
-      return { data: await updateRole(context, request.siteId, id, request.body, request.metadata) };
+      return { data: await context.commands.runValidated(roleCommands.update, { ...request.body, id }, commandCaller(request)) };
     },
   );
 
   api.delete('/roles/:id', { config: SITE_ADMIN, schema: { tags: ['roles'], params: idParams } }, async (request, reply) => {
     const id = uuidOr404(request.params.id, 'Role');
-    await deleteRole(context, request.siteId, id, request.metadata);
+    await context.commands.runValidated(roleCommands.delete, { id }, commandCaller(request));
     return reply.status(204).send();
   });
 }

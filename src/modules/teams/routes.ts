@@ -4,10 +4,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { createTeam, deleteTeam, updateTeam } from './handlers.ts';
+import { createTeamBody, teamCommands, updateTeamBody } from './commands.ts';
 import { findTeam, listTeams } from './queries.ts';
-import { teamFields, teamSchema } from './schemas.ts';
-import { pageMeta, pageQuery, SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
+import { teamSchema } from './schemas.ts';
+import { commandCaller, pageMeta, pageQuery, SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
 
 const idParams = z.object({ id: z.string() });
 
@@ -33,9 +33,9 @@ export async function teamsRoutes(app: FastifyInstance, { context }: ServerDeps)
     '/teams',
     {
       config: SITE_ADMIN,
-      schema: { tags: ['teams'], body: teamFields.partial({ description: true, members: true }), response: { 201: z.object({ data: teamSchema }) } },
+      schema: { tags: ['teams'], body: createTeamBody, response: { 201: z.object({ data: teamSchema }) } },
     },
-    async (request, reply) => reply.status(201).send({ data: await createTeam(context, request.siteId, request.body, request.metadata) }),
+    async (request, reply) => reply.status(201).send({ data: await context.commands.runValidated(teamCommands.create, request.body, commandCaller(request)) }),
   );
 
   api.get('/teams/:id', { config: SITE_ADMIN, schema: { tags: ['teams'], params: idParams } }, async (request) => {
@@ -47,14 +47,14 @@ export async function teamsRoutes(app: FastifyInstance, { context }: ServerDeps)
 
   api.patch(
     '/teams/:id',
-    { config: SITE_ADMIN, schema: { tags: ['teams'], params: idParams, body: teamFields.partial().strict(), response: { 200: z.object({ data: teamSchema }) } } },
+    { config: SITE_ADMIN, schema: { tags: ['teams'], params: idParams, body: updateTeamBody, response: { 200: z.object({ data: teamSchema }) } } },
     async (request) => ({
-      data: await updateTeam(context, request.siteId, uuidOr404(request.params.id, 'Team'), request.body, request.metadata),
+      data: await context.commands.runValidated(teamCommands.update, { ...request.body, id: request.params.id }, commandCaller(request)),
     }),
   );
 
   api.delete('/teams/:id', { config: SITE_ADMIN, schema: { tags: ['teams'], params: idParams } }, async (request, reply) => {
-    await deleteTeam(context, request.siteId, uuidOr404(request.params.id, 'Team'), request.metadata);
+    await context.commands.runValidated(teamCommands.delete, { id: request.params.id }, commandCaller(request));
     return reply.status(204).send();
   });
 }

@@ -7,14 +7,13 @@ import { errors } from '../../../domain/shared/appError.ts';
 import { uuidSchema } from '../../../domain/shared/uuid.ts';
 import { userPrincipal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { revokeSession } from '../account/handlers.ts';
 import { listActiveSessions } from '../account/queries.ts';
 import { sessionSchema } from '../account/schemas.ts';
-import { passwordSchema } from '../auth/schemas.ts';
-import { createUser, deleteUser, impersonate, inviteUser, updateUser } from './handlers.ts';
+import { createUserBody, inviteUserBody, updateUserBody, userCommands } from './commands.ts';
+import { impersonate } from './handlers.ts';
 import { findUser, listUsers } from './queries.ts';
 import { subscriberAccessRoutes } from './subscriberAccessRoutes.ts';
-import { pageMeta, pageQuery, SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
+import { commandCaller, pageMeta, pageQuery, SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
 
 /** Kept here too: other areas import it from this module. */
 export { uuidOr404 };
@@ -33,7 +32,6 @@ export const userSchema = z.object({
 });
 
 const idParams = z.object({ id: z.string() });
-const nameSchema = z.string().max(200).nullable();
 
 
 export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promise<void> {
@@ -66,18 +64,12 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
       config: SITE_ADMIN,
       schema: {
         tags: ['users'],
-        body: z.object({
-          email: z.email().max(320),
-          password: passwordSchema,
-          roleId: uuidSchema.nullish(),
-          firstName: nameSchema.optional(),
-          lastName: nameSchema.optional(),
-        }),
+        body: createUserBody,
         response: { 201: z.object({ data: userSchema }) },
       },
     },
     async (request, reply) => {
-      const user = await createUser(context, request.siteId, request.body, request.metadata);
+      const user = await context.commands.runValidated(userCommands.create, request.body, commandCaller(request));
       return reply.status(201).send({ data: user });
     },
   );
@@ -88,11 +80,11 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
       config: SITE_ADMIN,
       schema: {
         tags: ['users'],
-        body: z.object({ email: z.email().max(320), roleId: uuidSchema.nullish(), firstName: nameSchema.optional(), lastName: nameSchema.optional() }),
+        body: inviteUserBody,
       },
     },
     async (request, reply) => {
-      const { user, created } = await inviteUser(context, request.siteId, request.body, request.metadata);
+      const { user, created } = await context.commands.runValidated(userCommands.invite, request.body, commandCaller(request));
       return reply.status(created ? 201 : 200).send({ data: user });
     },
   );
@@ -111,29 +103,18 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
       schema: {
         tags: ['users'],
         params: idParams,
-        body: z
-          .object({
-            email: z.email().max(320),
-            password: passwordSchema,
-            roleId: uuidSchema.nullable(),
-            firstName: nameSchema,
-            lastName: nameSchema,
-            avatar: z.string().max(2048).nullable(),
-            status: z.enum(['active', 'suspended']),
-          })
-          .partial()
-          .strict(),
+        body: updateUserBody,
       },
     },
     async (request) => {
       const id = uuidOr404(request.params.id, 'User');
-      return { data: await updateUser(context, request.siteId, id, request.body, userPrincipal(request.principal), request.metadata) };
+      return { data: await context.commands.runValidated(userCommands.update, { ...request.body, id }, commandCaller(request)) };
     },
   );
 
   api.delete('/users/:id', { config: SITE_ADMIN, schema: { tags: ['users'], params: idParams } }, async (request, reply) => {
     const id = uuidOr404(request.params.id, 'User');
-    await deleteUser(context, request.siteId, id, userPrincipal(request.principal), request.metadata);
+    await context.commands.runValidated(userCommands.delete, { id }, commandCaller(request));
     return reply.status(204).send();
   });
 
@@ -168,7 +149,7 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
 
   api.delete('/sessions/:id', { config: SITE_ADMIN, schema: { tags: ['users'], params: idParams } }, async (request, reply) => {
     const id = uuidOr404(request.params.id, 'Session');
-    await revokeSession(context, request.siteId, id, null, request.metadata);
+    await context.commands.runValidated(userCommands.revokeSession, { id }, commandCaller(request));
     return reply.status(204).send();
   });
 }

@@ -9,7 +9,9 @@ import { roleCommands } from './roles/commands.ts';
 import { teamCommands } from './teams/commands.ts';
 import { userCommands } from './users/commands.ts';
 
-export const areaCommands: readonly AnyAppCommand[] = [...Object.values(itemCommands), ...Object.values(releaseCommands),
+export const areaCommands: readonly AnyAppCommand[] = [
+  ...Object.values(itemCommands),
+  ...Object.values(releaseCommands),
   ...Object.values(userCommands),
   ...Object.values(teamCommands),
   ...Object.values(roleCommands),

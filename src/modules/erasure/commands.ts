@@ -28,7 +28,8 @@ const confirm = defineCommand({
   name: 'erasure.confirm',
   description: 'Confirm an erasure requested by another administrator (dual control).',
   input: byId,
-  access: 'siteAdmin',
+  // A second person: an API key can be made for any user by any administrator, it speaks for no one.
+  access: 'personAdmin',
   dangerous: true,
   handler: (context, { siteId, principal, input, metadata }) => confirmErasure(context, siteId, principal, uuidOr404(input.id, 'Erasure'), metadata),
 });

@@ -11,7 +11,7 @@ import type { EventMetadata } from '../../../domain/shared/events.ts';
 import { deriveKey } from '../../../infra/crypto/secrets.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
-import type { Principal } from '../../auth/principal.ts';
+import { userPrincipal, type Principal } from '../../auth/principal.ts';
 import { dynamicValuesOf } from '../../query/dynamicValues.ts';
 import { handleCommand, handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
@@ -87,16 +87,14 @@ export async function requestErasure(context: ErasureContext, siteId: string, pr
 }
 
 export async function confirmErasure(context: ErasureContext, siteId: string, principal: Principal, erasureId: string, metadata: EventMetadata): Promise<ErasureRequest> {
-  if (principal.kind !== 'user' || principal.via === 'apiKey') {
-    // An API key can be made for any user by any administrator: it speaks for no second person.
-    throw new AppError('PERMISSION_DENIED', 'An erasure is confirmed by a signed-in site administrator, not an API key or the instance token');
-  }
+  // The command's access (personAdmin) admits a site administrator signed in as themselves only.
+  const confirmer = userPrincipal(principal);
   await inSiteTransaction(context, siteId, async (tx) => {
     const command: ErasureCommand = {
       type: 'confirm',
       erasureId,
       confirmerId: actorOf(metadata),
-      impersonatorId: principal.impersonatorId ?? null,
+      impersonatorId: confirmer.impersonatorId ?? null,
       dualControl: await dualControlOn(tx, siteId),
     };
     await handleCommandIn(tx, context.projections, { siteId, streamId: erasureStreamId(siteId, erasureId), decider: erasureDecider, command, metadata, lock: true });

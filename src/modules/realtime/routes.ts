@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
-import type { UserPrincipal } from '../../auth/principal.ts';
+import { userPrincipal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import type WebSocket from 'ws';
 import { closeRevoked, newConnectionId } from './realtimeHub.ts';
@@ -27,13 +27,8 @@ export async function realtimeRoutes(app: FastifyInstance, { context }: ServerDe
   const api = app.withTypeProvider<ZodTypeProvider>();
   const admissions = new WeakMap<FastifyRequest, Admission>();
 
-  function userOf(request: FastifyRequest): UserPrincipal {
-    if (request.principal.kind !== 'user') throw errors.forbidden('Realtime tickets are for signed-in users');
-    return request.principal;
-  }
-
   async function ticketFor(request: FastifyRequest, kind: TicketKind) {
-    const principal = userOf(request);
+    const principal = userPrincipal(request.principal);
     if (kind === 'studio' && principal.realm === 'frontend') throw errors.forbidden('Frontend tokens get audience tickets, not studio tickets');
     // The collections its permissions let it read (administrators: every collection).
     const access = await request.access();

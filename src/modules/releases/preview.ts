@@ -12,6 +12,7 @@ import { revisionChanges } from '../items/historyHandlers.ts';
 import { findRevisions } from '../items/historyQueries.ts';
 import type { ItemSource } from '../items/itemSource.ts';
 import { uuidOr404 } from '../../server/routeKit.ts';
+import { isSiteAdmin } from '../../auth/principal.ts';
 import { findRelease } from './queries.ts';
 
 export const RELEASE_PREVIEW_HEADER = 'x-svc-release';
@@ -44,7 +45,7 @@ export async function releasePreviewSource(context: PreviewContext, request: Fas
   if (value === undefined) return null;
   const { principal } = request;
   if (principal.kind === 'anonymous') throw errors.unauthenticated();
-  if (principal.kind !== 'user' || !principal.admin) throw errors.forbidden('Only site administrators may preview a release');
+  if (!isSiteAdmin(principal)) throw errors.forbidden('Only site administrators may preview a release');
   const { asOf } = (request.query ?? {}) as Record<string, unknown>;
   if (asOf !== undefined || draftOf(request)) {
     throw new AppError('VALIDATION_FAILED', 'X-Svc-Release previews the live items: it cannot be combined with asOf or X-Svc-Draft', {

@@ -1,13 +1,12 @@
 // /releases (site admin): release CRUD with its items, publish and revert (the scheduler publishes
 // due releases: scheduledReleases.ts). Input errors of the body are 422 VALIDATION_FAILED (the spec's
 // rule for releases).
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError, errors } from '../../../domain/shared/appError.ts';
-import { handleError, toAppError } from '../../server/errorHandler.ts';
+import { errors } from '../../../domain/shared/appError.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { commandCaller, uuidOr404 } from '../../server/routeKit.ts';
+import { commandCaller, pageMeta, SITE_ADMIN, unprocessableOnInvalidBody, uuidOr404 } from '../../server/routeKit.ts';
 import { releaseCommands } from './commands.ts';
 import { findRelease, listReleases } from './queries.ts';
 import {
@@ -21,44 +20,33 @@ import {
   updateReleaseBody,
 } from './schemas.ts';
 
-const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 /** Publishing and reverting: site administrators, or holders of the capability, each item held to their update rules. */
 const publisher = { site: 'required' as const, access: 'bearer' as const, capability: 'releases:publish' };
 const idParams = z.object({ id: z.string() });
-
-/** Schema errors of the body become 422; everything else is handled as usual. */
-function unprocessableOnInvalidBody(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
-  const appError = toAppError(error);
-  if (appError?.code === 'VALIDATION_FAILED' && appError.status === 400 && appError.path[0] === 'body') {
-    return handleError(new AppError('VALIDATION_FAILED', appError.message, { path: appError.path, unprocessable: true }), request, reply);
-  }
-  return handleError(error, request, reply);
-}
 
 export async function releasesRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.get(
     '/releases',
-    { config: siteAdmin, schema: { tags: ['releases'], querystring: listReleasesQuery } },
+    { config: SITE_ADMIN, schema: { tags: ['releases'], querystring: listReleasesQuery } },
     async (request) => {
-      const { limit, page } = request.query;
       const result = await context.database.withSite(request.siteId, (tx) => listReleases(tx, request.siteId, request.query));
-      return { data: result.releases, meta: { total: result.total, page, pageSize: limit } };
+      return { data: result.releases, meta: pageMeta(result.total, request.query) };
     },
   );
 
   api.post(
     '/releases',
     {
-      config: siteAdmin,
+      config: SITE_ADMIN,
       errorHandler: unprocessableOnInvalidBody,
       schema: { tags: ['releases'], body: createReleaseBody, response: { 201: z.object({ data: releaseSchema }) } },
     },
     async (request, reply) => reply.status(201).send({ data: await context.commands.runValidated(releaseCommands.create, request.body, commandCaller(request)) }),
   );
 
-  api.get('/releases/:id', { config: siteAdmin, schema: { tags: ['releases'], params: idParams } }, async (request) => {
+  api.get('/releases/:id', { config: SITE_ADMIN, schema: { tags: ['releases'], params: idParams } }, async (request) => {
     const id = uuidOr404(request.params.id, 'Release');
     const release = await context.database.withSite(request.siteId, (tx) => findRelease(tx, request.siteId, id));
     if (!release) throw errors.notFound('Release not found');
@@ -68,7 +56,7 @@ export async function releasesRoutes(app: FastifyInstance, { context }: ServerDe
   api.patch(
     '/releases/:id',
     {
-      config: siteAdmin,
+      config: SITE_ADMIN,
       errorHandler: unprocessableOnInvalidBody,
       schema: { tags: ['releases'], params: idParams, body: updateReleaseBody, response: { 200: z.object({ data: releaseSchema }) } },
     },
@@ -77,7 +65,7 @@ export async function releasesRoutes(app: FastifyInstance, { context }: ServerDe
     }),
   );
 
-  api.delete('/releases/:id', { config: siteAdmin, schema: { tags: ['releases'], params: idParams } }, async (request, reply) => {
+  api.delete('/releases/:id', { config: SITE_ADMIN, schema: { tags: ['releases'], params: idParams } }, async (request, reply) => {
     await context.commands.runValidated(releaseCommands.delete, { id: request.params.id }, commandCaller(request));
     return reply.status(204).send();
   });

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { ATOMICITY_MODES, OUTCOME_REASONS, OUTCOMES, PUBLISH_STATUSES, RELEASE_STATUSES } from '../../../domain/releases/events.ts';
 import { uuidSchema } from '../../../domain/shared/uuid.ts';
+import { pageQuery } from '../../server/routeKit.ts';
 
 const HH_MM = /^([01]\d|2[0-3]):[0-5]\d$/;
 const name = z.string().trim().min(1, 'name is required').max(200);
@@ -47,10 +48,8 @@ export const updateReleaseBody = z
   .strict();
 export type UpdateReleaseBody = z.infer<typeof updateReleaseBody>;
 
-export const listReleasesQuery = z.object({
+export const listReleasesQuery = pageQuery.extend({
   status: z.enum(RELEASE_STATUSES).optional(),
-  limit: z.coerce.number().int().min(1).max(200).default(25),
-  page: z.coerce.number().int().min(1).default(1),
 });
 
 const releaseItemSchema = z.object({

@@ -16,7 +16,7 @@ import { createStreamStarts } from '../runtime/streamStarts.ts';
 import { createItemHooks } from '../runtime/itemHooks.ts';
 import { createAppCommandRegistry } from '../runtime/appCommand.ts';
 import { areaCommands } from '../modules/commands.ts';
-import { registerEditorialHooks } from '../modules/editorial/editorialHooks.ts';
+import { areas } from '../modules/index.ts';
 import { createSchemaCache } from '../schema/schemaCache.ts';
 import { createFieldIndexBuilder } from '../runtime/fieldIndexBuilder.ts';
 import type { AppContext } from '../runtime/context.ts';
@@ -105,8 +105,8 @@ export async function createContext(config: Config, options: ContextOptions = {}
       }
     },
   };
-  // Item-write hooks of the areas (docs/architecture.md, "Item-write hooks").
-  registerEditorialHooks(context);
+  // Item-write hooks of the areas' manifests (docs/architecture.md, "Item-write hooks").
+  for (const area of areas) for (const hook of area.itemHooks ?? []) context.itemHooks.register(hook(context));
   if (options.runProjections !== false) {
     await daemon.start();
     fieldIndexBuilder.start();

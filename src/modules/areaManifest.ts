@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Projection } from '../../projections/projection.ts';
 import type { AppContext } from '../runtime/context.ts';
+import type { ItemWriteHook } from '../runtime/itemHooks.ts';
 import type { ServerDeps } from '../server/serverDeps.ts';
 
 /** A periodic task, run by the one scheduler (src/boot/scheduler.ts) on one instance at a time. */
@@ -61,6 +62,12 @@ export interface AreaManifest<Runtime = undefined> {
   /** Its reactors, started by its runtime (or the runtime's core, as the field index builder). */
   reactors?: readonly ReactorDeclaration[];
   scheduledTasks?: readonly ScheduledTask[];
+  /**
+   * What it asks of item writes (docs/architecture.md, "Item-write hooks"): each builds its hook for
+   * a context, registered on `context.itemHooks` when the context is built (src/boot/boot.ts), so that
+   * every writer (the server, the CLI, a benchmark) runs them.
+   */
+  itemHooks?: readonly ((context: AppContext) => ItemWriteHook)[];
   runtime?: AreaRuntime<Runtime>;
 }
 

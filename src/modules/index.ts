@@ -82,6 +82,7 @@ import { siteRoutes } from './site/routes.ts';
 import { teamsRoutes } from './teams/routes.ts';
 import { usersRoutes } from './users/routes.ts';
 import { utilsRoutes } from './utils/routes.ts';
+import { editorialItemHook } from './editorial/editorialHooks.ts';
 
 const realtimeArea = defineArea({
   name: 'realtime',
@@ -164,7 +165,7 @@ export const areas: readonly AreaManifest<unknown>[] = [
   defineArea({ name: 'site', routes: [siteRoutes], projections: [sitesProjection] }),
   defineArea({ name: 'settings', routes: [settingsRoutes], projections: [settingsProjection] }),
   defineArea({ name: 'config', routes: [configRoutes] }),
-  defineArea({ name: 'editorial', routes: [editorialRoutes], projections: [editorialProjection] }),
+  defineArea({ name: 'editorial', routes: [editorialRoutes], projections: [editorialProjection], itemHooks: [editorialItemHook] }),
   defineArea({
     name: 'releases',
     routes: [releasesRoutes],

@@ -1,4 +1,5 @@
-// The editorial workflow's item-write hook (docs/publishing.md, "Editorial review"), registered at boot:
+// The editorial workflow's item-write hook (docs/publishing.md, "Editorial review"), declared in the
+// area's manifest (src/modules/index.ts) and registered when the context is built:
 // on a gated collection, publishing needs an approval of the item as it stands, and an edit voids one.
 import type { AppContext } from '../../runtime/context.ts';
 import type { ItemWrite, ItemWriteHook } from '../../runtime/itemHooks.ts';
@@ -10,7 +11,7 @@ export const EDITORIAL_APPROVAL_ORIGIN = 'editorial.approval';
 /** Changes of the item itself (not its draft) other than an approval's publish are reviewed. */
 const reviewed = (write: ItemWrite) => write.target === 'main' && write.origin !== EDITORIAL_APPROVAL_ORIGIN;
 
-export function editorialItemHook(context: Pick<AppContext, 'projections'>): ItemWriteHook {
+export function editorialItemHook(context: AppContext): ItemWriteHook {
   return {
     name: 'editorial',
     // Creates and deletes are not gated: a gate on publishing, and a review of an item that changes.
@@ -24,9 +25,4 @@ export function editorialItemHook(context: Pick<AppContext, 'projections'>): Ite
       await voidReviewOnEdit(context, write.tx, { siteId: write.siteId, collection: write.collection.name, itemId: write.itemId, version: write.version, metadata: write.metadata });
     },
   };
-}
-
-/** Called at boot: the editorial area's item-write hook on the context's registry. */
-export function registerEditorialHooks(context: Pick<AppContext, 'itemHooks' | 'projections'>): void {
-  context.itemHooks.register(editorialItemHook(context));
 }

@@ -1,11 +1,25 @@
 // Every area's commands, gathered for the command registry built at boot (src/boot/boot.ts;
 // docs/architecture.md, "The command registry"). Each area lists its own in its `commands.ts`.
 import type { AnyAppCommand } from '../runtime/appCommand.ts';
+import { accountCommands } from './account/commands.ts';
 import { apiKeyCommands } from './apiKeys/commands.ts';
+import { configCommands } from './config/commands.ts';
+import { cdcCommands } from './cdc/commands.ts';
+import { encryptionCommands } from './encryption/commands.ts';
+import { editorialCommands } from './editorial/commands.ts';
 import { erasureCommands } from './erasure/commands.ts';
+import { fileCommands } from './files/commands.ts';
+import { issuerCommands } from './issuers/commands.ts';
 import { itemCommands } from './items/commands.ts';
+import { pageCommands } from './pages/commands.ts';
+import { policyCommands } from './policies/commands.ts';
+import { privacyCommands } from './privacy/commands.ts';
+import { pushCommands } from './push/commands.ts';
 import { releaseCommands } from './releases/commands.ts';
 import { roleCommands } from './roles/commands.ts';
+import { schemaCommands } from './schema/commands.ts';
+import { settingCommands } from './settings/commands.ts';
+import { siteCommands } from './site/commands.ts';
 import { teamCommands } from './teams/commands.ts';
 import { userCommands } from './users/commands.ts';
 
@@ -17,4 +31,18 @@ export const areaCommands: readonly AnyAppCommand[] = [
   ...Object.values(roleCommands),
   ...Object.values(apiKeyCommands),
   ...Object.values(erasureCommands),
+  ...Object.values(pageCommands),
+  ...Object.values(issuerCommands),
+  ...Object.values(pushCommands),
+  ...Object.values(privacyCommands),
+  ...Object.values(encryptionCommands),
+  ...Object.values(accountCommands),
+  ...Object.values(fileCommands),
+  ...Object.values(cdcCommands),
+  ...Object.values(policyCommands),
+  ...Object.values(settingCommands),
+  ...Object.values(siteCommands),
+  ...Object.values(schemaCommands),
+  ...Object.values(configCommands),
+  ...Object.values(editorialCommands),
 ];

@@ -6,18 +6,10 @@ import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
 import { userPrincipal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { passwordSchema } from '../auth/schemas.ts';
-import { changePassword, revokeAllSessions, revokeSession, updatePreferences } from './handlers.ts';
+import { accountCommands, changePasswordBody, preferencesBody } from './commands.ts';
 import { listActiveSessions, readPreferences } from './queries.ts';
 import { sessionSchema } from './schemas.ts';
-import { uuidOr404 } from '../../server/routeKit.ts';
-
-export const SAVE_ACTIONS = ['stay', 'return', 'create_new'] as const;
-
-const preferencesSchema = z
-  .object({ saveAction: z.enum(SAVE_ACTIONS).nullable().optional() })
-  .catchall(z.json())
-  .refine((value) => Object.keys(value).length <= 100, { message: 'at most 100 preferences' });
+import { commandCaller } from '../../server/routeKit.ts';
 
 const me = { site: 'required' as const, access: 'user' as const };
 
@@ -26,13 +18,9 @@ export async function accountRoutes(app: FastifyInstance, { context }: ServerDep
 
   api.post(
     '/me/change-password',
-    {
-      config: { ...me, rateLimit: 'auth' },
-      schema: { tags: ['account'], body: z.object({ currentPassword: z.string().min(1).max(512), newPassword: passwordSchema }) },
-    },
+    { config: { ...me, rateLimit: 'auth' }, schema: { tags: ['account'], body: changePasswordBody } },
     async (request, reply) => {
-      const user = userPrincipal(request.principal);
-      await changePassword(context, request.siteId, user.userId, request.body, request.metadata);
+      await context.commands.runValidated(accountCommands.changePassword, request.body, commandCaller(request));
       return reply.status(204).send();
     },
   );
@@ -43,14 +31,12 @@ export async function accountRoutes(app: FastifyInstance, { context }: ServerDep
   });
 
   api.delete('/me/sessions/:id', { config: me, schema: { tags: ['account'], params: z.object({ id: z.string() }) } }, async (request, reply) => {
-    const user = userPrincipal(request.principal);
-    await revokeSession(context, request.siteId, uuidOr404(request.params.id, 'Session'), user.userId, request.metadata);
+    await context.commands.runValidated(accountCommands.revokeSession, { id: request.params.id }, commandCaller(request));
     return reply.status(204).send();
   });
 
   api.delete('/me/sessions', { config: me, schema: { tags: ['account'] } }, async (request, reply) => {
-    const user = userPrincipal(request.principal);
-    await revokeAllSessions(context, request.siteId, user.userId, request.metadata);
+    await context.commands.runValidated(accountCommands.revokeAllSessions, {}, commandCaller(request));
     return reply.status(204).send();
   });
 
@@ -61,8 +47,7 @@ export async function accountRoutes(app: FastifyInstance, { context }: ServerDep
     return { data: preferences };
   });
 
-  api.patch('/me/preferences', { config: me, schema: { tags: ['account'], body: preferencesSchema } }, async (request) => {
-    const user = userPrincipal(request.principal);
-    return { data: await updatePreferences(context, request.siteId, user.userId, request.body, request.metadata) };
-  });
+  api.patch('/me/preferences', { config: me, schema: { tags: ['account'], body: preferencesBody } }, async (request) => ({
+    data: await context.commands.runValidated(accountCommands.updatePreferences, request.body, commandCaller(request)),
+  }));
 }

@@ -14,13 +14,14 @@ import { feedViewFor } from './feedVisibility.ts';
 import {
   acknowledgeSubscription,
   createSubscription,
-  deleteSubscription,
   dispatchSubscription,
   replaySubscription,
   updateSubscription,
   type SubscriptionDeps,
 } from './subscriptionHandlers.ts';
 import { findSubscription, listDeliveries, listSubscriptions } from './subscriptionQueries.ts';
+import { cdcCommands, subscriptionIdParams } from './commands.ts';
+import { commandCaller } from '../../server/routeKit.ts';
 
 export const MAX_EVENTS_LIMIT = 500;
 export const MAX_WAIT_SECONDS = 25;
@@ -45,7 +46,7 @@ const webhookSchema = z
   })
   .strict();
 
-const idParams = z.object({ id: z.string().min(1).max(100) });
+const idParams = subscriptionIdParams;
 
 function normalizeFilters(filters: z.infer<typeof filtersSchema> | undefined) {
   if (!filters) return undefined;
@@ -189,7 +190,7 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps, r
   );
 
   api.delete('/cdc/subscriptions/:id', { config: siteAdmin, schema: { tags: ['cdc'], params: idParams } }, async (request, reply) => {
-    await deleteSubscription(deps, request.siteId, request.params.id, request.metadata);
+    await context.commands.runValidated(cdcCommands.deleteSubscription, { id: request.params.id }, commandCaller(request));
     return reply.status(204).send();
   });
 

@@ -199,8 +199,8 @@ export async function updateSubscription(
   if (move === 'resume') deps.wake(siteId);
 }
 
-export async function deleteSubscription(deps: SubscriptionDeps, siteId: string, subscriptionId: string, metadata: EventMetadata): Promise<void> {
-  await inSiteTransaction(deps.context, siteId, (tx) => deleteSubscriptionIn(deps.context, tx, siteId, subscriptionId, metadata));
+export async function deleteSubscription(context: AppContext, siteId: string, subscriptionId: string, metadata: EventMetadata): Promise<void> {
+  await inSiteTransaction(context, siteId, (tx) => deleteSubscriptionIn(context, tx, siteId, subscriptionId, metadata));
 }
 
 /** Deletes a subscription inside the caller's transaction, with the delivery reactor's rows of it. */

@@ -4,10 +4,11 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { EXPORT_SCOPES, IMPORT_MODES } from '../../../domain/config/manifest.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
+import { configCommands } from './commands.ts';
 import { exportManifest } from './exportManifest.ts';
 import { importManifest } from './importManifest.ts';
-import { createWebhookTools } from './webhookTools.ts';
-import { SITE_ADMIN } from '../../server/routeKit.ts';
+import { withWebhookTools } from './webhookTools.ts';
+import { commandCaller, SITE_ADMIN } from '../../server/routeKit.ts';
 
 /** A manifest of 200 collections of 20 fields is about 1.5 MB: the import takes up to this much, whatever SVC_BODY_LIMIT says. */
 export const MANIFEST_BODY_LIMIT = 16 * 1024 * 1024;
@@ -16,7 +17,6 @@ const flag = z.enum(['true', 'false']).optional().transform((value) => value ===
 
 export async function configRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const tools = createWebhookTools(context);
 
   api.get(
     '/config/export',
@@ -33,7 +33,12 @@ export async function configRoutes(app: FastifyInstance, { context }: ServerDeps
     },
     async (request) => {
       const { mode, dryRun, allowDestructive } = request.query;
-      return { data: await importManifest(context, tools, request.siteId, request.body, { mode, dryRun, allowDestructive }, request.metadata) };
+      if (dryRun) {
+        // The plan only: nothing is written.
+        const options = { mode, dryRun, allowDestructive };
+        return { data: await withWebhookTools(context, (tools) => importManifest(context, tools, request.siteId, request.body, options, request.metadata)) };
+      }
+      return { data: await context.commands.runValidated(configCommands.import, { manifest: request.body, mode, allowDestructive }, commandCaller(request)) };
     },
   );
 }

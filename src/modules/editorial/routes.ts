@@ -2,8 +2,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { commandCaller } from '../../server/routeKit.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { approveReview, rejectReview, REVIEWER_CAPABILITY, submitReview, type ReviewTarget } from './handlers.ts';
+import { editorialCommands } from './commands.ts';
+import { REVIEWER_CAPABILITY } from './handlers.ts';
 import { listReviews } from './queries.ts';
 import { rejectBody, reviewListQuery, reviewParams, reviewSchema, submitBody } from './schemas.ts';
 
@@ -13,19 +15,6 @@ const answer = { 200: z.object({ data: reviewSchema }) };
 
 export async function editorialRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  const targetOf = async (request: {
-    siteId: string;
-    params: { collection: string; id: string };
-    access: () => Promise<ReviewTarget['access']>;
-    metadata: ReviewTarget['metadata'];
-  }): Promise<ReviewTarget> => ({
-    siteId: request.siteId,
-    collection: request.params.collection,
-    itemId: request.params.id,
-    access: await request.access(),
-    metadata: request.metadata,
-  });
-
   api.get('/editorial/reviews', { config: reviewer, schema: { tags: ['editorial'], querystring: reviewListQuery } }, async (request) => {
     const { limit, page } = request.query;
     const result = await context.database.withSite(request.siteId, (tx) => listReviews(tx, request.siteId, request.query));
@@ -35,21 +24,22 @@ export async function editorialRoutes(app: FastifyInstance, { context }: ServerD
   api.post(
     '/editorial/:collection/:id/submit-review',
     { config: signedIn, schema: { tags: ['editorial'], params: reviewParams, body: submitBody.nullish(), response: answer } },
-    async (request) => ({ data: await submitReview(context, await targetOf(request), request.body?.reviewerId ?? null) }),
+    async (request) => ({
+      data: await context.commands.runValidated(editorialCommands.submit, { ...request.body, ...request.params }, commandCaller(request)),
+    }),
   );
 
   api.post(
     '/editorial/:collection/:id/approve',
     { config: reviewer, schema: { tags: ['editorial'], params: reviewParams, response: { 200: z.object({ data: reviewSchema.extend({ itemVersion: z.number() }) }) } } },
-    async (request) => {
-      const { review, itemVersion } = await approveReview(context, await targetOf(request));
-      return { data: { ...review, itemVersion } };
-    },
+    async (request) => ({ data: await context.commands.runValidated(editorialCommands.approve, request.params, commandCaller(request)) }),
   );
 
   api.post(
     '/editorial/:collection/:id/reject',
     { config: reviewer, schema: { tags: ['editorial'], params: reviewParams, body: rejectBody, response: answer } },
-    async (request) => ({ data: await rejectReview(context, await targetOf(request), request.body.reason) }),
+    async (request) => ({
+      data: await context.commands.runValidated(editorialCommands.reject, { ...request.body, ...request.params }, commandCaller(request)),
+    }),
   );
 }

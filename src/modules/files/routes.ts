@@ -8,8 +8,8 @@ import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { parseFilterParam } from '../../query/index.ts';
 import { dynamicValuesOf } from '../../query/dynamicValues.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { deleteFile, registerFile, updateFile } from './fileHandlers.ts';
-import { createPreset, deletePreset, updatePreset } from './presetHandlers.ts';
+import { fileCommands } from './commands.ts';
+import { deleteFile, registerFile } from './fileHandlers.ts';
 import { findFile, findFileByKey, listFiles, listPresets } from './queries.ts';
 import {
   createPresetBody,
@@ -25,8 +25,8 @@ import {
 import { removeObject, type FilesRuntime } from './filesRuntime.ts';
 import { isDerivativeKey } from './transformParams.ts';
 import { canonicalContentType, inspectStored, newUploadKey, signLocalUpload, UPLOAD_URL_TTL_SECONDS } from './uploads.ts';
-import { setUploadPolicy, uploadPolicyOf } from './uploadPolicy.ts';
-import { pageMeta, uuidOr404 } from '../../server/routeKit.ts';
+import { uploadPolicyOf } from './uploadPolicy.ts';
+import { commandCaller, pageMeta, uuidOr404 } from '../../server/routeKit.ts';
 
 const member = (capability?: string) => ({ site: 'required' as const, access: 'bearer' as const, ...(capability ? { capability } : {}) });
 const idParams = z.object({ id: z.string() });
@@ -102,7 +102,7 @@ export async function filesRoutes(app: FastifyInstance, { context }: ServerDeps,
   });
 
   api.patch('/files/:id', { config: member('media:update'), schema: { tags: ['files'], params: idParams, body: updateFileBody } }, async (request) => ({
-    data: await updateFile(context, request.siteId, uuidOr404(request.params.id, 'File'), request.body, request.metadata),
+    data: await context.commands.runValidated(fileCommands.update, { ...request.body, id: request.params.id }, commandCaller(request)),
   }));
 
   api.delete('/files/:id', { config: member('media:delete'), schema: { tags: ['files'], params: idParams } }, async (request, reply) => {
@@ -114,7 +114,7 @@ export async function filesRoutes(app: FastifyInstance, { context }: ServerDeps,
   api.get('/uploads/config', { config: member(), schema: { tags: ['files'] } }, async (request) => ({ data: await uploadPolicyOf(context, request.siteId) }));
 
   api.put('/uploads/config', { config: { site: 'required', access: 'siteAdmin' }, schema: { tags: ['files'], body: uploadConfigBody } }, async (request) => ({
-    data: await setUploadPolicy(context, request.siteId, request.body, request.metadata),
+    data: await context.commands.runValidated(fileCommands.setUploadPolicy, request.body, commandCaller(request)),
   }));
 
   api.get('/transform-presets', { config: member('media:read'), schema: { tags: ['files'] } }, async (request) => ({
@@ -122,15 +122,15 @@ export async function filesRoutes(app: FastifyInstance, { context }: ServerDeps,
   }));
 
   api.post('/transform-presets', { config: member('media:create'), schema: { tags: ['files'], body: createPresetBody, response: { 201: z.object({ data: presetSchema }) } } }, async (request, reply) =>
-    reply.status(201).send({ data: await createPreset(context, request.siteId, request.body, request.metadata) }),
+    reply.status(201).send({ data: await context.commands.runValidated(fileCommands.createPreset, request.body, commandCaller(request)) }),
   );
 
   api.patch('/transform-presets/:id', { config: member('media:update'), schema: { tags: ['files'], params: idParams, body: updatePresetBody } }, async (request) => ({
-    data: await updatePreset(context, request.siteId, uuidOr404(request.params.id, 'Transform preset'), request.body, request.metadata),
+    data: await context.commands.runValidated(fileCommands.updatePreset, { ...request.body, id: request.params.id }, commandCaller(request)),
   }));
 
   api.delete('/transform-presets/:id', { config: member('media:delete'), schema: { tags: ['files'], params: idParams } }, async (request, reply) => {
-    await deletePreset(context, request.siteId, uuidOr404(request.params.id, 'Transform preset'), request.metadata);
+    await context.commands.runValidated(fileCommands.deletePreset, { id: request.params.id }, commandCaller(request));
     return reply.status(204).send();
   });
 }

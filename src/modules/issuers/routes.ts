@@ -3,13 +3,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { IssuerConfig } from '../../../domain/identity/issuer.ts';
 import { errors } from '../../../domain/shared/appError.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { createIssuer, deleteIssuer, updateIssuer } from './handlers.ts';
+import { issuerCommands } from './commands.ts';
 import { findIssuer, listIssuers } from './queries.ts';
 import { createIssuerBody, issuerSchema, updateIssuerBody } from './schemas.ts';
-import { SITE_ADMIN, unprocessableOnInvalidBody, uuidOr404 } from '../../server/routeKit.ts';
+import { commandCaller, SITE_ADMIN, unprocessableOnInvalidBody, uuidOr404 } from '../../server/routeKit.ts';
 
 const idParams = z.object({ id: z.string() });
 
@@ -29,10 +28,7 @@ export async function issuersRoutes(app: FastifyInstance, { context }: ServerDep
       errorHandler: unprocessableOnInvalidBody,
       schema: { tags: ['issuers'], body: createIssuerBody, response: { 201: z.object({ data: issuerSchema }) } },
     },
-    async (request, reply) => {
-      const issuer = await createIssuer(context, request.siteId, request.body as IssuerConfig, request.metadata);
-      return reply.status(201).send({ data: issuer });
-    },
+    async (request, reply) => reply.status(201).send({ data: await context.commands.runValidated(issuerCommands.create, request.body, commandCaller(request)) }),
   );
 
   api.get('/admin/auth/issuers/:id', { config: SITE_ADMIN, schema: { tags: ['issuers'], params: idParams } }, async (request) => {
@@ -50,12 +46,12 @@ export async function issuersRoutes(app: FastifyInstance, { context }: ServerDep
       schema: { tags: ['issuers'], params: idParams, body: updateIssuerBody, response: { 200: z.object({ data: issuerSchema }) } },
     },
     async (request) => ({
-      data: await updateIssuer(context, request.siteId, uuidOr404(request.params.id, 'Issuer'), request.body as Partial<IssuerConfig>, request.metadata),
+      data: await context.commands.runValidated(issuerCommands.update, { ...request.body, id: request.params.id }, commandCaller(request)),
     }),
   );
 
   api.delete('/admin/auth/issuers/:id', { config: SITE_ADMIN, schema: { tags: ['issuers'], params: idParams } }, async (request, reply) => {
-    await deleteIssuer(context, request.siteId, uuidOr404(request.params.id, 'Issuer'), request.metadata);
+    await context.commands.runValidated(issuerCommands.delete, { id: request.params.id }, commandCaller(request));
     return reply.status(204).send();
   });
 }

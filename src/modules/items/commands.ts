@@ -1,6 +1,6 @@
 // The items area's commands (the command registry, docs/architecture.md): create, update, delete,
-// resolve dependents, revert to a revision, promote a named version. Item-level checks (Access, row
-// rules, hooks) stay in the handlers they call.
+// resolve dependents, revert to a revision; named versions (create, update, delete, promote) and pins
+// (pin, release). Item-level checks (Access, row rules, hooks) stay in the handlers they call.
 import { z } from 'zod';
 import { ITEM_ID_PATTERN } from '../../../domain/content/itemInput.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
@@ -9,8 +9,9 @@ import { defineCommand } from '../../runtime/appCommand.ts';
 import { changeItem } from './changeItem.ts';
 import { createItemsWithVersions } from './createItems.ts';
 import { deleteItem } from './deleteItem.ts';
-import { promoteVersion, revertItem } from './historyHandlers.ts';
-import { itemParams, versionParams } from './historyParams.ts';
+import { createVersion, deleteVersion, pinRevision, promoteVersion, releasePins, revertItem, updateVersion } from './historyHandlers.ts';
+import { itemParams, pinField, versionKey, versionName, versionParams } from './historyParams.ts';
+import { requireVersion } from './historyQueries.ts';
 import { resolveDependents } from './resolveDependents.ts';
 
 /** At most this many items in one bulk create. */
@@ -28,6 +29,11 @@ export const resolveDependentsBody = z
   })
   .strict();
 export const revertItemBody = z.object({ revisionId: z.string().min(1).max(64) });
+export const createVersionBody = z.object({ key: versionKey, name: versionName });
+export const updateVersionBody = z
+  .object({ name: versionName.optional(), data: z.record(z.string(), z.unknown()).optional() })
+  .refine((body) => body.name !== undefined || body.data !== undefined, { message: 'Give data or name' });
+export const pinBody = z.object({ field: pinField, revisionId: z.string().min(1).max(64) });
 
 /** An item id that cannot exist names nothing: 404, like an unknown one. */
 export function checkItemId(id: string): void {
@@ -159,4 +165,87 @@ const promote = defineCommand({
   },
 });
 
-export const itemCommands = { createItems, updateItem, deleteItem: deleteItemCommand, resolveItemDependents, revert, promote };
+const createVersionCommand = defineCommand({
+  name: 'items.createVersion',
+  description: 'Create a named version (a draft) of an item, starting from the item as it is: the version.',
+  input: createVersionBody.extend(itemParams.shape),
+  access: 'bearer',
+  dangerous: false,
+  async handler(context, { siteId, input, metadata, access }) {
+    const granted = await access();
+    assertMayUseHistory(granted, 'update', input.collection);
+    const key = { siteId, collection: input.collection, itemId: input.id };
+    await createVersion(context, key, { key: input.key, name: input.name }, granted, metadata);
+    return context.database.withSite(siteId, (tx) => requireVersion(tx, key, input.key));
+  },
+});
+
+const updateVersionCommand = defineCommand({
+  name: 'items.updateVersion',
+  description: "Change a named version's name or data (merged into its data; the item is not touched): the version.",
+  input: versionParams.extend({ changes: updateVersionBody }),
+  bodyKey: 'changes',
+  access: 'bearer',
+  dangerous: false,
+  async handler(context, { siteId, input, metadata, access }) {
+    const granted = await access();
+    assertMayUseHistory(granted, 'update', input.collection);
+    const key = { siteId, collection: input.collection, itemId: input.id };
+    await updateVersion(context, key, input.key, input.changes, granted, metadata);
+    return context.database.withSite(siteId, (tx) => requireVersion(tx, key, input.key));
+  },
+});
+
+const deleteVersionCommand = defineCommand({
+  name: 'items.deleteVersion',
+  description: 'Delete a named version of an item.',
+  input: versionParams,
+  access: 'bearer',
+  dangerous: true,
+  async handler(context, { siteId, input, metadata, access }) {
+    const granted = await access();
+    assertMayUseHistory(granted, 'update', input.collection);
+    await deleteVersion(context, { siteId, collection: input.collection, itemId: input.id }, input.key, granted, metadata);
+  },
+});
+
+const pin = defineCommand({
+  name: 'items.pin',
+  description: 'Pin a relation field of an item (or `*`, the item itself) to a revision of the item it refers to: the pin.',
+  input: pinBody.extend(itemParams.shape),
+  access: 'bearer',
+  dangerous: false,
+  async handler(context, { siteId, input, metadata, access }) {
+    const granted = await access();
+    assertMayUseHistory(granted, 'update', input.collection);
+    return pinRevision(context, { siteId, collection: input.collection, itemId: input.id }, { field: input.field, revisionId: input.revisionId }, granted, metadata);
+  },
+});
+
+const releasePinsCommand = defineCommand({
+  name: 'items.releasePins',
+  description: "Release one pin of an item (`field`), or every pin when no field is given: the item's relations follow their latest revisions again.",
+  input: itemParams.extend({ field: pinField.optional() }),
+  access: 'bearer',
+  // Removes pins: what the item delivers changes at once.
+  dangerous: true,
+  async handler(context, { siteId, input, metadata, access }) {
+    const granted = await access();
+    assertMayUseHistory(granted, 'update', input.collection);
+    await releasePins(context, { siteId, collection: input.collection, itemId: input.id }, input.field ?? null, granted, metadata);
+  },
+});
+
+export const itemCommands = {
+  createItems,
+  updateItem,
+  deleteItem: deleteItemCommand,
+  resolveItemDependents,
+  revert,
+  promote,
+  createVersion: createVersionCommand,
+  updateVersion: updateVersionCommand,
+  deleteVersion: deleteVersionCommand,
+  pin,
+  releasePins: releasePinsCommand,
+};

@@ -11,6 +11,11 @@ export const versionKey = z.string().regex(VERSION_KEY_PATTERN, 'lowercase lette
 
 export const versionParams = itemParams.extend({ key: versionKey });
 
+export const versionName = z.string().trim().min(1).max(200);
+
+/** A pinned field: a relation field, or `*` (the item itself). */
+export const pinField = z.string().regex(/^(\*|[A-Za-z0-9_]{1,64})$/, 'a field name or *');
+
 export const pageQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(25),
   page: z.coerce.number().int().min(1).default(1),

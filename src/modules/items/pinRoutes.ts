@@ -1,16 +1,15 @@
 // Pins of an item: list, read, create (pin a field to a revision), release.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { guardItemHistory } from '../../access/itemGuards.ts';
+import { commandCaller } from '../../server/routeKit.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
+import { itemCommands, pinBody } from './commands.ts';
 import { logHistoryReads, maskStored, readOptionsFor, revealForRequest, sensitiveReadOf } from './historyItemRows.ts';
-import { pinRevision, releasePins } from './historyHandlers.ts';
-import { historyReadRoute, historyWriteRoute, itemParams } from './historyParams.ts';
+import { historyReadRoute, historyWriteRoute, itemParams, pinField } from './historyParams.ts';
 import { listPins, requireLiveItem, type ItemPin } from './historyQueries.ts';
 
-const pinField = z.string().regex(/^(\*|[A-Za-z0-9_]{1,64})$/, 'a field name or *');
 const pinParams = itemParams.extend({ field: pinField });
 
 export async function pinRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
@@ -58,25 +57,22 @@ export async function pinRoutes(app: FastifyInstance, { context }: ServerDeps): 
     '/items/:collection/:id/pins',
     {
       config: historyWriteRoute,
-      schema: { tags: ['items'], params: itemParams, body: z.object({ field: pinField, revisionId: z.string().min(1).max(64) }) },
+      schema: { tags: ['items'], params: itemParams, body: pinBody },
     },
     async (request, reply) => {
-      const { collection, id } = request.params;
-      const pin = await pinRevision(context, { siteId: request.siteId, collection, itemId: id }, request.body, await request.access(), request.metadata);
+      const pin = await context.commands.runValidated(itemCommands.pin, { ...request.body, ...request.params }, commandCaller(request));
       const [data] = await present(request, [pin]);
       return reply.status(201).send({ data });
     },
   );
 
   api.delete('/items/:collection/:id/pins', { config: historyWriteRoute, schema: { tags: ['items'], params: itemParams } }, async (request, reply) => {
-    const { collection, id } = request.params;
-    await releasePins(context, { siteId: request.siteId, collection, itemId: id }, null, await request.access(), request.metadata);
+    await context.commands.runValidated(itemCommands.releasePins, request.params, commandCaller(request));
     return reply.status(204).send();
   });
 
   api.delete('/items/:collection/:id/pins/:field', { config: historyWriteRoute, schema: { tags: ['items'], params: pinParams } }, async (request, reply) => {
-    const { collection, id, field } = request.params;
-    await releasePins(context, { siteId: request.siteId, collection, itemId: id }, field, await request.access(), request.metadata);
+    await context.commands.runValidated(itemCommands.releasePins, request.params, commandCaller(request));
     return reply.status(204).send();
   });
 }

@@ -1,20 +1,16 @@
 // Named versions (drafts) of an item: list, create, read, edit, delete, compare with main, promote.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { sameValue } from '../../../domain/content/versions/versionDecider.ts';
 import { guardItemHistory } from '../../access/itemGuards.ts';
 import { commandCaller } from '../../server/routeKit.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import type { CollectionSchema } from '../../schema/siteSchema.ts';
 import { logHistoryReads, maskStored, presentItemRow, readOptionsFor, revealForRequest, sensitiveReadOf } from './historyItemRows.ts';
-import { itemCommands } from './commands.ts';
-import { createVersion, deleteVersion, updateVersion } from './historyHandlers.ts';
-import { historyReadRoute, historyWriteRoute, itemParams, versionKey, versionParams } from './historyParams.ts';
+import { createVersionBody, itemCommands, updateVersionBody } from './commands.ts';
+import { historyReadRoute, historyWriteRoute, itemParams, versionParams } from './historyParams.ts';
 import { listVersions, requireLiveItem, requireVersion, type ItemVersion } from './historyQueries.ts';
 import { shapeSnapshot } from './itemRecords.ts';
-
-const versionName = z.string().trim().min(1).max(200);
 
 export async function versionRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -44,14 +40,11 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
     '/items/:collection/:id/versions',
     {
       config: historyWriteRoute,
-      schema: { tags: ['items'], params: itemParams, body: z.object({ key: versionKey, name: versionName }) },
+      schema: { tags: ['items'], params: itemParams, body: createVersionBody },
     },
     async (request, reply) => {
-      const { collection, id } = request.params;
-      const key = { siteId: request.siteId, collection, itemId: id };
-      await createVersion(context, key, request.body, await request.access(), request.metadata);
-      const version = await context.database.withSite(request.siteId, (tx) => requireVersion(tx, key, request.body.key));
-      const schema = await context.schemas.collection(request.siteId, collection);
+      const version = await context.commands.runValidated(itemCommands.createVersion, { ...request.body, ...request.params }, commandCaller(request));
+      const schema = await context.schemas.collection(request.siteId, request.params.collection);
       const [data] = await present(request, schema, [version]);
       return reply.status(201).send({ data });
     },
@@ -73,24 +66,18 @@ export async function versionRoutes(app: FastifyInstance, { context }: ServerDep
       schema: {
         tags: ['items'],
         params: versionParams,
-        body: z
-          .object({ name: versionName.optional(), data: z.record(z.string(), z.unknown()).optional() })
-          .refine((body) => body.name !== undefined || body.data !== undefined, { message: 'Give data or name' }),
+        body: updateVersionBody,
       },
     },
     async (request) => {
-      const { collection, id, key: versionKeyParam } = request.params;
-      const key = { siteId: request.siteId, collection, itemId: id };
-      await updateVersion(context, key, versionKeyParam, request.body, await request.access(), request.metadata);
-      const version = await context.database.withSite(request.siteId, (tx) => requireVersion(tx, key, versionKeyParam));
-      const [data] = await present(request, await context.schemas.collection(request.siteId, collection), [version]);
+      const version = await context.commands.runValidated(itemCommands.updateVersion, { ...request.params, changes: request.body }, commandCaller(request));
+      const [data] = await present(request, await context.schemas.collection(request.siteId, request.params.collection), [version]);
       return { data };
     },
   );
 
   api.delete('/items/:collection/:id/versions/:key', { config: historyWriteRoute, schema: { tags: ['items'], params: versionParams } }, async (request, reply) => {
-    const { collection, id, key: versionKeyParam } = request.params;
-    await deleteVersion(context, { siteId: request.siteId, collection, itemId: id }, versionKeyParam, await request.access(), request.metadata);
+    await context.commands.runValidated(itemCommands.deleteVersion, request.params, commandCaller(request));
     return reply.status(204).send();
   });
 

@@ -5,10 +5,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { createPage, deletePage, updatePage } from './handlers.ts';
+import { pageCommands } from './commands.ts';
 import { findPage, listPages } from './queries.ts';
 import { createPageBody, listPagesQuery, pageSchema, updatePageBody } from './schemas.ts';
-import { pageMeta, SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
+import { commandCaller, pageMeta, SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
 
 const member = { site: 'required' as const, access: 'bearer' as const };
 const idParams = z.object({ id: z.string() });
@@ -24,7 +24,7 @@ export async function pagesRoutes(app: FastifyInstance, { context }: ServerDeps)
   api.post(
     '/pages',
     { config: SITE_ADMIN, schema: { tags: ['pages'], body: createPageBody, response: { 201: z.object({ data: pageSchema }) } } },
-    async (request, reply) => reply.status(201).send({ data: await createPage(context, request.siteId, request.body, request.metadata) }),
+    async (request, reply) => reply.status(201).send({ data: await context.commands.runValidated(pageCommands.create, request.body, commandCaller(request)) }),
   );
 
   api.get('/pages/:id', { config: member, schema: { tags: ['pages'], params: idParams } }, async (request) => {
@@ -37,11 +37,11 @@ export async function pagesRoutes(app: FastifyInstance, { context }: ServerDeps)
   api.patch(
     '/pages/:id',
     { config: SITE_ADMIN, schema: { tags: ['pages'], params: idParams, body: updatePageBody, response: { 200: z.object({ data: pageSchema }) } } },
-    async (request) => ({ data: await updatePage(context, request.siteId, uuidOr404(request.params.id, 'Page'), request.body, request.metadata) }),
+    async (request) => ({ data: await context.commands.runValidated(pageCommands.update, { ...request.body, id: request.params.id }, commandCaller(request)) }),
   );
 
   api.delete('/pages/:id', { config: SITE_ADMIN, schema: { tags: ['pages'], params: idParams } }, async (request, reply) => {
-    await deletePage(context, request.siteId, uuidOr404(request.params.id, 'Page'), request.metadata);
+    await context.commands.runValidated(pageCommands.delete, { id: request.params.id }, commandCaller(request));
     return reply.status(204).send();
   });
 }

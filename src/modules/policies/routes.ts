@@ -3,13 +3,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { AttachmentTarget } from '../../../domain/access/policy.ts';
-import { AppError, errors } from '../../../domain/shared/appError.ts';
-import { uuidSchema } from '../../../domain/shared/uuid.ts';
+import { errors } from '../../../domain/shared/appError.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { addPermission, attachPolicy, createPolicy, deletePolicy, detachPolicy, removePermission, updatePolicy } from './handlers.ts';
+import { attachmentTargetBody, createPolicyBody, permissionRuleBody, policyCommands, removePermissionsBody, updatePolicyBody } from './commands.ts';
 import { findPolicy, listPermissions, listPolicies } from './queries.ts';
-import { pageMeta, pageQuery, SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
+import { commandCaller, pageMeta, pageQuery, SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
 
 const policySchema = z.object({
   id: z.string(),
@@ -29,29 +27,7 @@ export const permissionSchema = z.object({
   conditions: z.record(z.string(), z.unknown()).nullable(),
   createdAt: z.string(),
 });
-const policyFields = z.object({
-  name: z.string().trim().min(1).max(200),
-  description: z.string().max(2000).nullable(),
-});
-const ruleBody = z
-  .object({
-    collection: z.string().min(1).max(64).nullable().optional(),
-    action: z.string().min(1).max(100),
-    fields: z.array(z.string().min(1).max(64)).max(500).nullable().optional(),
-    conditions: z.record(z.string(), z.unknown()).nullable().optional(),
-  })
-  .strict();
-const targetBody = z.object({ roleId: uuidSchema, userId: uuidSchema, teamId: uuidSchema }).partial().strict();
 const idParams = z.object({ id: z.string() });
-
-function targetOf(body: z.infer<typeof targetBody>): AttachmentTarget {
-  const targets: AttachmentTarget[] = [];
-  if (body.roleId) targets.push({ kind: 'role', id: body.roleId });
-  if (body.userId) targets.push({ kind: 'user', id: body.userId });
-  if (body.teamId) targets.push({ kind: 'team', id: body.teamId });
-  if (targets.length !== 1) throw new AppError('VALIDATION_FAILED', 'Send exactly one of roleId, userId or teamId', { path: ['body'] });
-  return targets[0]!;
-}
 
 export async function policiesRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -73,8 +49,8 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
 
   api.post(
     '/policies',
-    { config: SITE_ADMIN, schema: { tags: ['policies'], body: policyFields.partial({ description: true }).strict(), response: { 201: z.object({ data: policySchema }) } } },
-    async (request, reply) => reply.status(201).send({ data: await createPolicy(context, request.siteId, request.body, request.metadata) }),
+    { config: SITE_ADMIN, schema: { tags: ['policies'], body: createPolicyBody, response: { 201: z.object({ data: policySchema }) } } },
+    async (request, reply) => reply.status(201).send({ data: await context.commands.runValidated(policyCommands.create, request.body, commandCaller(request)) }),
   );
 
   api.get('/policies/:id', { config: SITE_ADMIN, schema: { tags: ['policies'], params: idParams } }, async (request) => {
@@ -89,16 +65,14 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
 
   api.patch(
     '/policies/:id',
-    { config: SITE_ADMIN, schema: { tags: ['policies'], params: idParams, body: policyFields.partial().strict(), response: { 200: z.object({ data: policySchema }) } } },
-    async (request) => {
-      const id = uuidOr404(request.params.id, 'Policy');
-      return { data: await updatePolicy(context, request.siteId, id, request.body, request.metadata) };
-    },
+    { config: SITE_ADMIN, schema: { tags: ['policies'], params: idParams, body: updatePolicyBody, response: { 200: z.object({ data: policySchema }) } } },
+    async (request) => ({
+      data: await context.commands.runValidated(policyCommands.update, { ...request.body, id: request.params.id }, commandCaller(request)),
+    }),
   );
 
   api.delete('/policies/:id', { config: SITE_ADMIN, schema: { tags: ['policies'], params: idParams } }, async (request, reply) => {
-    const id = uuidOr404(request.params.id, 'Policy');
-    await deletePolicy(context, request.siteId, id, request.metadata);
+    await context.commands.runValidated(policyCommands.delete, { id: request.params.id }, commandCaller(request));
     return reply.status(204).send();
   });
 
@@ -118,20 +92,18 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
 
   api.post(
     '/policies/:id/permissions',
-    { config: SITE_ADMIN, schema: { tags: ['policies'], params: idParams, body: ruleBody, response: { 201: z.object({ data: permissionSchema }) } } },
-    async (request, reply) => {
-      const id = uuidOr404(request.params.id, 'Policy');
-      return reply.status(201).send({ data: await addPermission(context, request.siteId, id, request.body, request.metadata) });
-    },
+    { config: SITE_ADMIN, schema: { tags: ['policies'], params: idParams, body: permissionRuleBody, response: { 201: z.object({ data: permissionSchema }) } } },
+    async (request, reply) =>
+      reply.status(201).send({
+        data: await context.commands.runValidated(policyCommands.addPermission, { ...request.body, id: request.params.id }, commandCaller(request)),
+      }),
   );
 
   api.delete(
     '/policies/:id/permissions/:permissionId',
     { config: SITE_ADMIN, schema: { tags: ['policies'], params: z.object({ id: z.string(), permissionId: z.string() }) } },
     async (request, reply) => {
-      const id = uuidOr404(request.params.id, 'Policy');
-      const permissionId = uuidOr404(request.params.permissionId, 'Permission');
-      await removePermission(context, request.siteId, id, permissionId, request.metadata);
+      await context.commands.runValidated(policyCommands.removePermission, request.params, commandCaller(request));
       return reply.status(204).send();
     },
   );
@@ -141,11 +113,10 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
     '/policies/:id/permissions',
     {
       config: SITE_ADMIN,
-      schema: { tags: ['policies'], params: idParams, body: z.object({ ids: z.array(uuidSchema).min(1).max(500) }).strict() },
+      schema: { tags: ['policies'], params: idParams, body: removePermissionsBody },
     },
     async (request, reply) => {
-      const id = uuidOr404(request.params.id, 'Policy');
-      await removePermission(context, request.siteId, id, request.body.ids, request.metadata);
+      await context.commands.runValidated(policyCommands.removePermissions, { ...request.body, id: request.params.id }, commandCaller(request));
       return reply.status(204).send();
     },
   );
@@ -153,19 +124,17 @@ export async function policiesRoutes(app: FastifyInstance, { context }: ServerDe
   // ---------- attachments ----------
   api.post(
     '/policies/:id/attach',
-    { config: SITE_ADMIN, schema: { tags: ['policies'], params: idParams, body: targetBody, response: { 200: z.object({ data: policySchema }) } } },
-    async (request) => {
-      const id = uuidOr404(request.params.id, 'Policy');
-      return { data: await attachPolicy(context, request.siteId, id, targetOf(request.body), request.metadata) };
-    },
+    { config: SITE_ADMIN, schema: { tags: ['policies'], params: idParams, body: attachmentTargetBody, response: { 200: z.object({ data: policySchema }) } } },
+    async (request) => ({
+      data: await context.commands.runValidated(policyCommands.attach, { ...request.body, id: request.params.id }, commandCaller(request)),
+    }),
   );
 
   api.post(
     '/policies/:id/detach',
-    { config: SITE_ADMIN, schema: { tags: ['policies'], params: idParams, body: targetBody, response: { 200: z.object({ data: policySchema }) } } },
-    async (request) => {
-      const id = uuidOr404(request.params.id, 'Policy');
-      return { data: await detachPolicy(context, request.siteId, id, targetOf(request.body), request.metadata) };
-    },
+    { config: SITE_ADMIN, schema: { tags: ['policies'], params: idParams, body: attachmentTargetBody, response: { 200: z.object({ data: policySchema }) } } },
+    async (request) => ({
+      data: await context.commands.runValidated(policyCommands.detach, { ...request.body, id: request.params.id }, commandCaller(request)),
+    }),
   );
 }

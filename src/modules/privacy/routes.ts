@@ -6,11 +6,11 @@ import { z } from 'zod';
 import { userPrincipal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { buildDataExport } from './dataExport.ts';
-import { setConsent, setRestriction } from './handlers.ts';
+import { privacyCommands } from './commands.ts';
 import { listAutomatedDecisions, listConsents, readRestriction } from './queries.ts';
-import { retentionHorizons, runRetention } from './retention.ts';
+import { retentionHorizons } from './retention.ts';
 import { automatedDecisionSchema, consentBody, consentSchema, consentTypeParams, restrictionBody, restrictionSchema } from './schemas.ts';
-import { pageMeta, pageMetaSchema, pageQuery, SITE_ADMIN } from '../../server/routeKit.ts';
+import { commandCaller, pageMeta, pageMetaSchema, pageQuery, SITE_ADMIN } from '../../server/routeKit.ts';
 
 /** The user behind a session or an external token: an API key (user-bound or not) speaks for no one's privacy choices. */
 const me = { site: 'required' as const, access: 'person' as const };
@@ -28,10 +28,9 @@ export async function privacyRoutes(app: FastifyInstance, { context }: ServerDep
   api.put(
     '/me/consents/:type',
     { config: me, schema: { tags, params: consentTypeParams, body: consentBody, response: { 200: z.object({ data: consentSchema }) } } },
-    async (request) => {
-      const user = userPrincipal(request.principal);
-      return { data: await setConsent(context, request.siteId, user.userId, request.params.type, request.body, request.metadata) };
-    },
+    async (request) => ({
+      data: await context.commands.runValidated(privacyCommands.setConsent, { ...request.body, type: request.params.type }, commandCaller(request)),
+    }),
   );
 
   api.get('/me/restriction', { config: me, schema: { tags, response: { 200: z.object({ data: restrictionSchema }) } } }, async (request) => {
@@ -39,10 +38,9 @@ export async function privacyRoutes(app: FastifyInstance, { context }: ServerDep
     return { data: await context.database.withSiteReads(request.siteId, (tx) => readRestriction(tx, request.siteId, user.userId)) };
   });
 
-  api.put('/me/restriction', { config: me, schema: { tags, body: restrictionBody, response: { 200: z.object({ data: restrictionSchema }) } } }, async (request) => {
-    const user = userPrincipal(request.principal);
-    return { data: await setRestriction(context, request.siteId, user.userId, request.body, request.metadata) };
-  });
+  api.put('/me/restriction', { config: me, schema: { tags, body: restrictionBody, response: { 200: z.object({ data: restrictionSchema }) } } }, async (request) => ({
+    data: await context.commands.runValidated(privacyCommands.setRestriction, request.body, commandCaller(request)),
+  }));
 
   const decisionsPage = z.object({ data: z.array(automatedDecisionSchema), meta: pageMetaSchema });
   api.get('/me/automated-decisions', { config: me, schema: { tags, querystring: pageQuery, response: { 200: decisionsPage } } }, async (request) => {
@@ -59,5 +57,7 @@ export async function privacyRoutes(app: FastifyInstance, { context }: ServerDep
 
   api.get('/retention', { config: SITE_ADMIN, schema: { tags } }, async () => ({ data: { horizons: retentionHorizons(context) } }));
 
-  api.post('/retention/run', { config: SITE_ADMIN, schema: { tags } }, async (request) => ({ data: await runRetention(context, request.siteId) }));
+  api.post('/retention/run', { config: SITE_ADMIN, schema: { tags } }, async (request) => ({
+    data: await context.commands.runValidated(privacyCommands.runRetention, {}, commandCaller(request)),
+  }));
 }

@@ -66,8 +66,8 @@ export async function registerPushSubscription(
   return isNew;
 }
 
-export async function removePushSubscription(deps: PushDeps, siteId: string, userId: string, endpoint: string, metadata: EventMetadata): Promise<void> {
-  await handleCommand(deps.context, {
+export async function removePushSubscription(context: AppContext, siteId: string, userId: string, endpoint: string, metadata: EventMetadata): Promise<void> {
+  await handleCommand(context, {
     siteId,
     streamId: pushStream(siteId, endpoint),
     decider: pushSubscriptionDecider,

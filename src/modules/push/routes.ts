@@ -8,8 +8,10 @@ import { createOutboundHttp } from '../../../infra/http/outboundHttp.ts';
 import { assertVapidDetails, createWebPushSender, type VapidDetails } from '../../../infra/webpush/webPushSender.ts';
 import { userPrincipal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { registerPushSubscription, removePushSubscription, sendTestPush, type PushDeps } from './handlers.ts';
+import { pushCommands, unsubscribeBody } from './commands.ts';
+import { registerPushSubscription, sendTestPush, type PushDeps } from './handlers.ts';
 import { countUserPushSubscriptions } from './queries.ts';
+import { commandCaller } from '../../server/routeKit.ts';
 
 const signedIn = { site: 'required' as const, access: 'bearer' as const };
 
@@ -79,10 +81,9 @@ export async function pushRoutes(app: FastifyInstance, { context }: ServerDeps):
 
   api.delete(
     '/push/subscriptions',
-    { config: signedIn, schema: { tags: ['push'], body: z.object({ endpoint: z.string().min(1).max(2_000) }) } },
+    { config: signedIn, schema: { tags: ['push'], body: unsubscribeBody } },
     async (request, reply) => {
-      const user = userPrincipal(request.principal);
-      await removePushSubscription(deps, request.siteId, user.userId, request.body.endpoint, request.metadata);
+      await context.commands.runValidated(pushCommands.unsubscribe, request.body, commandCaller(request));
       return reply.status(204).send();
     },
   );

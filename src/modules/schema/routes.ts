@@ -15,23 +15,12 @@ import {
   relationInput,
   relationPatchInput,
 } from '../../../domain/content/schemaInput.ts';
-import { RELATION_ID_PATTERN } from '../../../domain/content/schemaModel.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { assertCanSeeCollection, canSeeCollection, canSeeField, canSeeRelation } from '../../access/schemaAccess.ts';
+import { commandCaller } from '../../server/routeKit.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import {
-  addField,
-  applyCollectionSchema,
-  createCollection,
-  createRelation,
-  deleteCollection,
-  deleteRelation,
-  diffCollectionSchemas,
-  removeField,
-  updateCollection,
-  updateField,
-  updateRelation,
-} from './handlers.ts';
+import { relationId, schemaCommands } from './commands.ts';
+import { diffCollectionSchemas } from './handlers.ts';
 import {
   exportCollectionSchema,
   fieldIndexStatuses,
@@ -48,7 +37,7 @@ const admin = { config: { site: 'required' as const, access: 'siteAdmin' as cons
 const reader = { config: { site: 'required' as const, access: 'bearer' as const } };
 const collectionParams = z.object({ name: collectionName });
 const fieldParams = z.object({ collection: collectionName, field: fieldName });
-const relationParams = z.object({ id: z.string().regex(RELATION_ID_PATTERN) });
+const relationParams = z.object({ id: relationId });
 
 export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -62,7 +51,7 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
   });
 
   api.post('/collections', { ...admin, schema: { tags: ['schema'], body: collectionCreateInput } }, async (request, reply) => {
-    const collection = await createCollection(context, request.siteId, request.body, request.metadata);
+    const collection = await context.commands.runValidated(schemaCommands.createCollection, request.body, commandCaller(request));
     return reply.status(201).send({ data: collection });
   });
 
@@ -81,11 +70,11 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
   });
 
   api.patch('/collections/:name', { ...admin, schema: { tags: ['schema'], params: collectionParams, body: collectionMetaInput } }, async (request) => ({
-    data: await updateCollection(context, request.siteId, request.params.name, request.body, request.metadata),
+    data: await context.commands.runValidated(schemaCommands.updateCollection, { name: request.params.name, changes: request.body }, commandCaller(request)),
   }));
 
   api.delete('/collections/:name', { ...admin, schema: { tags: ['schema'], params: collectionParams } }, async (request, reply) => {
-    await deleteCollection(context, request.siteId, request.params.name, request.metadata);
+    await context.commands.runValidated(schemaCommands.deleteCollection, request.params, commandCaller(request));
     return reply.status(204).send();
   });
 
@@ -97,9 +86,12 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
     '/collections/:name/schema',
     { ...admin, schema: { tags: ['schema'], params: collectionParams, body: collectionSchemaInput } },
     async (request) => {
-      const result = await applyCollectionSchema(context, request.siteId, request.params.name, request.body, request.metadata);
-      const schema = await read(request.siteId, (tx) => exportCollectionSchema(tx, request.siteId, request.params.name));
-      return { data: schema, meta: { applied: result.events > 0, events: result.events, diff: result.diff } };
+      const { schema, ...meta } = await context.commands.runValidated(
+        schemaCommands.applyCollection,
+        { name: request.params.name, bundle: request.body },
+        commandCaller(request),
+      );
+      return { data: schema, meta };
     },
   );
 
@@ -120,7 +112,11 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
     '/fields/:collection',
     { ...admin, schema: { tags: ['schema'], params: z.object({ collection: collectionName }), body: fieldInput } },
     async (request, reply) => {
-      const field = await addField(context, request.siteId, request.params.collection, request.body, request.metadata);
+      const field = await context.commands.runValidated(
+        schemaCommands.createField,
+        { collection: request.params.collection, definition: request.body },
+        commandCaller(request),
+      );
       return reply.status(201).send({ data: field });
     },
   );
@@ -139,11 +135,11 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
   });
 
   api.patch('/fields/:collection/:field', { ...admin, schema: { tags: ['schema'], params: fieldParams, body: fieldPatchInput } }, async (request) => ({
-    data: await updateField(context, request.siteId, request.params.collection, request.params.field, request.body, request.metadata),
+    data: await context.commands.runValidated(schemaCommands.updateField, { ...request.params, changes: request.body }, commandCaller(request)),
   }));
 
   api.delete('/fields/:collection/:field', { ...admin, schema: { tags: ['schema'], params: fieldParams } }, async (request, reply) => {
-    await removeField(context, request.siteId, request.params.collection, request.params.field, request.metadata);
+    await context.commands.runValidated(schemaCommands.deleteField, request.params, commandCaller(request));
     return reply.status(204).send();
   });
 
@@ -159,7 +155,7 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
   );
 
   api.post('/relations', { ...admin, schema: { tags: ['schema'], body: relationInput } }, async (request, reply) => {
-    const relation = await createRelation(context, request.siteId, request.body, request.metadata);
+    const relation = await context.commands.runValidated(schemaCommands.createRelation, request.body, commandCaller(request));
     return reply.status(201).send({ data: relation });
   });
 
@@ -171,11 +167,11 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
   });
 
   api.patch('/relations/:id', { ...admin, schema: { tags: ['schema'], params: relationParams, body: relationPatchInput } }, async (request) => ({
-    data: await updateRelation(context, request.siteId, request.params.id, request.body, request.metadata),
+    data: await context.commands.runValidated(schemaCommands.updateRelation, { id: request.params.id, changes: request.body }, commandCaller(request)),
   }));
 
   api.delete('/relations/:id', { ...admin, schema: { tags: ['schema'], params: relationParams } }, async (request, reply) => {
-    await deleteRelation(context, request.siteId, request.params.id, request.metadata);
+    await context.commands.runValidated(schemaCommands.deleteRelation, request.params, commandCaller(request));
     return reply.status(204).send();
   });
 }

@@ -2,10 +2,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { SiteConfigChanges } from '../../../domain/sites/siteConfig.ts';
+import { commandCaller } from '../../server/routeKit.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
+import { siteCommands } from './commands.ts';
 import { siteChangesSchema, siteSchema } from './schemas.ts';
-import { configureSite, readSite } from './siteConfiguration.ts';
+import { readSite } from './siteConfiguration.ts';
 
 export async function siteRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -22,6 +23,6 @@ export async function siteRoutes(app: FastifyInstance, { context }: ServerDeps):
       config: { site: 'required', access: 'siteAdmin' },
       schema: { tags: ['site'], body: siteChangesSchema, response: { 200: z.object({ data: siteSchema }) } },
     },
-    async (request) => ({ data: await configureSite(context, request.siteId, request.body as SiteConfigChanges, request.metadata) }),
+    async (request) => ({ data: await context.commands.runValidated(siteCommands.update, request.body, commandCaller(request)) }),
   );
 }

@@ -1,7 +1,6 @@
-// What every area's routes share (the route kit): the caller of a command, the route config of site administration, ids in
-// paths, paging, the 422 answer of the routes the spec gives it, and the uniqueness a read model's
-// index guards. Areas import this module, serverDeps.ts and errorHandler.ts from src/server/, nothing
-// else of it.
+// What every area's routes share (the route kit): the caller of a command, the route config of site
+// administration, ids in paths, paging, and the 422 answer of the routes the spec gives it. Areas
+// import this module, serverDeps.ts and errorHandler.ts from src/server/, nothing else of it.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError, errors } from '../../domain/shared/appError.ts';
@@ -23,14 +22,6 @@ export function uuidOr404(id: string, what: string): string {
   return id;
 }
 
-/**
- * Whether `error` is PostgreSQL's unique violation of `constraint`: a read model's unique index
- * caught a concurrent writer that passed the same pre-check (the command's transaction rolls back).
- */
-export function isUniqueViolation(error: unknown, constraint: string): boolean {
-  const pgError = error as { code?: string; constraint?: string } | null;
-  return pgError?.code === '23505' && pgError.constraint === constraint;
-}
 
 /** Items per page of a list when `limit` is absent, and at most (the spec's Limits). */
 export const DEFAULT_PAGE_SIZE = 25;

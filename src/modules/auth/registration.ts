@@ -12,7 +12,7 @@ import { ensureSystemRole, SUBSCRIBER_ROLE_KEY } from '../users/systemRoles.ts';
 import { consumeEmailToken, issueEmailToken } from './emailTokens.ts';
 import { alreadyRegisteredMail, passwordResetMail, verificationMail } from './mailTemplates.ts';
 import { revokeUserSessions } from './sessionRevocation.ts';
-import { isUniqueViolation } from '../../server/routeKit.ts';
+import { lockUniqueValue } from '../../runtime/uniqueness.ts';
 
 export interface Registration {
   email: string;
@@ -26,9 +26,6 @@ interface AccountRow {
   email: string;
   status: string;
 }
-
-/** Kept here too: other areas import it from this module. */
-export { isUniqueViolation };
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
@@ -48,32 +45,27 @@ export async function register(context: AppContext, siteId: string, input: Regis
   const email = normalizeEmail(input.email);
   const passwordHash = await hashPassword(input.password);
   const ttlSeconds = context.config.SVC_EMAIL_VERIFICATION_TTL;
-  let outcome: { kind: 'created' | 'unverified'; token: string } | { kind: 'exists' };
-  try {
-    outcome = await inSiteTransaction(context, siteId, async (tx) => {
-      const existing = await liveUserByEmail(tx, siteId, email);
-      if (existing?.status === 'unverified') {
-        const token = await issueEmailToken(tx, context.projections, { siteId, userId: existing.id, purpose: 'verify_email', ttlSeconds, metadata });
-        return { kind: 'unverified' as const, token };
-      }
-      if (existing) return { kind: 'exists' as const };
-      const roleId = await ensureSystemRole(tx, context.projections, siteId, SUBSCRIBER_ROLE_KEY, metadata);
-      const userId = randomUUID();
-      await handleCommandIn(tx, context.projections, {
-        siteId,
-        streamId: streamId(siteId, 'user', userId),
-        decider: userDecider,
-        command: { type: 'createUser', userId, email, passwordHash, firstName: input.firstName, lastName: input.lastName, roleId, status: 'unverified' },
-        metadata: { ...metadata, actor: { kind: 'user', id: userId } },
-      });
-      const token = await issueEmailToken(tx, context.projections, { siteId, userId, purpose: 'verify_email', ttlSeconds, metadata });
-      return { kind: 'created' as const, token };
+  const outcome = await inSiteTransaction(context, siteId, async (tx) => {
+    // A registration of the same address a moment ago is seen once it commits: this one mails a link too.
+    await lockUniqueValue(tx, siteId, 'user-email', email);
+    const existing = await liveUserByEmail(tx, siteId, email);
+    if (existing?.status === 'unverified') {
+      const token = await issueEmailToken(tx, context.projections, { siteId, userId: existing.id, purpose: 'verify_email', ttlSeconds, metadata });
+      return { kind: 'unverified' as const, token };
+    }
+    if (existing) return { kind: 'exists' as const };
+    const roleId = await ensureSystemRole(tx, context.projections, siteId, SUBSCRIBER_ROLE_KEY, metadata);
+    const userId = randomUUID();
+    await handleCommandIn(tx, context.projections, {
+      siteId,
+      streamId: streamId(siteId, 'user', userId),
+      decider: userDecider,
+      command: { type: 'createUser', userId, email, passwordHash, firstName: input.firstName, lastName: input.lastName, roleId, status: 'unverified' },
+      metadata: { ...metadata, actor: { kind: 'user', id: userId } },
     });
-  } catch (error) {
-    // Someone registered the same address a moment ago: that sign-up mails its own link.
-    if (isUniqueViolation(error, 'users_email')) return;
-    throw error;
-  }
+    const token = await issueEmailToken(tx, context.projections, { siteId, userId, purpose: 'verify_email', ttlSeconds, metadata });
+    return { kind: 'created' as const, token };
+  });
   if (outcome.kind === 'exists') {
     services.sendInBackground(alreadyRegisteredMail(email, siteId));
     return;

@@ -9,7 +9,7 @@ import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler
 import type { AppContext } from '../../runtime/context.ts';
 import { roleExists } from '../users/queries.ts';
 import { findIssuer, issuerIdByName, type IssuerView } from './queries.ts';
-import { isUniqueViolation } from '../../server/routeKit.ts';
+import { lockUniqueValue } from '../../runtime/uniqueness.ts';
 
 const alreadyExists = () => new AppError('ISSUER_ALREADY_EXISTS', 'This site already trusts an issuer with this name', { path: ['body', 'issuer'] });
 const invalid = (message: string, path: (string | number)[]) => new AppError('VALIDATION_FAILED', message, { path: ['body', ...path], unprocessable: true });
@@ -26,31 +26,21 @@ async function assertReferences(context: AppContext, tx: Queryable, siteId: stri
   }
 }
 
-async function uniqueIssuer<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (isUniqueViolation(error, 'trusted_issuers_issuer')) throw alreadyExists();
-    throw error;
-  }
-}
-
 export async function createIssuer(context: AppContext, siteId: string, config: IssuerConfig, metadata: EventMetadata): Promise<IssuerView> {
   const issuerId = randomUUID();
-  return uniqueIssuer(() =>
-    inSiteTransaction(context, siteId, async (tx) => {
-      if (await issuerIdByName(tx, siteId, config.issuer)) throw alreadyExists();
-      await assertReferences(context, tx, siteId, config);
-      await handleCommandIn(tx, context.projections, {
-        siteId,
-        streamId: streamId(siteId, 'issuer', issuerId),
-        decider: issuerDecider,
-        command: { type: 'createIssuer', issuerId, config },
-        metadata,
-      });
-      return (await findIssuer(tx, siteId, issuerId))!;
-    }),
-  );
+  return inSiteTransaction(context, siteId, async (tx) => {
+    await lockUniqueValue(tx, siteId, 'issuer', config.issuer);
+    if (await issuerIdByName(tx, siteId, config.issuer)) throw alreadyExists();
+    await assertReferences(context, tx, siteId, config);
+    await handleCommandIn(tx, context.projections, {
+      siteId,
+      streamId: streamId(siteId, 'issuer', issuerId),
+      decider: issuerDecider,
+      command: { type: 'createIssuer', issuerId, config },
+      metadata,
+    });
+    return (await findIssuer(tx, siteId, issuerId))!;
+  });
 }
 
 export async function updateIssuer(
@@ -60,25 +50,24 @@ export async function updateIssuer(
   changes: Partial<IssuerConfig>,
   metadata: EventMetadata,
 ): Promise<IssuerView> {
-  return uniqueIssuer(() =>
-    inSiteTransaction(context, siteId, async (tx) => {
-      const current = await findIssuer(tx, siteId, issuerId);
-      if (!current) throw errors.notFound('Issuer not found');
-      const { id: _id, createdAt: _createdAt, updatedAt: _updatedAt, ...currentConfig } = current;
-      const config: IssuerConfig = { ...currentConfig, ...changes };
-      const sameName = await issuerIdByName(tx, siteId, config.issuer);
-      if (sameName && sameName !== issuerId) throw alreadyExists();
-      await assertReferences(context, tx, siteId, config);
-      await handleCommandIn(tx, context.projections, {
-        siteId,
-        streamId: streamId(siteId, 'issuer', issuerId),
-        decider: issuerDecider,
-        command: { type: 'updateIssuer', config },
-        metadata,
-      });
-      return (await findIssuer(tx, siteId, issuerId))!;
-    }),
-  );
+  return inSiteTransaction(context, siteId, async (tx) => {
+    const current = await findIssuer(tx, siteId, issuerId);
+    if (!current) throw errors.notFound('Issuer not found');
+    const { id: _id, createdAt: _createdAt, updatedAt: _updatedAt, ...currentConfig } = current;
+    const config: IssuerConfig = { ...currentConfig, ...changes };
+    await lockUniqueValue(tx, siteId, 'issuer', config.issuer);
+    const sameName = await issuerIdByName(tx, siteId, config.issuer);
+    if (sameName && sameName !== issuerId) throw alreadyExists();
+    await assertReferences(context, tx, siteId, config);
+    await handleCommandIn(tx, context.projections, {
+      siteId,
+      streamId: streamId(siteId, 'issuer', issuerId),
+      decider: issuerDecider,
+      command: { type: 'updateIssuer', config },
+      metadata,
+    });
+    return (await findIssuer(tx, siteId, issuerId))!;
+  });
 }
 
 export async function deleteIssuer(context: AppContext, siteId: string, issuerId: string, metadata: EventMetadata): Promise<void> {

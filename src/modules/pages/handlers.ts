@@ -6,67 +6,53 @@ import { pageDecider } from '../../../domain/delivery/page.ts';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
-import { sql } from '../../../infra/postgres/sql.ts';
 import { handleCommand, handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { findPage, pageAtSlug } from './queries.ts';
 import type { CreatePageBody, PageView, UpdatePageBody } from './schemas.ts';
-import { isUniqueViolation } from '../../server/routeKit.ts';
+import { lockUniqueValue } from '../../runtime/uniqueness.ts';
 
 export const pageStream = (siteId: string, pageId: string) => streamId(siteId, 'page', pageId);
 
 const slugTaken = (slug: string) => new AppError('CONFLICT', `Another page has the slug "${slug}"`, { path: ['body', 'slug'] });
 
 async function refuseTakenSlug(tx: Queryable, siteId: string, pageId: string, slug: string): Promise<void> {
-  await tx.query(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`page-slug:${siteId}:${slug}`}, 0))`);
+  await lockUniqueValue(tx, siteId, 'page-slug', slug);
   if ((await pageAtSlug(tx, siteId, slug, pageId)) !== null) throw slugTaken(slug);
-}
-
-async function uniqueSlug<T>(slug: string | undefined, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (slug !== undefined && isUniqueViolation(error, 'pages_slug')) throw slugTaken(slug);
-    throw error;
-  }
 }
 
 export async function createPage(context: AppContext, siteId: string, input: CreatePageBody, metadata: EventMetadata): Promise<PageView> {
   const pageId = randomUUID();
-  return uniqueSlug(input.slug, () =>
-    inSiteTransaction(context, siteId, async (tx) => {
-      await handleCommandIn(tx, context.projections, {
-        siteId,
-        streamId: pageStream(siteId, pageId),
-        decider: pageDecider,
-        command: { type: 'createPage', pageId, slug: input.slug, title: input.title, layoutConfig: input.layoutConfig ?? null },
-        check: () => refuseTakenSlug(tx, siteId, pageId, input.slug),
-        metadata,
-      });
-      return (await findPage(tx, siteId, pageId))!;
-    }),
-  );
+  return inSiteTransaction(context, siteId, async (tx) => {
+    await handleCommandIn(tx, context.projections, {
+      siteId,
+      streamId: pageStream(siteId, pageId),
+      decider: pageDecider,
+      command: { type: 'createPage', pageId, slug: input.slug, title: input.title, layoutConfig: input.layoutConfig ?? null },
+      check: () => refuseTakenSlug(tx, siteId, pageId, input.slug),
+      metadata,
+    });
+    return (await findPage(tx, siteId, pageId))!;
+  });
 }
 
 export async function updatePage(context: AppContext, siteId: string, pageId: string, changes: UpdatePageBody, metadata: EventMetadata): Promise<PageView> {
-  return uniqueSlug(changes.slug, () =>
-    inSiteTransaction(context, siteId, async (tx) => {
-      await handleCommandIn(tx, context.projections, {
-        siteId,
-        streamId: pageStream(siteId, pageId),
-        decider: pageDecider,
-        lock: true,
-        command: { type: 'updatePage', changes },
-        check: async (state) => {
-          if (state.status === 'active' && changes.slug !== undefined && changes.slug !== state.slug) await refuseTakenSlug(tx, siteId, pageId, changes.slug);
-        },
-        metadata,
-      });
-      const page = await findPage(tx, siteId, pageId);
-      if (!page) throw errors.notFound('Page not found');
-      return page;
-    }),
-  );
+  return inSiteTransaction(context, siteId, async (tx) => {
+    await handleCommandIn(tx, context.projections, {
+      siteId,
+      streamId: pageStream(siteId, pageId),
+      decider: pageDecider,
+      lock: true,
+      command: { type: 'updatePage', changes },
+      check: async (state) => {
+        if (state.status === 'active' && changes.slug !== undefined && changes.slug !== state.slug) await refuseTakenSlug(tx, siteId, pageId, changes.slug);
+      },
+      metadata,
+    });
+    const page = await findPage(tx, siteId, pageId);
+    if (!page) throw errors.notFound('Page not found');
+    return page;
+  });
 }
 
 export async function deletePage(context: AppContext, siteId: string, pageId: string, metadata: EventMetadata): Promise<void> {

@@ -9,19 +9,10 @@ import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler
 import type { AppContext } from '../../runtime/context.ts';
 import { attachmentTargetExists, findPermission, findPolicy, policyNameTaken, type PermissionView, type PolicyView } from './queries.ts';
 import { validateRule, type RuleInput } from './ruleValidation.ts';
-import { isUniqueViolation } from '../../server/routeKit.ts';
+import { lockUniqueValue } from '../../runtime/uniqueness.ts';
 
 const nameTaken = () => new AppError('CONFLICT', 'A policy with this name already exists', { path: ['body', 'name'] });
 const policyNotFound = () => errors.notFound('Policy not found');
-
-async function uniqueName<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (isUniqueViolation(error, 'policies_name')) throw nameTaken();
-    throw error;
-  }
-}
 
 async function decide(tx: Queryable, context: AppContext, siteId: string, policyId: string, command: PolicyCommand, metadata: EventMetadata) {
   return handleCommandIn(tx, context.projections, { siteId, streamId: streamId(siteId, 'policy', policyId), decider: policyDecider, command, metadata });
@@ -34,24 +25,24 @@ export async function createPolicy(
   metadata: EventMetadata,
 ): Promise<PolicyView> {
   const policyId = randomUUID();
-  return uniqueName(() =>
-    inSiteTransaction(context, siteId, async (tx) => {
-      if (await policyNameTaken(tx, siteId, input.name, null)) throw nameTaken();
-      await decide(tx, context, siteId, policyId, { type: 'createPolicy', policyId, name: input.name, description: input.description ?? null }, metadata);
-      return (await findPolicy(tx, siteId, policyId))!;
-    }),
-  );
+  return inSiteTransaction(context, siteId, async (tx) => {
+    await lockUniqueValue(tx, siteId, 'policy-name', input.name.toLowerCase());
+    if (await policyNameTaken(tx, siteId, input.name, null)) throw nameTaken();
+    await decide(tx, context, siteId, policyId, { type: 'createPolicy', policyId, name: input.name, description: input.description ?? null }, metadata);
+    return (await findPolicy(tx, siteId, policyId))!;
+  });
 }
 
 export async function updatePolicy(context: AppContext, siteId: string, policyId: string, changes: PolicyChanges, metadata: EventMetadata): Promise<PolicyView> {
-  return uniqueName(() =>
-    inSiteTransaction(context, siteId, async (tx) => {
-      if (!(await findPolicy(tx, siteId, policyId))) throw policyNotFound();
-      if (changes.name !== undefined && (await policyNameTaken(tx, siteId, changes.name, policyId))) throw nameTaken();
-      await decide(tx, context, siteId, policyId, { type: 'updatePolicy', changes }, metadata);
-      return (await findPolicy(tx, siteId, policyId))!;
-    }),
-  );
+  return inSiteTransaction(context, siteId, async (tx) => {
+    if (!(await findPolicy(tx, siteId, policyId))) throw policyNotFound();
+    if (changes.name !== undefined) {
+      await lockUniqueValue(tx, siteId, 'policy-name', changes.name.toLowerCase());
+      if (await policyNameTaken(tx, siteId, changes.name, policyId)) throw nameTaken();
+    }
+    await decide(tx, context, siteId, policyId, { type: 'updatePolicy', changes }, metadata);
+    return (await findPolicy(tx, siteId, policyId))!;
+  });
 }
 
 export async function deletePolicy(context: AppContext, siteId: string, policyId: string, metadata: EventMetadata): Promise<void> {

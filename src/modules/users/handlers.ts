@@ -19,7 +19,7 @@ import { invitationMail } from '../auth/mailTemplates.ts';
 import { normalizeEmail } from '../auth/registration.ts';
 import { revokeUserSessions } from '../auth/sessionRevocation.ts';
 import { findUser, findUserByEmail, roleExists, type UserView } from './queries.ts';
-import { isUniqueViolation } from '../../server/routeKit.ts';
+import { lockUniqueValue } from '../../runtime/uniqueness.ts';
 
 export interface NewUser {
   email: string;
@@ -45,40 +45,29 @@ function userStream(siteId: string, userId: string, metadata: EventMetadata) {
   return { siteId, streamId: streamId(siteId, 'user', userId), decider: userDecider, metadata };
 }
 
-/** Runs `work`, turning a duplicate live email (a concurrent writer won the race) into 409. */
-async function uniqueEmail<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (error) {
-    if (isUniqueViolation(error, 'users_email')) throw emailTaken();
-    throw error;
-  }
-}
-
 export async function createUser(context: AppContext, siteId: string, input: NewUser, metadata: EventMetadata): Promise<UserView> {
   const email = normalizeEmail(input.email);
   const passwordHash = await hashPassword(input.password);
   const userId = randomUUID();
-  return uniqueEmail(() =>
-    inSiteTransaction(context, siteId, async (tx) => {
-      await assertRole(tx, siteId, input.roleId);
-      if (await findUserByEmail(tx, siteId, email)) throw emailTaken();
-      await handleCommandIn(tx, context.projections, {
-        ...userStream(siteId, userId, metadata),
-        command: {
-          type: 'createUser',
-          userId,
-          email,
-          passwordHash,
-          firstName: input.firstName,
-          lastName: input.lastName,
-          roleId: input.roleId ?? null,
-          status: 'active',
-        },
-      });
-      return (await findUser(tx, siteId, userId))!;
-    }),
-  );
+  return inSiteTransaction(context, siteId, async (tx) => {
+    await assertRole(tx, siteId, input.roleId);
+    await lockUniqueValue(tx, siteId, 'user-email', email);
+    if (await findUserByEmail(tx, siteId, email)) throw emailTaken();
+    await handleCommandIn(tx, context.projections, {
+      ...userStream(siteId, userId, metadata),
+      command: {
+        type: 'createUser',
+        userId,
+        email,
+        passwordHash,
+        firstName: input.firstName,
+        lastName: input.lastName,
+        roleId: input.roleId ?? null,
+        status: 'active',
+      },
+    });
+    return (await findUser(tx, siteId, userId))!;
+  });
 }
 
 /**
@@ -99,24 +88,25 @@ export async function updateUser(
   }
   const passwordHash = password === undefined ? null : await hashPassword(password);
   if (changes.email !== undefined) changes.email = normalizeEmail(changes.email);
-  return uniqueEmail(() =>
-    inSiteTransaction(context, siteId, async (tx) => {
-      const current = await findUser(tx, siteId, userId);
-      if (!current) throw errors.notFound('User not found');
-      await assertRole(tx, siteId, changes.roleId);
-      if (changes.email !== undefined && changes.email !== current.email && (await findUserByEmail(tx, siteId, changes.email))) throw emailTaken();
-      const stream = userStream(siteId, userId, metadata);
-      await handleCommandIn(tx, context.projections, { ...stream, command: { type: 'updateUser', changes } });
-      if (passwordHash) {
-        await handleCommandIn(tx, context.projections, { ...stream, command: { type: 'changePassword', passwordHash, reason: 'admin' } });
-        await revokeUserSessions(tx, context.projections, siteId, userId, 'password_changed', metadata);
-      }
-      if (changes.status === 'suspended' && current.status !== 'suspended') {
-        await revokeUserSessions(tx, context.projections, siteId, userId, 'user_suspended', metadata);
-      }
-      return (await findUser(tx, siteId, userId))!;
-    }),
-  );
+  return inSiteTransaction(context, siteId, async (tx) => {
+    const current = await findUser(tx, siteId, userId);
+    if (!current) throw errors.notFound('User not found');
+    await assertRole(tx, siteId, changes.roleId);
+    if (changes.email !== undefined && changes.email !== current.email) {
+      await lockUniqueValue(tx, siteId, 'user-email', changes.email);
+      if (await findUserByEmail(tx, siteId, changes.email)) throw emailTaken();
+    }
+    const stream = userStream(siteId, userId, metadata);
+    await handleCommandIn(tx, context.projections, { ...stream, command: { type: 'updateUser', changes } });
+    if (passwordHash) {
+      await handleCommandIn(tx, context.projections, { ...stream, command: { type: 'changePassword', passwordHash, reason: 'admin' } });
+      await revokeUserSessions(tx, context.projections, siteId, userId, 'password_changed', metadata);
+    }
+    if (changes.status === 'suspended' && current.status !== 'suspended') {
+      await revokeUserSessions(tx, context.projections, siteId, userId, 'user_suspended', metadata);
+    }
+    return (await findUser(tx, siteId, userId))!;
+  });
 }
 
 /** Soft delete: the user can no longer sign in, its sessions and API keys are revoked, its email is free. */
@@ -159,31 +149,30 @@ export async function inviteUser(
 ): Promise<{ user: UserView; created: boolean }> {
   const services = context.identity;
   const email = normalizeEmail(invitation.email);
-  const { user, created, token } = await uniqueEmail(() =>
-    inSiteTransaction(context, siteId, async (tx) => {
-      await assertRole(tx, siteId, invitation.roleId);
-      const existing = await findUserByEmail(tx, siteId, email);
-      if (existing && existing.status !== 'invited') throw emailTaken();
-      const userId = existing?.id ?? randomUUID();
-      if (!existing) {
-        await handleCommandIn(tx, context.projections, {
-          ...userStream(siteId, userId, metadata),
-          command: {
-            type: 'createUser',
-            userId,
-            email,
-            passwordHash: null,
-            firstName: invitation.firstName,
-            lastName: invitation.lastName,
-            roleId: invitation.roleId ?? null,
-            status: 'invited',
-          },
-        });
-      }
-      const token = await issueEmailToken(tx, context.projections, { siteId, userId, purpose: 'invite', ttlSeconds: context.config.SVC_INVITE_TTL, metadata });
-      return { user: (await findUser(tx, siteId, userId))!, created: !existing, token };
-    }),
-  );
+  const { user, created, token } = await inSiteTransaction(context, siteId, async (tx) => {
+    await assertRole(tx, siteId, invitation.roleId);
+    await lockUniqueValue(tx, siteId, 'user-email', email);
+    const existing = await findUserByEmail(tx, siteId, email);
+    if (existing && existing.status !== 'invited') throw emailTaken();
+    const userId = existing?.id ?? randomUUID();
+    if (!existing) {
+      await handleCommandIn(tx, context.projections, {
+        ...userStream(siteId, userId, metadata),
+        command: {
+          type: 'createUser',
+          userId,
+          email,
+          passwordHash: null,
+          firstName: invitation.firstName,
+          lastName: invitation.lastName,
+          roleId: invitation.roleId ?? null,
+          status: 'invited',
+        },
+      });
+    }
+    const token = await issueEmailToken(tx, context.projections, { siteId, userId, purpose: 'invite', ttlSeconds: context.config.SVC_INVITE_TTL, metadata });
+    return { user: (await findUser(tx, siteId, userId))!, created: !existing, token };
+  });
   try {
     await services.mailer.send(invitationMail(email, siteId, services.emailLink('accept-invite', siteId, token)));
   } catch (error) {

@@ -6,7 +6,13 @@
 import type { Queryable } from '../../infra/postgres/database.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 
-/** Holds the lock of `value` of `kind` in the site until the transaction ends; pass the value as the unique index compares it (lowercased for a case-insensitive name). */
-export async function lockUniqueValue(tx: Queryable, siteId: string, kind: string, value: string): Promise<void> {
-  await tx.query(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${siteId}/unique/${kind}/${value}`}, 0))`);
+/** The scope of a value unique across every site of the deployment (a site's domain): no site id has this form. */
+export const DEPLOYMENT_SCOPE = '*';
+
+/**
+ * Holds the lock of `value` of `kind` in `scope` (a site id, or DEPLOYMENT_SCOPE) until the transaction
+ * ends; pass the value as the unique index compares it (lowercased for a case-insensitive name).
+ */
+export async function lockUniqueValue(tx: Queryable, scope: string, kind: string, value: string): Promise<void> {
+  await tx.query(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${scope}/unique/${kind}/${value}`}, 0))`);
 }

@@ -5,11 +5,11 @@ import { randomUUID } from 'node:crypto';
 import { fileDecider, type FileChanges, type FileEvent } from '../../../domain/files/file.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
-import { sql } from '../../../infra/postgres/sql.ts';
 import { handleCommand, handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { findFile, findFileByKey } from './queries.ts';
 import type { FileView } from './schemas.ts';
+import { lockUniqueValue } from '../../runtime/uniqueness.ts';
 
 const fileStream = (siteId: string, fileId: string) => streamId(siteId, 'file', fileId);
 
@@ -22,7 +22,7 @@ export type NewFile = Omit<Extract<FileEvent, { type: 'file.registered' }>['data
 export async function registerFile(context: AppContext, siteId: string, file: NewFile, metadata: EventMetadata, storeObject?: () => Promise<void>): Promise<FileView> {
   const fileId = randomUUID();
   return inSiteTransaction(context, siteId, async (tx) => {
-    await tx.query(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${siteId}/file-key/${file.key}`}, 0))`);
+    await lockUniqueValue(tx, siteId, 'file-key', file.key);
     if (await findFileByKey(tx, siteId, file.key)) throw new AppError('CONFLICT', `A file is already registered for "${file.key}"`, { path: ['body', 'key'] });
     await storeObject?.();
     await handleCommandIn(tx, context.projections, {

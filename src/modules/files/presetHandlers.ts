@@ -5,18 +5,18 @@ import { presetDecider, type PresetChanges } from '../../../domain/files/file.ts
 import { AppError } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
-import { sql } from '../../../infra/postgres/sql.ts';
 import { handleCommand, handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { findPreset, findPresetByKey } from './queries.ts';
 import type { PresetView } from './schemas.ts';
 import { parsePresetDsl } from './transformParams.ts';
+import { lockUniqueValue } from '../../runtime/uniqueness.ts';
 
 const presetStream = (siteId: string, presetId: string) => streamId(siteId, 'transform-preset', presetId);
 
 /** Takes the site's lock on `key`, then 409 when another preset has it. */
 async function claimKey(tx: Queryable, siteId: string, key: string, presetId: string): Promise<void> {
-  await tx.query(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`${siteId}/transform-preset-key/${key}`}, 0))`);
+  await lockUniqueValue(tx, siteId, 'transform-preset-key', key);
   const holder = await findPresetByKey(tx, siteId, key);
   if (holder && holder.id !== presetId) throw new AppError('CONFLICT', `A transform preset is already keyed "${key}"`, { path: ['body', 'key'] });
 }

@@ -10,6 +10,7 @@ import { sql } from '../../../infra/postgres/sql.ts';
 import { handleCommand } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import type { SiteView } from './schemas.ts';
+import { DEPLOYMENT_SCOPE, lockUniqueValue } from '../../runtime/uniqueness.ts';
 
 interface SiteRow {
   id: string;
@@ -52,7 +53,8 @@ export async function readSite(tx: Queryable, siteId: string): Promise<SiteView>
 }
 
 async function refuseTakenDomain(tx: Queryable, siteId: string, domain: string): Promise<void> {
-  await tx.query(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`site-domain:${domain}`}, 0))`);
+  // A domain is unique across the deployment's sites: its lock is the deployment's, not one site's.
+  await lockUniqueValue(tx, DEPLOYMENT_SCOPE, 'site-domain', domain);
   const [other] = await tx.query<{ id: string }>(sql`SELECT id FROM sites WHERE domain = ${domain} AND id <> ${siteId}`);
   if (other) throw new AppError('DOMAIN_TAKEN', `The domain ${domain} is another site's`, { path: ['body', 'domain'] });
 }

@@ -106,6 +106,87 @@ describe('the architecture', () => {
     expect(offending).toEqual([]);
   });
 
+  it('runs commands only through the registry: no route, server or CLI file calls a command handler', () => {
+    // docs/architecture.md, "The command registry". A value import names what a file calls: `import
+    // { a, b as c, type T } from '…'` gives a and b (types are no calls).
+    const valueImports = (file: string) =>
+      [...text(file).matchAll(/^import\s+(?!type\s)\{([^}]*)\}\s+from\s+'(\.[^']+)';/gms)].map((match) => ({
+        target: resolved(file, match[2]!),
+        names: match[1]!.split(',').map((name) => name.trim()).filter((name) => name && !name.startsWith('type ')).map((name) => name.split(/\s+as\s+/)[0]!),
+      }));
+    const isRoutes = (file: string) => file.startsWith('src/modules/') && /\/(routes|\w+Routes)\.ts$/.test(file);
+    const isCommands = (file: string) => /^src\/modules\/\w+\/commands\.ts$/.test(file);
+    const engine = 'src/runtime/commandHandler.ts';
+    // An area's handler module: it calls the command handler itself (handleCommand, handleCommandIn, inSiteTransaction).
+    const handlerModules = new Set(
+      files.filter((file) => file.startsWith('src/modules/') && !isRoutes(file) && valueImports(file).some((entry) => entry.target === engine)),
+    );
+    // What a routes file may call of the engine or of a handler module without the registry: the
+    // documented exceptions, and the reads and constants kept beside an area's handlers.
+    const exceptions: Record<string, { names: string[]; reason: string }> = {
+      'src/modules/auth/routes.ts → src/modules/auth/handlers.ts': { names: ['login', 'refresh', 'logout', 'currentUser'], reason: 'the sign-in surface: it establishes the principal commands need' },
+      'src/modules/auth/registrationRoutes.ts → src/modules/auth/registration.ts': {
+        names: ['register', 'verifyEmail', 'resendVerification', 'forgotPassword', 'resetPassword', 'acceptInvite'],
+        reason: 'the sign-in surface: it makes the accounts and credentials commands are run with',
+      },
+      'src/modules/instance/routes.ts → src/modules/instance/handlers.ts': { names: ['createSite', 'deleteSite', 'listSites'], reason: 'the instance token acts on no site, and commands run in one' },
+      'src/modules/files/mediaRoutes.ts → src/modules/files/fileHandlers.ts': { names: ['registerFile'], reason: "a raw-bytes upload: its input is the request's byte stream, stored under the registration's lock" },
+      'src/modules/config/routes.ts → src/modules/config/importManifest.ts': { names: ['importManifest'], reason: 'the dry run, which writes nothing (the import itself is config.import)' },
+      'src/modules/roles/routes.ts → src/runtime/commandHandler.ts': { names: ['inSiteTransaction'], reason: "GET /roles makes the site's public role on first need, in the list's transaction" },
+      'src/modules/roles/routes.ts → src/modules/roles/handlers.ts': { names: ['ensurePublicRole'], reason: "GET /roles makes the site's public role on first need, in the list's transaction" },
+      'src/modules/cdc/routes.ts → src/modules/items/sensitiveReads.ts': { names: ['logSensitiveReads'], reason: 'a read records the sensitive values it showed: part of the read' },
+      'src/modules/editorial/routes.ts → src/modules/editorial/handlers.ts': { names: ['REVIEWER_CAPABILITY'], reason: 'a constant' },
+      'src/modules/encryption/routes.ts → src/modules/encryption/keyAdmin.ts': { names: ['listKeys', 'envelopeStatus'], reason: 'reads' },
+      'src/modules/erasure/routes.ts → src/modules/erasure/erasureHandlers.ts': { names: ['readErasure'], reason: 'a read' },
+      'src/modules/schema/routes.ts → src/modules/schema/handlers.ts': { names: ['diffCollectionSchemas'], reason: 'a read (the diff a schema apply would make)' },
+      'src/modules/settings/routes.ts → src/modules/settings/settingsStore.ts': { names: ['readEffectiveSettings', 'readStoredSettings'], reason: 'reads' },
+      'src/modules/site/routes.ts → src/modules/site/siteConfiguration.ts': { names: ['readSite'], reason: 'a read' },
+    };
+    const offending: string[] = [];
+    for (const file of files.filter(isRoutes)) {
+      for (const { target, names } of valueImports(file)) {
+        if (target !== engine && !handlerModules.has(target)) continue;
+        const allowed = exceptions[`${file} → ${target}`]?.names ?? [];
+        for (const name of names.filter((name) => !allowed.includes(name))) offending.push(`${file} calls ${name} of ${target}`);
+      }
+    }
+    // A registered command's handler (what an area's commands.ts imports from a module that reaches the
+    // engine, itself or through the modules it calls) is called by commands.ts files and by other
+    // handlers (area modules that are not routes), nobody else.
+    const reaching = new Set(handlerModules);
+    for (let grown = true; grown; ) {
+      grown = false;
+      for (const file of files.filter((path) => path.startsWith('src/modules/') && !isRoutes(path) && !isCommands(path) && !reaching.has(path))) {
+        if (valueImports(file).some(({ target }) => reaching.has(target))) grown = reaching.add(file).size > 0;
+      }
+    }
+    const notHandlers: Record<string, string> = {
+      'src/modules/editorial/handlers.ts#REVIEWER_CAPABILITY': 'a constant',
+      'src/modules/settings/settingsStore.ts#readEffectiveSettings': 'a read',
+    };
+    const registered = new Set(
+      files
+        .filter(isCommands)
+        .flatMap((file) => valueImports(file).filter(({ target }) => reaching.has(target)))
+        .flatMap(({ target, names }) => names.map((name) => `${target}#${name}`))
+        .filter((handler) => !(handler in notHandlers)),
+    );
+    const callers: Record<string, string> = {
+      'src/modules/config/routes.ts → src/modules/config/importManifest.ts#importManifest': 'the dry run, which writes nothing',
+      'src/modules/files/mediaRoutes.ts → src/modules/files/fileHandlers.ts#registerFile': "a raw-bytes upload: its input is the request's byte stream",
+      'src/cli/configRun.ts → src/modules/config/importManifest.ts#importManifest': "the operator's `svc config`: no principal in the site, it imports as the system (dry runs too)",
+    };
+    for (const file of files.filter((path) => !isCommands(path) && (isRoutes(path) || !path.startsWith('src/modules/')))) {
+      for (const { target, names } of valueImports(file)) {
+        for (const handler of names.map((name) => `${target}#${name}`).filter((handler) => registered.has(handler))) {
+          if (!(`${file} → ${handler}` in callers)) offending.push(`${file} calls the registered handler ${handler}`);
+        }
+      }
+    }
+    expect(registered.has('src/modules/teams/handlers.ts#createTeam')).toBe(true);
+    expect(offending).toEqual([]);
+  });
+
   it('keeps every source file, tests included, under 500 lines', () => {
     const long = [...files, ...sourceFiles('test')].map((file) => ({ file, lines: text(file).split('\n').length })).filter(({ lines }) => lines > 500);
     expect(long).toEqual([]);

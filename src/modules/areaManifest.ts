@@ -3,6 +3,7 @@
 // else starts an area's loops, timers, queues or reactors (test/architecture.unit.spec.ts checks it).
 import type { FastifyInstance } from 'fastify';
 import type { Projection } from '../../projections/projection.ts';
+import type { AnyAppCommand } from '../runtime/appCommand.ts';
 import type { AppContext } from '../runtime/context.ts';
 import type { ItemWriteHook } from '../runtime/itemHooks.ts';
 import type { ServerDeps } from '../server/serverDeps.ts';
@@ -69,6 +70,11 @@ export interface AreaManifest<Runtime = undefined> {
    */
   itemHooks?: readonly ((context: AppContext) => ItemWriteHook)[];
   runtime?: AreaRuntime<Runtime>;
+  /**
+   * The commands that need the runtime (docs/architecture.md, "The command registry"): their handlers
+   * close over it. Registered on `context.commands` once the runtime has started, before any route.
+   */
+  commands?(runtime: Runtime): readonly AnyAppCommand[];
 }
 
 /** Declares an area; the type parameter is inferred from its runtime. */

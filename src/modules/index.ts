@@ -34,6 +34,7 @@ import { teamsProjection } from '../../projections/teamsProjection.ts';
 import { trustedIssuersProjection } from '../../projections/trustedIssuersProjection.ts';
 import { userIdentitiesProjection } from '../../projections/userIdentitiesProjection.ts';
 import { usersProjection } from '../../projections/usersProjection.ts';
+import { createAccessTokenIssuer } from '../auth/accessTokens.ts';
 import type { ServerDeps } from '../server/serverDeps.ts';
 import { accountRoutes } from './account/routes.ts';
 import { apiKeysRoutes } from './apiKeys/routes.ts';
@@ -43,6 +44,7 @@ import { auditRoutes } from './audit/routes.ts';
 import { summarizeSignInFailures } from './auth/failedSignIns.ts';
 import { authRoutes } from './auth/routes.ts';
 import { startChangeFeedRuntime } from './cdc/changeFeedRuntime.ts';
+import { subscriptionCommands } from './cdc/commands.ts';
 import { pruneChangeFeeds } from './cdc/retention.ts';
 import { cdcRoutes } from './cdc/routes.ts';
 import { configRoutes } from './config/routes.ts';
@@ -51,6 +53,7 @@ import { deliveryRoutes } from './delivery/routes.ts';
 import { editorialRoutes } from './editorial/routes.ts';
 import { encryptionRoutes } from './encryption/routes.ts';
 import { erasureRoutes } from './erasure/routes.ts';
+import { fileStorageCommands } from './files/commands.ts';
 import { createFilesRuntime } from './files/filesRuntime.ts';
 import { mediaRoutes } from './files/mediaRoutes.ts';
 import { filesRoutes } from './files/routes.ts';
@@ -69,6 +72,8 @@ import { permissionsRoutes } from './permissions/routes.ts';
 import { policiesRoutes } from './policies/routes.ts';
 import { privacyAdminRoutes } from './privacy/adminRoutes.ts';
 import { privacyRoutes } from './privacy/routes.ts';
+import { pushSenderCommands } from './push/commands.ts';
+import { startPushRuntime } from './push/pushRuntime.ts';
 import { pushRoutes } from './push/routes.ts';
 import { startRealtimeService } from './realtime/realtimeService.ts';
 import { realtimeRoutes } from './realtime/routes.ts';
@@ -80,6 +85,7 @@ import { searchRoutes } from './search/routes.ts';
 import { settingsRoutes } from './settings/routes.ts';
 import { siteRoutes } from './site/routes.ts';
 import { teamsRoutes } from './teams/routes.ts';
+import { impersonationCommands } from './users/commands.ts';
 import { usersRoutes } from './users/routes.ts';
 import { utilsRoutes } from './utils/routes.ts';
 import { editorialItemHook } from './editorial/editorialHooks.ts';
@@ -111,6 +117,7 @@ const cdcArea = defineArea({
   ],
   scheduledTasks: [{ name: 'cdc-retention', run: pruneChangeFeeds }],
   runtime: { start: startChangeFeedRuntime, stop: (runtime) => runtime.stop() },
+  commands: (runtime) => Object.values(subscriptionCommands(runtime)),
 });
 
 /** Every area, in the order its routes are registered (and its runtime started). */
@@ -127,7 +134,14 @@ export const areas: readonly AreaManifest<unknown>[] = [
   defineArea({ name: 'privacy', routes: [privacyRoutes, privacyAdminRoutes], projections: [consentsProjection, restrictionsProjection, fieldAccessLogProjection] }),
   defineArea({ name: 'encryption', routes: [encryptionRoutes], projections: [encryptionSettingsProjection] }),
   defineArea({ name: 'erasure', routes: [erasureRoutes], projections: [erasureRequestsProjection] }),
-  defineArea({ name: 'users', routes: [usersRoutes], projections: [usersProjection, subscriberAccessProjection] }),
+  defineArea({
+    name: 'users',
+    routes: [usersRoutes],
+    projections: [usersProjection, subscriberAccessProjection],
+    // The access-token issuer impersonation signs with (the server's own is built the same way, in src/server/app.ts).
+    runtime: { start: (context) => createAccessTokenIssuer(context.config.SVC_SECRET, context.config.SVC_ACCESS_TOKEN_TTL), stop: async () => {} },
+    commands: (tokens) => Object.values(impersonationCommands(tokens)),
+  }),
   defineArea({ name: 'teams', routes: [teamsRoutes], projections: [teamsProjection] }),
   defineArea({ name: 'apiKeys', routes: [apiKeysRoutes], projections: [apiKeysProjection] }),
   defineArea({ name: 'issuers', routes: [issuersRoutes], projections: [trustedIssuersProjection, userIdentitiesProjection] }),
@@ -161,7 +175,13 @@ export const areas: readonly AreaManifest<unknown>[] = [
   defineArea({ name: 'search', routes: [searchRoutes], projections: [searchProjection] }),
   cdcArea,
   realtimeArea,
-  defineArea({ name: 'push', routes: [pushRoutes], projections: [pushSubscriptionsProjection] }),
+  defineArea({
+    name: 'push',
+    routes: [pushRoutes],
+    projections: [pushSubscriptionsProjection],
+    runtime: { start: startPushRuntime, stop: async (push) => push.close() },
+    commands: (push) => Object.values(pushSenderCommands(push)),
+  }),
   defineArea({ name: 'site', routes: [siteRoutes], projections: [sitesProjection] }),
   defineArea({ name: 'settings', routes: [settingsRoutes], projections: [settingsProjection] }),
   defineArea({ name: 'config', routes: [configRoutes] }),
@@ -182,6 +202,7 @@ export const areas: readonly AreaManifest<unknown>[] = [
     projections: [filesProjection, transformPresetsProjection],
     // One object storage and image transformer per server, for the JSON routes and the raw-bytes ones.
     runtime: { start: createFilesRuntime, stop: async (files) => files.close() },
+    commands: (files) => Object.values(fileStorageCommands(files)),
   }),
 ];
 
@@ -200,8 +221,8 @@ function tickRank(name: string): number {
 }
 
 /**
- * Starts every area's runtime (stopped with the context, in reverse order), then registers every
- * area's routes, each in a scope of its own.
+ * Starts every area's runtime (stopped with the context, in reverse order) and registers the commands
+ * bound to it, then registers every area's routes, each in a scope of its own.
  */
 export async function registerModules(api: FastifyInstance, deps: ServerDeps): Promise<void> {
   const { context } = deps;
@@ -212,6 +233,7 @@ export async function registerModules(api: FastifyInstance, deps: ServerDeps): P
     const value = await runtime.start(context);
     started.set(area, value);
     context.onClose(() => runtime.stop(value));
+    if (area.commands) context.commands.register(area.name, area.commands(value));
   }
   const runtimes: StartedRuntimes = {
     of<Runtime>(area: AreaManifest<Runtime>): Runtime {

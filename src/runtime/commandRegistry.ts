@@ -27,6 +27,14 @@ export interface CommandCall<TInput, TAccess> {
   metadata: EventMetadata;
   /** What the principal may do in the site (the caller's, e.g. a request's, or built once on first use). Row-level checks stay in the handlers. */
   access(): Promise<TAccess>;
+  /** Where the call comes from: a request's IP and user agent (recorded on sessions it starts), null for other callers. */
+  client: CommandClient;
+}
+
+/** The network identity of a command's caller, for what records it (a session's IP and user agent). */
+export interface CommandClient {
+  ip: string | null;
+  userAgent: string | null;
 }
 
 export interface CommandDefinition<TContext, TAccess, TInput, TResult> {
@@ -62,6 +70,8 @@ export interface CommandRunOptions {
   metadata?: EventMetadata;
   /** The caller's access of the principal in the site (a request's `request.access()`); default: built on first use. */
   access?: () => Promise<CommandAccess>;
+  /** The caller's IP and user agent (a route passes the request's); default: both null. */
+  client?: CommandClient;
 }
 
 /** A command as later consumers see it (AI skills, MCP tools). */
@@ -87,6 +97,13 @@ export interface CommandRegistry {
    */
   runValidated<TInput, TResult>(command: CommandDefinition<unknown, unknown, TInput, TResult>, input: TInput, options: CommandRunOptions): Promise<TResult>;
   list(): CommandSummary[];
+  /**
+   * Adds the commands an area's runtime binds (their handlers close over it: object storage, an
+   * outbound HTTP client), once that runtime has started (src/modules/index.ts). A name another area
+   * or the boot list holds throws; the same area registering again replaces its earlier set (a second
+   * server built on one context, as a test does, runs them with its own runtime).
+   */
+  register(area: string, definitions: readonly AnyCommandDefinition[]): void;
 }
 
 export interface CommandRegistryServices<TContext, TAccess extends CommandAccess> {
@@ -102,6 +119,8 @@ export function createCommandRegistry<TContext, TAccess extends CommandAccess>(
   services: CommandRegistryServices<TContext, TAccess>,
 ): CommandRegistry {
   const byName = new Map<string, CommandDefinition<TContext, TAccess, unknown, unknown>>();
+  /** Who registered each runtime-bound command (the boot list's own are absent). */
+  const areaOf = new Map<string, string>();
   for (const definition of definitions) {
     if (byName.has(definition.name)) throw new Error(`Two commands are named "${definition.name}"`);
     byName.set(definition.name, definition);
@@ -127,7 +146,8 @@ export function createCommandRegistry<TContext, TAccess extends CommandAccess>(
       throw errors.forbidden(`This needs the ${definition.capability} capability`);
     }
     const metadata = options.metadata ?? { actor: actorOf(options.principal), requestId: randomUUID() };
-    return definition.handler(context, { siteId: options.siteId, principal: options.principal, input: parsed, metadata, access });
+    const client = options.client ?? { ip: null, userAgent: null };
+    return definition.handler(context, { siteId: options.siteId, principal: options.principal, input: parsed, metadata, access, client });
   }
 
   let summaries: CommandSummary[] | null = null;
@@ -144,6 +164,24 @@ export function createCommandRegistry<TContext, TAccess extends CommandAccess>(
         dangerous: definition.dangerous,
       }));
       return summaries;
+    },
+    register(area, added) {
+      const names = new Set<string>();
+      for (const definition of added) {
+        const holder = byName.has(definition.name) ? (areaOf.get(definition.name) ?? 'boot') : null;
+        if (names.has(definition.name) || (holder !== null && holder !== area)) throw new Error(`Two commands are named "${definition.name}"`);
+        names.add(definition.name);
+      }
+      for (const [name, holder] of areaOf) {
+        if (holder !== area) continue;
+        byName.delete(name);
+        areaOf.delete(name);
+      }
+      for (const definition of added) {
+        byName.set(definition.name, definition);
+        areaOf.set(definition.name, area);
+      }
+      summaries = null;
     },
   };
 }

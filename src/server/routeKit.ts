@@ -10,7 +10,13 @@ import { handleError, toAppError } from './errorHandler.ts';
 
 /** Who runs a command a route calls (the command registry): the request's site, principal, metadata and access. */
 export function commandCaller(request: FastifyRequest): CommandRunOptions {
-  return { siteId: request.siteId, principal: request.principal, metadata: request.metadata, access: () => request.access() };
+  return {
+    siteId: request.siteId,
+    principal: request.principal,
+    metadata: request.metadata,
+    access: () => request.access(),
+    client: { ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
+  };
 }
 
 /** The route config of a site's administration routes. */

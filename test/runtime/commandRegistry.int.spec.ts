@@ -166,6 +166,18 @@ describe('the registry', () => {
     );
   });
 
+  it("registers an area's runtime-bound commands under names no one else holds, and replaces them when the area registers again", async () => {
+    const command = { name: 'notes.create', description: 'x', input: z.object({}), access: 'public' as const, dangerous: false, handler: async () => 'boot' };
+    const registry = createCommandRegistry([command], { context: () => null, accessFor: async () => ({ hasCapability: () => false }) });
+    const caller = { siteId: 'site', principal: { kind: 'anonymous' as const } };
+    expect(() => registry.register('notes', [{ ...command, handler: async () => 'runtime' }])).toThrow(/notes\.create/);
+    registry.register('notes', [{ ...command, name: 'notes.send', handler: async () => 'first runtime' }]);
+    expect(() => registry.register('mail', [{ ...command, name: 'notes.send' }])).toThrow(/notes\.send/);
+    registry.register('notes', [{ ...command, name: 'notes.send', handler: async () => 'second runtime' }]);
+    expect(await registry.run('notes.send', {}, caller)).toBe('second runtime');
+    expect(registry.list().map((listed) => listed.name)).toEqual(['notes.create', 'notes.send']);
+  });
+
   it('lists every command with its JSON schema, access and dangerous flag', () => {
     const listed = new Map(commands.list().map((command) => [command.name, command]));
     expect(listed.get('items.create')).toMatchObject({ access: 'public', dangerous: false, inputSchema: { type: 'object', required: expect.arrayContaining(['collection', 'items']) } });
@@ -173,6 +185,11 @@ describe('the registry', () => {
     expect(listed.get('releases.publish')).toMatchObject({ access: 'bearer', capability: 'releases:publish', dangerous: true });
     expect(listed.get('users.delete')).toMatchObject({ access: 'siteAdmin', dangerous: true });
     expect(listed.get('users.create')).toMatchObject({ dangerous: false, inputSchema: { properties: { email: { type: 'string' } } } });
+    // Bound to their areas' runtimes, registered when the server started them.
+    expect(listed.get('files.register')).toMatchObject({ access: 'bearer', capability: 'media:create', dangerous: false });
+    expect(listed.get('cdc.createSubscription')).toMatchObject({ access: 'siteAdmin', dangerous: true });
+    expect(listed.get('users.impersonate')).toMatchObject({ access: 'personAdmin', dangerous: true });
+    expect(listed.get('push.subscribe')).toMatchObject({ access: 'bearer', dangerous: false });
     for (const command of listed.values()) expect(command.name).toMatch(/^[a-z][a-zA-Z]*\.[a-z][a-zA-Z]*$/);
   });
 });

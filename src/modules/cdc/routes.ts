@@ -8,19 +8,11 @@ import type { ServerDeps } from '../../server/serverDeps.ts';
 import type { ChangeFeedRuntime } from './changeFeedRuntime.ts';
 import { logSensitiveReads } from '../items/sensitiveReads.ts';
 import { revealEnvelopes } from './feedReveal.ts';
-import { parseCollections, parseFeedFilter, parseOperations } from './feedEnvelope.ts';
+import { parseFeedFilter } from './feedEnvelope.ts';
 import { readFeedPage, type FeedPage } from './feedQueries.ts';
 import { feedViewFor } from './feedVisibility.ts';
-import {
-  acknowledgeSubscription,
-  createSubscription,
-  dispatchSubscription,
-  replaySubscription,
-  updateSubscription,
-  type SubscriptionDeps,
-} from './subscriptionHandlers.ts';
-import { findSubscription, listDeliveries, listSubscriptions } from './subscriptionQueries.ts';
-import { cdcCommands, subscriptionIdParams } from './commands.ts';
+import { findSubscription, listDeliveries, listSubscriptions, type SubscriptionView } from './subscriptionQueries.ts';
+import { acknowledgeBody, cdcCommands, createSubscriptionBody, replayBody, subscriptionIdParams, updateSubscriptionBody } from './commands.ts';
 import { commandCaller } from '../../server/routeKit.ts';
 
 export const MAX_EVENTS_LIMIT = 500;
@@ -32,35 +24,12 @@ const siteAdmin = { site: 'required' as const, access: 'siteAdmin' as const };
 /** `cdc:subscribe`: site administrators have it; a policy grants it to others (src/access). */
 const subscriber = { site: 'required' as const, access: 'bearer' as const, capability: 'cdc:subscribe' };
 
-const filtersSchema = z
-  .object({
-    collections: z.array(z.string()).max(100).nullable().optional(),
-    operations: z.array(z.string()).max(20).nullable().optional(),
-  })
-  .strict();
-
-const webhookSchema = z
-  .object({
-    url: z.url({ protocol: /^https?$/ }).max(2_000).optional(),
-    secret: z.string().min(16, 'at least 16 characters').max(256).optional(),
-  })
-  .strict();
-
 const idParams = subscriptionIdParams;
-
-function normalizeFilters(filters: z.infer<typeof filtersSchema> | undefined) {
-  if (!filters) return undefined;
-  return {
-    ...(filters.collections !== undefined ? { collections: parseCollections(filters.collections ?? undefined, ['body', 'filters', 'collections']) } : {}),
-    ...(filters.operations !== undefined ? { operations: parseOperations(filters.operations ?? undefined, ['body', 'filters', 'operations']) } : {}),
-  };
-}
 
 /** `runtime` is the area's watcher, queue and webhook reactor (changeFeedRuntime.ts, started by its manifest). */
 export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps, runtime: ChangeFeedRuntime): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { cursors } = runtime;
-  const deps: SubscriptionDeps = { context, http: runtime.http, secrets: runtime.secrets, cursors, wake: (siteId) => runtime.reactor.wake(siteId) };
 
   app.addHook('onRequest', async (request) => {
     if (request.principal.kind === 'user' && request.principal.realm === 'frontend') {
@@ -138,96 +107,34 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps, r
     return { data: subscriptions, meta: { total: subscriptions.length } };
   });
 
-  api.post(
-    '/cdc/subscriptions',
-    {
-      config: siteAdmin,
-      schema: {
-        tags: ['cdc'],
-        body: z
-          .object({
-            name: z.string().trim().min(1).max(100),
-            kind: z.enum(['pull', 'webhook']),
-            webhook: webhookSchema.optional(),
-            filters: filtersSchema.optional(),
-            from: z.string().min(1).max(200).optional(),
-          })
-          .strict(),
-      },
-    },
-    async (request, reply) => {
-      const id = await createSubscription(deps, request.siteId, { ...request.body, filters: normalizeFilters(request.body.filters) }, request.metadata);
-      return reply.status(201).send({ data: await viewOf(request.siteId, id) });
-    },
+  api.post('/cdc/subscriptions', { config: siteAdmin, schema: { tags: ['cdc'], body: createSubscriptionBody } }, async (request, reply) =>
+    reply.status(201).send({ data: await context.commands.run<SubscriptionView>('cdc.createSubscription', request.body, commandCaller(request)) }),
   );
 
   api.get('/cdc/subscriptions/:id', { config: siteAdmin, schema: { tags: ['cdc'], params: idParams } }, async (request) => ({
     data: await viewOf(request.siteId, request.params.id),
   }));
 
-  api.patch(
-    '/cdc/subscriptions/:id',
-    {
-      config: siteAdmin,
-      schema: {
-        tags: ['cdc'],
-        params: idParams,
-        body: z
-          .object({
-            name: z.string().trim().min(1).max(100).optional(),
-            webhook: webhookSchema.optional(),
-            filters: filtersSchema.optional(),
-            action: z.enum(['pause', 'resume']).optional(),
-            state: z.enum(['active', 'paused']).optional(),
-          })
-          .strict(),
-      },
-    },
-    async (request) => {
-      await updateSubscription(deps, request.siteId, request.params.id, { ...request.body, filters: normalizeFilters(request.body.filters) }, request.metadata);
-      return { data: await viewOf(request.siteId, request.params.id) };
-    },
-  );
+  api.patch('/cdc/subscriptions/:id', { config: siteAdmin, schema: { tags: ['cdc'], params: idParams, body: updateSubscriptionBody } }, async (request) => ({
+    data: await context.commands.run<SubscriptionView>('cdc.updateSubscription', { ...request.body, id: request.params.id }, commandCaller(request)),
+  }));
 
   api.delete('/cdc/subscriptions/:id', { config: siteAdmin, schema: { tags: ['cdc'], params: idParams } }, async (request, reply) => {
     await context.commands.runValidated(cdcCommands.deleteSubscription, { id: request.params.id }, commandCaller(request));
     return reply.status(204).send();
   });
 
-  api.post(
-    '/cdc/subscriptions/:id/ack',
-    { config: subscriber, schema: { tags: ['cdc'], params: idParams, body: z.object({ cursor: z.string().min(1).max(200) }).strict() } },
-    async (request) => {
-      await acknowledgeSubscription(deps, request.siteId, request.params.id, request.body.cursor, request.metadata);
-      return { data: await viewOf(request.siteId, request.params.id) };
-    },
-  );
+  api.post('/cdc/subscriptions/:id/ack', { config: subscriber, schema: { tags: ['cdc'], params: idParams, body: acknowledgeBody } }, async (request) => ({
+    data: await context.commands.run<SubscriptionView>('cdc.acknowledgeSubscription', { ...request.body, id: request.params.id }, commandCaller(request)),
+  }));
 
-  api.post(
-    '/cdc/subscriptions/:id/replay',
-    {
-      config: siteAdmin,
-      schema: {
-        tags: ['cdc'],
-        params: idParams,
-        body: z.object({ cursor: z.string().min(1).max(200).optional(), occurred_after: z.iso.datetime({ offset: true }).optional() }).strict(),
-      },
-    },
-    async (request) => {
-      const { cursor, occurred_after: occurredAfter } = request.body;
-      if ((cursor === undefined) === (occurredAfter === undefined)) {
-        throw new AppError('VALIDATION_FAILED', 'Send either cursor or occurred_after', { path: ['body'] });
-      }
-      const target = cursor !== undefined ? { cursor } : { occurredAfter: new Date(occurredAfter!) };
-      await replaySubscription(deps, request.siteId, request.params.id, target, request.metadata);
-      return { data: await viewOf(request.siteId, request.params.id) };
-    },
-  );
+  api.post('/cdc/subscriptions/:id/replay', { config: siteAdmin, schema: { tags: ['cdc'], params: idParams, body: replayBody } }, async (request) => ({
+    data: await context.commands.run<SubscriptionView>('cdc.replaySubscription', { ...request.body, id: request.params.id }, commandCaller(request)),
+  }));
 
-  api.post('/cdc/subscriptions/:id/dispatch', { config: siteAdmin, schema: { tags: ['cdc'], params: idParams } }, async (request, reply) => {
-    await dispatchSubscription(deps, request.siteId, request.params.id, request.metadata);
-    return reply.status(202).send({ data: await viewOf(request.siteId, request.params.id) });
-  });
+  api.post('/cdc/subscriptions/:id/dispatch', { config: siteAdmin, schema: { tags: ['cdc'], params: idParams } }, async (request, reply) =>
+    reply.status(202).send({ data: await context.commands.run<SubscriptionView>('cdc.dispatchSubscription', { id: request.params.id }, commandCaller(request)) }),
+  );
 
   api.get(
     '/cdc/subscriptions/:id/deliveries',

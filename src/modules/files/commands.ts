@@ -1,14 +1,20 @@
 // The files area's commands (the command registry, docs/files.md): file records' changes, transform
-// presets, the upload policy. Registering and deleting a file record stay routes for now: they read
-// and remove the object in storage, held by the area's runtime (filesRuntime.ts), which a command's
-// handler, given the context only, cannot reach; so do the raw-bytes uploads (mediaRoutes.ts).
+// presets, the upload policy; and registering and deleting a file record, which read and remove the
+// object in storage and so are bound to the area's runtime (`fileStorageCommands`, registered by the
+// manifest when the runtime starts). The raw-bytes upload (`POST /media/:key`) is no command: its
+// input is the request's byte stream (docs/architecture.md, "The command registry").
 import { z } from 'zod';
+import { AppError } from '../../../domain/shared/appError.ts';
 import { defineCommand } from '../../runtime/appCommand.ts';
 import { uuidOr404 } from '../../server/routeKit.ts';
-import { updateFile } from './fileHandlers.ts';
+import { deleteFile, registerFile, updateFile } from './fileHandlers.ts';
+import { removeObject, type FilesRuntime } from './filesRuntime.ts';
 import { createPreset, deletePreset, updatePreset } from './presetHandlers.ts';
-import { createPresetBody, updateFileBody, updatePresetBody, uploadConfigBody } from './schemas.ts';
+import { findFileByKey } from './queries.ts';
+import { createPresetBody, registerFileBody, updateFileBody, updatePresetBody, uploadConfigBody } from './schemas.ts';
+import { isDerivativeKey } from './transformParams.ts';
 import { setUploadPolicy } from './uploadPolicy.ts';
+import { inspectStored } from './uploads.ts';
 
 const id = z.object({ id: z.string() });
 
@@ -74,3 +80,59 @@ export const fileCommands = {
   deletePreset: deletePresetCommand,
   setUploadPolicy: setUploadPolicyCommand,
 };
+
+/** The commands that read or remove objects in the files runtime's storage: the manifest registers them when it starts. */
+export function fileStorageCommands(runtime: FilesRuntime) {
+  const register = defineCommand({
+    name: 'files.register',
+    description:
+      'Register the object a presigned upload wrote (`uploads/…`, answered by POST /files/presigned-url) as a file record: its type, size and dimensions are read from the stored object.',
+    input: registerFileBody,
+    access: 'bearer',
+    capability: 'media:create',
+    dangerous: false,
+    async handler(context, { siteId, input, metadata }) {
+      // Registration takes what presigned uploads wrote; media and derivatives are not its keys.
+      if (!input.key.startsWith('uploads/') || isDerivativeKey(input.key)) {
+        throw new AppError('VALIDATION_FAILED', 'Register a key answered by POST /files/presigned-url (uploads/…)', { path: ['body', 'key'] });
+      }
+      // A registered key's object is never inspected again (a refusal would delete it).
+      if (await context.database.withSiteReads(siteId, (tx) => findFileByKey(tx, siteId, input.key))) {
+        throw new AppError('CONFLICT', `A file is already registered for "${input.key}"`, { path: ['body', 'key'] });
+      }
+      const inspected = await inspectStored(context, runtime.storageFor(siteId), siteId, input.key, input.filename);
+      return registerFile(
+        context,
+        siteId,
+        {
+          key: input.key,
+          filename: inspected.filename,
+          title: input.title ?? null,
+          type: inspected.type,
+          size: inspected.size,
+          tags: input.tags ?? [],
+          folder: input.folder ?? null,
+          width: inspected.width,
+          height: inspected.height,
+          source: 'upload',
+        },
+        metadata,
+      );
+    },
+  });
+
+  const deleteCommand = defineCommand({
+    name: 'files.delete',
+    description: 'Delete a file record, then its object in storage and every derivative made of it.',
+    input: id,
+    access: 'bearer',
+    capability: 'media:delete',
+    dangerous: true,
+    async handler(context, { siteId, input, metadata }) {
+      const key = await deleteFile(context, siteId, uuidOr404(input.id, 'File'), metadata);
+      await removeObject(runtime.storageFor(siteId), key);
+    },
+  });
+
+  return { register, delete: deleteCommand };
+}

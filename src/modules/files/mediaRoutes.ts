@@ -17,14 +17,14 @@ import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { accessFor } from '../../access/access.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
-import { deleteFile, registerFile } from './fileHandlers.ts';
-import { MAX_HELD_DERIVATIVE_BYTES, removeObject, type FilesRuntime } from './filesRuntime.ts';
+import { registerFile } from './fileHandlers.ts';
+import { MAX_HELD_DERIVATIVE_BYTES, type FilesRuntime } from './filesRuntime.ts';
 import { findFileByKey, findPresetByKey } from './queries.ts';
 import { FILE_KEY, MEDIA_KEY, type FileView } from './schemas.ts';
 import { derivativeKey, hasTransform, isDerivativeKey, parseTransform, resolveOutputFormat, TRANSFORM_CONTENT_TYPES, type TransformParams } from './transformParams.ts';
 import { canonicalContentType, receiveInspected, verifyLocalUpload } from './uploads.ts';
 import { derivativeHeaders, originalHeaders } from './assetHeaders.ts';
-import { uuidOr404 } from '../../server/routeKit.ts';
+import { commandCaller, uuidOr404 } from '../../server/routeKit.ts';
 
 const declaredType = (request: FastifyRequest) => canonicalContentType(request.headers['content-type']);
 const mediaObjectKey = (key: string) => `media/${key}`;
@@ -110,8 +110,7 @@ export async function mediaRoutes(app: FastifyInstance, { context }: ServerDeps,
 
   app.delete('/media/:key', { config: { site: 'required', access: 'bearer', capability: 'media:delete' }, schema: { tags: ['files'] } }, async (request, reply) => {
     const file = await mediaFile(request);
-    await deleteFile(context, request.siteId, file.id, request.metadata);
-    await removeObject(runtime.storageFor(request.siteId), file.key);
+    await context.commands.run('files.delete', { id: file.id }, commandCaller(request));
     return reply.status(204).send();
   });
 

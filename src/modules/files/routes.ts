@@ -9,11 +9,11 @@ import { parseFilterParam } from '../../query/index.ts';
 import { dynamicValuesOf } from '../../query/dynamicValues.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { fileCommands } from './commands.ts';
-import { deleteFile, registerFile } from './fileHandlers.ts';
-import { findFile, findFileByKey, listFiles, listPresets } from './queries.ts';
+import { findFile, listFiles, listPresets } from './queries.ts';
 import {
   createPresetBody,
   fileSchema,
+  type FileView,
   listFilesQuery,
   presetSchema,
   presignBody,
@@ -22,9 +22,8 @@ import {
   updatePresetBody,
   uploadConfigBody,
 } from './schemas.ts';
-import { removeObject, type FilesRuntime } from './filesRuntime.ts';
-import { isDerivativeKey } from './transformParams.ts';
-import { canonicalContentType, inspectStored, newUploadKey, signLocalUpload, UPLOAD_URL_TTL_SECONDS } from './uploads.ts';
+import type { FilesRuntime } from './filesRuntime.ts';
+import { canonicalContentType, newUploadKey, signLocalUpload, UPLOAD_URL_TTL_SECONDS } from './uploads.ts';
 import { uploadPolicyOf } from './uploadPolicy.ts';
 import { commandCaller, pageMeta, uuidOr404 } from '../../server/routeKit.ts';
 
@@ -51,36 +50,9 @@ export async function filesRoutes(app: FastifyInstance, { context }: ServerDeps,
     return { data: { ...target, key, expiresAt: new Date(expiresAt * 1_000).toISOString() } };
   });
 
-  api.post('/files', { config: member('media:create'), schema: { tags: ['files'], body: registerFileBody, response: { 201: z.object({ data: fileSchema }) } } }, async (request, reply) => {
-    const body = request.body;
-    // Registration takes what presigned uploads wrote (`uploads/…`); media and derivatives are not its keys.
-    if (!body.key.startsWith('uploads/') || isDerivativeKey(body.key)) {
-      throw new AppError('VALIDATION_FAILED', 'Register a key answered by POST /files/presigned-url (uploads/…)', { path: ['body', 'key'] });
-    }
-    // A registered key's object is never inspected again (a refusal would delete it).
-    if (await context.database.withSiteReads(request.siteId, (tx) => findFileByKey(tx, request.siteId, body.key))) {
-      throw new AppError('CONFLICT', `A file is already registered for "${body.key}"`, { path: ['body', 'key'] });
-    }
-    const inspected = await inspectStored(context, runtime.storageFor(request.siteId), request.siteId, body.key, body.filename);
-    const file = await registerFile(
-      context,
-      request.siteId,
-      {
-        key: body.key,
-        filename: inspected.filename,
-        title: body.title ?? null,
-        type: inspected.type,
-        size: inspected.size,
-        tags: body.tags ?? [],
-        folder: body.folder ?? null,
-        width: inspected.width,
-        height: inspected.height,
-        source: 'upload',
-      },
-      request.metadata,
-    );
-    return reply.status(201).send({ data: file });
-  });
+  api.post('/files', { config: member('media:create'), schema: { tags: ['files'], body: registerFileBody, response: { 201: z.object({ data: fileSchema }) } } }, async (request, reply) =>
+    reply.status(201).send({ data: await context.commands.run<FileView>('files.register', request.body, commandCaller(request)) }),
+  );
 
   api.get('/files', { config: member('media:read'), schema: { tags: ['files'] } }, async (request) => {
     const paging = listFilesQuery.safeParse(request.query);
@@ -106,8 +78,7 @@ export async function filesRoutes(app: FastifyInstance, { context }: ServerDeps,
   }));
 
   api.delete('/files/:id', { config: member('media:delete'), schema: { tags: ['files'], params: idParams } }, async (request, reply) => {
-    const key = await deleteFile(context, request.siteId, uuidOr404(request.params.id, 'File'), request.metadata);
-    await removeObject(runtime.storageFor(request.siteId), key);
+    await context.commands.run('files.delete', { id: request.params.id }, commandCaller(request));
     return reply.status(204).send();
   });
 

@@ -5,12 +5,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
 import { uuidSchema } from '../../../domain/shared/uuid.ts';
-import { userPrincipal } from '../../auth/principal.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { listActiveSessions } from '../account/queries.ts';
 import { sessionSchema } from '../account/schemas.ts';
 import { createUserBody, inviteUserBody, updateUserBody, userCommands } from './commands.ts';
-import { impersonate } from './handlers.ts';
 import { findUser, listUsers } from './queries.ts';
 import { subscriberAccessRoutes } from './subscriberAccessRoutes.ts';
 import { commandCaller, pageMeta, pageQuery, SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
@@ -118,20 +116,9 @@ export async function usersRoutes(app: FastifyInstance, deps: ServerDeps): Promi
     return reply.status(204).send();
   });
 
-  api.post('/users/:id/impersonate', { config: { site: 'required', access: 'personAdmin' }, schema: { tags: ['users'], params: idParams } }, async (request) => {
-    const id = uuidOr404(request.params.id, 'User');
-    const administrator = userPrincipal(request.principal);
-    const result = await impersonate(
-      context,
-      deps.tokens,
-      request.siteId,
-      id,
-      administrator,
-      { ip: request.ip, userAgent: request.headers['user-agent'] ?? null },
-      request.metadata,
-    );
-    return { data: { token: result.token, expires: result.expires, sessionId: result.sessionId, user: result.user, impersonatorId: administrator.userId } };
-  });
+  api.post('/users/:id/impersonate', { config: { site: 'required', access: 'personAdmin' }, schema: { tags: ['users'], params: idParams } }, async (request) => ({
+    data: await context.commands.run('users.impersonate', { id: request.params.id }, commandCaller(request)),
+  }));
 
   api.get(
     '/users/:id/sessions',

@@ -3,13 +3,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { errors } from '../../../domain/shared/appError.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
+import { grantSubscriberAccessBody, subscriberCollectionParams, userCommands } from './commands.ts';
 import { listSubscriberGrants } from './queries.ts';
-import { grantSubscriberAccess, revokeSubscriberAccess } from './subscriberAccess.ts';
-import { SITE_ADMIN } from '../../server/routeKit.ts';
+import { commandCaller, SITE_ADMIN } from '../../server/routeKit.ts';
 
-const COLLECTION_NAME = /^[A-Za-z0-9_][A-Za-z0-9_-]{0,63}$/;
 const grantSchema = z.object({ collection: z.string(), grantedBy: z.string().nullable(), grantedAt: z.string() });
 
 export async function subscriberAccessRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
@@ -27,22 +25,21 @@ export async function subscriberAccessRoutes(app: FastifyInstance, { context }: 
       config: SITE_ADMIN,
       schema: {
         tags: ['users'],
-        body: z.object({ collection: z.string().regex(COLLECTION_NAME, 'a collection name: letters, digits, _ and -, at most 64') }),
+        body: grantSubscriberAccessBody,
         response: { 200: z.object({ data: grantSchema }), 201: z.object({ data: grantSchema }) },
       },
     },
     async (request, reply) => {
-      const { grant, created } = await grantSubscriberAccess(context, request.siteId, request.body.collection, request.metadata);
+      const { grant, created } = await context.commands.runValidated(userCommands.grantSubscriberAccess, request.body, commandCaller(request));
       return reply.status(created ? 201 : 200).send({ data: grant });
     },
   );
 
   api.delete(
     '/users/subscriber-access/:collection',
-    { config: SITE_ADMIN, schema: { tags: ['users'], params: z.object({ collection: z.string() }) } },
+    { config: SITE_ADMIN, schema: { tags: ['users'], params: subscriberCollectionParams } },
     async (request, reply) => {
-      if (!COLLECTION_NAME.test(request.params.collection)) throw errors.notFound(`Subscribers have no grant on ${request.params.collection}`);
-      await revokeSubscriberAccess(context, request.siteId, request.params.collection, request.metadata);
+      await context.commands.runValidated(userCommands.revokeSubscriberAccess, request.params, commandCaller(request));
       return reply.status(204).send();
     },
   );

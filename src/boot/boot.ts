@@ -100,8 +100,10 @@ export async function createContext(config: Config, options: ContextOptions = {}
       closeHooks.push(hook);
     },
     async close() {
+      // Each part gets a bounded time to stop: a part stuck on a dependency that went away (a
+      // connection to a database that restarted, say) is logged and left, never hangs the shutdown.
       for (const hook of closeHooks.splice(0).reverse()) {
-        await hook().catch((error: unknown) => logger.error({ err: error }, 'error while closing'));
+        await boundedClose(hook, CLOSE_HOOK_TIMEOUT_MS).catch((error: unknown) => logger.error({ err: error }, 'error while closing'));
       }
     },
   };
@@ -115,4 +117,20 @@ export async function createContext(config: Config, options: ContextOptions = {}
     closeHooks.push(() => scheduler.stop());
   }
   return context;
+}
+
+/** How long one part of the context may take to stop before the shutdown goes on without it. */
+const CLOSE_HOOK_TIMEOUT_MS = 15_000;
+
+async function boundedClose(hook: () => Promise<void>, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`a part did not stop within ${timeoutMs} ms: ${hook.toString().slice(0, 120)}`)), timeoutMs);
+    timer.unref();
+  });
+  try {
+    await Promise.race([hook(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

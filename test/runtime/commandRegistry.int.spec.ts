@@ -5,44 +5,23 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { AppError } from '../../domain/shared/appError.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 import type { Principal } from '../../src/auth/principal.ts';
-import { createCommandRegistry, type CommandRunOptions } from '../../src/runtime/commandRegistry.ts';
+import { createCommandRegistry } from '../../src/runtime/commandRegistry.ts';
 import { createMember, grant, withHelpers, type AccessSite } from '../modules/access/support.ts';
 import { createCollection } from '../support/contentModel.ts';
 import { openOwnerDatabaseForFile } from '../support/databases.ts';
 import { createTestSite, startTestServiceForFile } from '../support/testService.ts';
+import { callerOf, person, refusal, restError } from './support/commandCalls.ts';
 
 const service = await startTestServiceForFile();
 const owner = openOwnerDatabaseForFile();
 const commands = service.context.commands;
 
-function person(userId: string, admin = false): Principal {
-  return { kind: 'user', userId, roleId: null, admin, sessionId: null, via: 'session', realm: 'studio' };
-}
-
 async function contentSite(): Promise<AccessSite & { admin_: Principal }> {
   const site = withHelpers(service, await createTestSite(service));
   await createCollection(service, site, 'articles', [{ field: 'title', type: 'string' }]);
   return { ...site, admin_: person(site.adminUserId, true) };
-}
-
-const callerOf = (site: AccessSite, principal: Principal): CommandRunOptions => ({ siteId: site.siteId, principal });
-
-/** The error `promise` rejects with, as the envelope shows it. */
-async function refusal(promise: Promise<unknown>): Promise<{ status: number; code: string; path: (string | number)[] }> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  const appError = error as AppError;
-  return { status: appError.status, code: appError.code, path: appError.path };
-}
-
-function restError(response: { status: number; body: { errors: { code: string; path: (string | number)[] }[] } }) {
-  return { status: response.status, code: response.body.errors[0]!.code, path: response.body.errors[0]!.path };
 }
 
 async function actorsOf(streamId: string): Promise<unknown[]> {

@@ -2,12 +2,11 @@
 // the registry: each listed with the access and dangerous flag chosen for it, and `commands.run`
 // answering as the REST route does (403 to a member, the same result and errors for the administrator).
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../domain/shared/appError.ts';
 import type { Principal } from '../../src/auth/principal.ts';
-import type { CommandRunOptions } from '../../src/runtime/commandRegistry.ts';
 import { createMember, withHelpers, type AccessSite } from '../modules/access/support.ts';
 import { createCollection } from '../support/contentModel.ts';
 import { createTestSite, startTestServiceForFile } from '../support/testService.ts';
+import { callerOf, person, refusal, restError } from './support/commandCalls.ts';
 
 const service = await startTestServiceForFile();
 const commands = service.context.commands;
@@ -47,31 +46,11 @@ const EXPECTED: Record<string, { access: string; capability?: string; dangerous:
   'items.releasePins': { access: 'bearer', dangerous: true },
 };
 
-function person(userId: string, admin = false): Principal {
-  return { kind: 'user', userId, roleId: null, admin, sessionId: null, via: 'session', realm: 'studio' };
-}
-
 async function contentSite(): Promise<AccessSite & { admin_: Principal }> {
   const site = withHelpers(service, await createTestSite(service));
   await createCollection(service, site, 'articles', [{ field: 'title', type: 'string' }]);
   await createCollection(service, site, 'pages', [{ field: 'title', type: 'string' }]);
   return { ...site, admin_: person(site.adminUserId, true) };
-}
-
-const callerOf = (site: AccessSite, principal: Principal): CommandRunOptions => ({ siteId: site.siteId, principal });
-
-async function refusal(promise: Promise<unknown>): Promise<{ status: number; code: string; path: (string | number)[] }> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  const appError = error as AppError;
-  return { status: appError.status, code: appError.code, path: appError.path };
-}
-
-function restError(response: { status: number; body: { errors: { code: string; path: (string | number)[] }[] } }) {
-  return { status: response.status, code: response.body.errors[0]!.code, path: response.body.errors[0]!.path };
 }
 
 describe('the registry, second slice', () => {

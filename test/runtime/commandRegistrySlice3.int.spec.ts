@@ -4,11 +4,9 @@
 // DELETE /admin/auth/issuers/:id for the administrator, 422 for a bad body).
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../domain/shared/appError.ts';
-import type { Principal } from '../../src/auth/principal.ts';
-import type { CommandRunOptions } from '../../src/runtime/commandRegistry.ts';
-import { createMember, withHelpers, type AccessSite } from '../modules/access/support.ts';
+import { createMember, withHelpers } from '../modules/access/support.ts';
 import { createTestSite, startTestServiceForFile } from '../support/testService.ts';
+import { callerOf, person, refusal, restError } from './support/commandCalls.ts';
 
 const service = await startTestServiceForFile();
 const commands = service.context.commands;
@@ -19,26 +17,6 @@ const validIssuer = {
   audience: 'svc-slice3',
   algorithms: ['RS256'],
 };
-
-function person(userId: string, admin = false): Principal {
-  return { kind: 'user', userId, roleId: null, admin, sessionId: null, via: 'session', realm: 'studio' };
-}
-
-const callerOf = (site: AccessSite, principal: Principal): CommandRunOptions => ({ siteId: site.siteId, principal });
-
-async function refusal(promise: Promise<unknown>): Promise<{ status: number; code: string; path: (string | number)[] }> {
-  const error = await promise.then(
-    () => null,
-    (caught: unknown) => caught,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  const appError = error as AppError;
-  return { status: appError.status, code: appError.code, path: appError.path };
-}
-
-function restError(response: { status: number; body: { errors: { code: string; path: (string | number)[] }[] } }) {
-  return { status: response.status, code: response.body.errors[0]!.code, path: response.body.errors[0]!.path };
-}
 
 describe('the registry, third slice', () => {
   it('lists the commands of these areas with their access, capability and dangerous flag', () => {

@@ -105,6 +105,10 @@ export interface ItemHooks {
   collect(tx: Queryable): PendingCommit[];
   /** Queues a write's after-commit hooks on its transaction; false when nothing collects them there. */
   queue(tx: Queryable, pending: PendingCommit): boolean;
+  /** Where `tx`'s queue stands, taken with a savepoint (0 when nothing collects there). */
+  mark(tx: Queryable): number;
+  /** Forgets what was queued on `tx` since `mark`: the writes a rollback to that savepoint undid. */
+  rollbackTo(tx: Queryable, mark: number): void;
   /** Runs queued after-commit hooks in order; each error is logged. */
   runAfterCommit(pending: readonly PendingCommit[]): Promise<void>;
 }
@@ -146,6 +150,10 @@ export function createItemHooks(logger: Pick<Logger, 'error' | 'warn'>): ItemHoo
       }
       list.push(pending);
       return true;
+    },
+    mark: (tx) => collecting.get(tx)?.length ?? 0,
+    rollbackTo(tx, mark) {
+      collecting.get(tx)?.splice(mark);
     },
     async runAfterCommit(pending) {
       for (const { hooks: applicable, write } of pending) {

@@ -20,6 +20,7 @@ import { createRevealer, DECRYPT_EVERYTHING } from '../encryption/reveal.ts';
 import { deleteIn } from '../items/deleteItem.ts';
 import { matchErasureRecords, resolveErasureFilter } from './erasureMatches.ts';
 import { findErasure, type ErasureRequest } from './erasureRequests.ts';
+import { inItemWriteTransaction } from '../items/itemStreams.ts';
 
 export type ErasureContext = Pick<AppContext, 'database' | 'projections' | 'schemas' | 'keyRing' | 'config' | 'itemHooks'>;
 
@@ -115,7 +116,8 @@ async function eraseRecords(context: ErasureContext, tx: Queryable, siteId: stri
 }
 
 export async function executeErasure(context: ErasureContext, siteId: string, erasureId: string, metadata: EventMetadata): Promise<ErasureRequest> {
-  await inSiteTransaction(context, siteId, async (tx) => {
+  // An item-write transaction: the purged items' after-commit hooks run once it has committed.
+  await inItemWriteTransaction(context, siteId, async (tx) => {
     const dualControl = await dualControlOn(tx, siteId);
     await handleCommandIn(tx, context.projections, {
       siteId,

@@ -12,7 +12,7 @@ import type { EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import type { Access } from '../../access/access.ts';
-import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
+import { handleCommandIn } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { editorialGate, PUBLISHED_STATUS } from '../editorial/gate.ts';
 import { changeItemIn, type ChangeItemInput } from '../items/changeItem.ts';
@@ -21,6 +21,7 @@ import { findRevision } from '../items/historyQueries.ts';
 import { releaseStream } from './handlers.ts';
 import { findRelease, itemVersions, type ItemVersion } from './queries.ts';
 import type { PublishAnswer } from './schemas.ts';
+import { inItemWriteTransaction } from '../items/itemStreams.ts';
 
 export interface PublishRequest {
   siteId: string;
@@ -89,6 +90,7 @@ async function publishWrite(context: AppContext, tx: Queryable, request: Publish
 async function publishItem(context: AppContext, tx: Queryable, request: PublishRequest, item: ReleaseItem, current: ItemVersion | undefined): Promise<Outcome> {
   if (!current) return refused(item, 'RECORD_NOT_FOUND', `No item ${item.itemId} in ${item.collection}`);
   if (current.deleted) return refused(item, 'ITEM_DELETED', `Item ${item.itemId} of ${item.collection} is deleted`);
+  const queued = context.itemHooks.mark(tx);
   tx.defer(sql`SAVEPOINT release_item`);
   try {
     const written = await changeItemIn(context, tx, await publishWrite(context, tx, request, item, current));
@@ -98,6 +100,7 @@ async function publishItem(context: AppContext, tx: Queryable, request: PublishR
     const reason = reasonOf(error);
     if (!reason) throw error;
     await tx.query(sql`ROLLBACK TO SAVEPOINT release_item`);
+    context.itemHooks.rollbackTo(tx, queued);
     tx.defer(sql`RELEASE SAVEPOINT release_item`);
     return refused(item, reason, (error as AppError).message);
   }
@@ -107,11 +110,13 @@ async function publishItem(context: AppContext, tx: Queryable, request: PublishR
 async function publishItems(context: AppContext, tx: Queryable, request: PublishRequest, state: ReleaseState): Promise<Outcome[]> {
   const items = Object.values(state.items).sort((a, b) => itemKey(a).localeCompare(itemKey(b)));
   const versions = await itemVersions(tx, request.siteId, items);
+  const queued = context.itemHooks.mark(tx);
   tx.defer(sql`SAVEPOINT release_publish`);
   const outcomes: Outcome[] = [];
   for (const item of items) outcomes.push(await publishItem(context, tx, request, item, versions.get(itemKey(item))));
   if (state.atomicityMode === 'all_or_nothing' && outcomes.some((outcome) => outcome.outcome === 'failed')) {
     await tx.query(sql`ROLLBACK TO SAVEPOINT release_publish`);
+    context.itemHooks.rollbackTo(tx, queued);
     tx.defer(sql`RELEASE SAVEPOINT release_publish`);
     return outcomes.map((outcome) => (outcome.outcome === 'published' ? { collection: outcome.collection, itemId: outcome.itemId, outcome: 'skipped' } : outcome));
   }
@@ -126,7 +131,8 @@ async function publishItems(context: AppContext, tx: Queryable, request: Publish
 export async function publishRelease(context: AppContext, request: PublishRequest): Promise<PublishAnswer | null> {
   const { siteId, releaseId } = request;
   try {
-    return await inSiteTransaction(context, siteId, async (tx) => {
+    // An item-write transaction: the items' after-commit hooks run once it has committed.
+    return await inItemWriteTransaction(context, siteId, async (tx) => {
       const result = await handleCommandIn(tx, context.projections, {
         siteId,
         streamId: releaseStream(siteId, releaseId),

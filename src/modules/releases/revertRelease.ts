@@ -8,7 +8,7 @@ import { AppError } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import type { Access } from '../../access/access.ts';
-import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
+import { handleCommandIn } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { changeItemIn } from '../items/changeItem.ts';
 import { revisionChanges } from '../items/historyHandlers.ts';
@@ -16,6 +16,7 @@ import { findRevisionAtVersion } from '../items/historyQueries.ts';
 import { releaseStream } from './handlers.ts';
 import { findRelease, itemVersions } from './queries.ts';
 import type { RevertAnswer } from './schemas.ts';
+import { inItemWriteTransaction } from '../items/itemStreams.ts';
 
 export interface RevertRequest {
   siteId: string;
@@ -83,7 +84,8 @@ async function revertItems(context: AppContext, tx: Queryable, request: RevertRe
 /** POST /releases/:id/revert: the release's items back to their state before it; 409 when it published nothing, was reverted, or items changed since (without force). */
 export async function revertRelease(context: AppContext, request: RevertRequest): Promise<RevertAnswer> {
   const { siteId, releaseId } = request;
-  return inSiteTransaction(context, siteId, async (tx) => {
+  // An item-write transaction: the items' after-commit hooks run once it has committed.
+  return inItemWriteTransaction(context, siteId, async (tx) => {
     const result = await handleCommandIn(tx, context.projections, {
       siteId,
       streamId: releaseStream(siteId, releaseId),

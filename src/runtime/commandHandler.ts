@@ -38,27 +38,11 @@ export const DEFAULT_RETRY: RetryPolicy = { attempts: 5 };
  */
 export type EventSealer = <Event extends NewEvent>(tx: Queryable, events: Event[]) => Promise<Event[]>;
 
-/**
- * A named step of a command that writes other streams (a release's items, an erasure's records)
- * before the command's own events are decided: the workflow step of the command (Emmett's
- * workflows are the model). It runs in the command's transaction, after `check` and the version
- * comparison, under the stream's lock; what it returns is handed to `command` and to the result.
- * Its writes go through those streams' own commands; a failure rolls the whole transaction back.
- */
-export interface CommandStep<State, Result> {
-  /** What the step does, for a reader of the request (`publishItems`, `eraseRecords`). */
-  name: string;
-  run: (state: State, tx: Queryable) => Promise<Result>;
-}
-
-export interface CommandRequest<State, Command, Event extends NewEvent, StepResult = undefined> {
+/** What a command is run against: its stream, its decider and how its state is loaded and checked. */
+export interface CommandTarget<State, Command, Event extends NewEvent> {
   siteId: string;
   streamId: string;
   decider: Decider<State, Command, Event>;
-  /** Declared before `command`, so that `command`'s second argument is typed by the step's result. */
-  step?: CommandStep<State, StepResult>;
-  /** The command, or a function of the loaded state and of the step's result (undefined without a step). */
-  command: Command | ((state: State, stepResult: NoInfer<StepResult>) => Command);
   metadata: EventMetadata;
   load?: StateLoading;
   /** handleCommand only: how often a lost race is tried again from a fresh read (default DEFAULT_RETRY). */
@@ -68,7 +52,7 @@ export interface CommandRequest<State, Command, Event extends NewEvent, StepResu
   /**
    * Checks that need the loaded state and the transaction (rows that point at the aggregate, say):
    * run after loading, under the lock, before the version is compared and the decider runs. Reads
-   * only: a command that writes other streams declares a `step`.
+   * only: a workflow that writes other streams does so between `openCommandIn` and `decide`.
    */
   check?: (state: State, tx: Queryable) => Promise<void>;
   /** The version the caller saw (If-Match); a mismatch is an error, never retried. */
@@ -83,13 +67,29 @@ export interface CommandRequest<State, Command, Event extends NewEvent, StepResu
   seal?: EventSealer;
 }
 
-export interface CommandResult<State, StepResult = undefined> {
+export interface CommandRequest<State, Command, Event extends NewEvent> extends CommandTarget<State, Command, Event> {
+  /** The command, or a function of the loaded state. */
+  command: Command | ((state: State) => Command);
+}
+
+export interface CommandResult<State> {
   state: State;
   /** The stream's version after the command (0 for `load: 'none'` with nothing appended). */
   version: number;
   events: StoredEvent[];
-  /** What the request's `step` returned (undefined without a step). */
-  stepResult: StepResult;
+}
+
+/**
+ * A command opened on its stream: loaded under its lock, checked, its version compared. A workflow
+ * that writes other streams first (a release's items, an erasure's records: each through that
+ * stream's own command, in the same transaction) does so now, then decides the command with what it
+ * did: nothing of the runtime calls back into the area (docs/architecture.md, "The path of a command").
+ */
+export interface OpenCommand<State, Command> {
+  readonly state: State;
+  readonly version: number;
+  /** Decides `command` against the state, seals, appends (version-checked) and applies the inline projections. */
+  decide(command: Command): Promise<CommandResult<State>>;
 }
 
 /** The stream's state as its decider folds it: only the events of the decider's own types reach `evolve`. */
@@ -107,41 +107,58 @@ async function loadState<State, Event extends NewEvent>(tx: Queryable, decider: 
   };
 }
 
-/** Handles one command inside the caller's transaction (several commands may share it). */
-export async function handleCommandIn<State, Command, Event extends NewEvent, StepResult = undefined>(
+/**
+ * Opens a command inside the caller's transaction: takes the stream's lock (`lock`), loads its state,
+ * runs `check`, compares `expectedVersion`. `decide` is the command's second half.
+ */
+export async function openCommandIn<State, Command, Event extends NewEvent>(
   tx: Queryable,
   projections: readonly Projection[],
-  request: CommandRequest<State, Command, Event, StepResult>,
-): Promise<CommandResult<State, StepResult>> {
-  const { decider, streamId, expectedVersion, versionMismatch } = request;
-  const load = request.load ?? 'fold';
-  if (request.lock) await tx.query(sql`SELECT pg_advisory_xact_lock(hashtextextended(${streamId}, 0))`);
-  const loaded = await loadState(tx, decider, streamId, load);
-  let state = loaded.state;
-  const version = loaded.version;
-  await request.check?.(state, tx);
+  target: CommandTarget<State, Command, Event>,
+): Promise<OpenCommand<State, Command>> {
+  const { decider, streamId, expectedVersion, versionMismatch } = target;
+  const load = target.load ?? 'fold';
+  if (target.lock) await tx.query(sql`SELECT pg_advisory_xact_lock(hashtextextended(${streamId}, 0))`);
+  const { state, version } = await loadState(tx, decider, streamId, load);
+  await target.check?.(state, tx);
   if (expectedVersion !== undefined && expectedVersion !== version) {
     const mismatch = versionMismatch ? versionMismatch(version, state) : new StreamConflictError(`${streamId} is at version ${version}, not ${expectedVersion}`);
     if (mismatch) throw mismatch;
   }
-  // Without a step there is no result: StepResult is then its default, undefined.
-  const stepResult = request.step ? await request.step.run(state, tx) : (undefined as StepResult);
-  const command =
-    typeof request.command === 'function' ? (request.command as (current: State, result: StepResult) => Command)(state, stepResult) : request.command;
-  const decided = decider.decide(command, state);
-  if (decided.length === 0) return { state, version, events: [], stepResult };
-  const newEvents = request.seal ? await request.seal(tx, decided) : decided;
-  const expected: ExpectedVersion = load === 'none' ? 'any' : version === 0 ? 'no_stream' : version;
-  let appended;
-  try {
-    appended = await appendToStream(tx, { siteId: request.siteId, streamId, expectedVersion: expected, events: newEvents, metadata: request.metadata });
-  } catch (error) {
-    if (error instanceof StreamConflictError && expectedVersion !== undefined && versionMismatch) throw versionMismatch(null, state) ?? error;
-    throw error;
-  }
-  await applyInline(tx, projections, appended.events);
-  state = eventsOf(decider, appended.events).reduce((current, event) => decider.evolve(current, event), state);
-  return { state, version: appended.nextVersion, events: appended.events, stepResult };
+  let decided = false;
+  return {
+    state,
+    version,
+    async decide(command) {
+      if (decided) throw new Error(`${streamId}: an opened command is decided once`);
+      decided = true;
+      const events = decider.decide(command, state);
+      if (events.length === 0) return { state, version, events: [] };
+      const newEvents = target.seal ? await target.seal(tx, events) : events;
+      const expected: ExpectedVersion = load === 'none' ? 'any' : version === 0 ? 'no_stream' : version;
+      let appended;
+      try {
+        appended = await appendToStream(tx, { siteId: target.siteId, streamId, expectedVersion: expected, events: newEvents, metadata: target.metadata });
+      } catch (error) {
+        if (error instanceof StreamConflictError && expectedVersion !== undefined && versionMismatch) throw versionMismatch(null, state) ?? error;
+        throw error;
+      }
+      await applyInline(tx, projections, appended.events);
+      const next = eventsOf(decider, appended.events).reduce((current, event) => decider.evolve(current, event), state);
+      return { state: next, version: appended.nextVersion, events: appended.events };
+    },
+  };
+}
+
+/** Handles one command inside the caller's transaction (several commands may share it). */
+export async function handleCommandIn<State, Command, Event extends NewEvent>(
+  tx: Queryable,
+  projections: readonly Projection[],
+  request: CommandRequest<State, Command, Event>,
+): Promise<CommandResult<State>> {
+  const opened = await openCommandIn(tx, projections, request);
+  const command = typeof request.command === 'function' ? (request.command as (current: State) => Command)(opened.state) : request.command;
+  return opened.decide(command);
 }
 
 /** Runs `work` in one site transaction; a concurrent append that wins a stream retries it from the start. */
@@ -164,10 +181,10 @@ export async function inSiteTransaction<T>(
  * Handles one command in its own site transaction. A conflict is retried from a fresh read, unless
  * the caller named the version it saw: then it is the caller's to resolve.
  */
-export async function handleCommand<State, Command, Event extends NewEvent, StepResult = undefined>(
+export async function handleCommand<State, Command, Event extends NewEvent>(
   context: CommandContext,
-  request: CommandRequest<State, Command, Event, StepResult>,
-): Promise<CommandResult<State, StepResult>> {
+  request: CommandRequest<State, Command, Event>,
+): Promise<CommandResult<State>> {
   const policy = request.expectedVersion === undefined ? (request.retry ?? DEFAULT_RETRY) : { attempts: 1 };
   return inSiteTransaction(context, request.siteId, (tx) => handleCommandIn(tx, context.projections, request), policy);
 }

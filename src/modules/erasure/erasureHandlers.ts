@@ -13,7 +13,7 @@ import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { userPrincipal, type Principal } from '../../auth/principal.ts';
 import { dynamicValuesOf } from '../../query/dynamicValues.ts';
-import { handleCommand, handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
+import { handleCommand, handleCommandIn, inSiteTransaction, openCommandIn } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import type { CollectionSchema } from '../../schema/siteSchema.ts';
 import { createRevealer, DECRYPT_EVERYTHING } from '../encryption/reveal.ts';
@@ -119,22 +119,18 @@ export async function executeErasure(context: ErasureContext, siteId: string, er
   // An item-write transaction: the purged items' after-commit hooks run once it has committed.
   await inItemWriteTransaction(context, siteId, async (tx) => {
     const dualControl = await dualControlOn(tx, siteId);
-    await handleCommandIn(tx, context.projections, {
+    // The workflow: open the erasure's command, erase its records, then decide the execution.
+    const opened = await openCommandIn(tx, context.projections, {
       siteId,
       streamId: erasureStreamId(siteId, erasureId),
       decider: erasureDecider,
       lock: true,
       check: async (state) => assertExecutable(state, erasureId, dualControl),
-      step: {
-        name: 'eraseRecords',
-        run: async (state, stepTx) => {
-          const collection = await context.schemas.collection(siteId, state.collection!);
-          return eraseRecords(context, stepTx, siteId, collection, state.recordIds, erasureId, metadata);
-        },
-      },
-      command: (_state, erased): ErasureCommand => ({ type: 'execute', erasureId, dualControl, ...erased }),
       metadata,
     });
+    const collection = await context.schemas.collection(siteId, opened.state.collection!);
+    const erased = await eraseRecords(context, tx, siteId, collection, opened.state.recordIds, erasureId, metadata);
+    await opened.decide({ type: 'execute', erasureId, dualControl, ...erased } satisfies ErasureCommand);
   });
   return readErasure(context, siteId, erasureId);
 }

@@ -12,7 +12,7 @@ import type { EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import type { Access } from '../../access/access.ts';
-import { handleCommandIn } from '../../runtime/commandHandler.ts';
+import { openCommandIn } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { editorialGate, PUBLISHED_STATUS } from '../editorial/gate.ts';
 import { changeItemIn, type ChangeItemInput } from '../items/changeItem.ts';
@@ -133,7 +133,9 @@ export async function publishRelease(context: AppContext, request: PublishReques
   try {
     // An item-write transaction: the items' after-commit hooks run once it has committed.
     return await inItemWriteTransaction(context, siteId, async (tx) => {
-      const result = await handleCommandIn(tx, context.projections, {
+      // The workflow: open the release's command (lock, load, check), write its items (each through
+      // the items' own command), then decide the release's command with their outcomes.
+      const opened = await openCommandIn(tx, context.projections, {
         siteId,
         streamId: releaseStream(siteId, releaseId),
         decider: releaseDecider,
@@ -142,12 +144,12 @@ export async function publishRelease(context: AppContext, request: PublishReques
           if (request.dueAt && !isDue(state, request.dueAt)) throw new NotDue();
           assertPublishable(state);
         },
-        step: { name: 'publishItems', run: (state, stepTx) => publishItems(context, stepTx, request, state) },
-        command: (_state, outcomes): ReleaseCommand => ({ type: 'publishRelease', outcomes, trigger: request.dueAt ? 'scheduler' : 'manual' }),
         metadata: request.metadata,
       });
+      const outcomes = await publishItems(context, tx, request, opened.state);
+      const result = await opened.decide({ type: 'publishRelease', outcomes, trigger: request.dueAt ? 'scheduler' : 'manual' } satisfies ReleaseCommand);
       const release = (await findRelease(tx, siteId, releaseId))!;
-      return { release, status: result.state.status as PublishAnswer['status'], outcomes: result.stepResult };
+      return { release, status: result.state.status as PublishAnswer['status'], outcomes };
     });
   } catch (error) {
     if (error instanceof NotDue) return null;

@@ -8,7 +8,7 @@ import { AppError } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import type { Access } from '../../access/access.ts';
-import { handleCommandIn } from '../../runtime/commandHandler.ts';
+import { openCommandIn } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { changeItemIn } from '../items/changeItem.ts';
 import { revisionChanges } from '../items/historyHandlers.ts';
@@ -86,16 +86,17 @@ export async function revertRelease(context: AppContext, request: RevertRequest)
   const { siteId, releaseId } = request;
   // An item-write transaction: the items' after-commit hooks run once it has committed.
   return inItemWriteTransaction(context, siteId, async (tx) => {
-    const result = await handleCommandIn(tx, context.projections, {
+    // The workflow: open the release's command, write its items back, then decide the revert.
+    const opened = await openCommandIn(tx, context.projections, {
       siteId,
       streamId: releaseStream(siteId, releaseId),
       decider: releaseDecider,
       lock: true,
       check: async (state) => assertRevertible(state),
-      step: { name: 'revertItems', run: (state, stepTx) => revertItems(context, stepTx, request, state) },
-      command: (_state, items): ReleaseCommand => ({ type: 'revertRelease', items, forced: request.force }),
       metadata: request.metadata,
     });
-    return { release: (await findRelease(tx, siteId, releaseId))!, items: result.stepResult };
+    const items = await revertItems(context, tx, request, opened.state);
+    await opened.decide({ type: 'revertRelease', items, forced: request.force } satisfies ReleaseCommand);
+    return { release: (await findRelease(tx, siteId, releaseId))!, items };
   });
 }

@@ -9,17 +9,19 @@
 // nothing an operator needs. Creation and revocation are events as usual.
 import { errors } from '../../domain/shared/appError.ts';
 import { tokenHash } from '../../infra/crypto/secrets.ts';
-import { prepared, sql } from '../../infra/postgres/sql.ts';
+import type { Queryable } from '../../infra/postgres/database.ts';
+import { prepared, sql, type SqlFragment } from '../../infra/postgres/sql.ts';
 import type { AppContext } from '../runtime/context.ts';
 import type { Authenticator } from './authenticate.ts';
 import { createIdentityChecks } from './identityChecks.ts';
-import { API_KEY_USER_PREFIX, type Principal } from './principal.ts';
+import { API_KEY_USER_PREFIX, type UserPrincipal } from './principal.ts';
 
 export const API_KEY_PREFIX = 'svk_';
 const TOUCH_INTERVAL_MS = 60_000;
 const API_KEY_PATTERN = /^svk_[A-Za-z0-9_-]{43}$/;
 
-interface ApiKeyRow {
+/** A key's binding as it stands: its user (with status and role) or its role. */
+export interface ApiKeyRow {
   id: string;
   user_id: string | null;
   role_id: string | null;
@@ -30,38 +32,43 @@ interface ApiKeyRow {
   key_role_admin: boolean | null;
 }
 
+/**
+ * The live (unrevoked) key of the site that `which` names (`k.key_hash = …` or `k.id = …`), with its
+ * binding. One statement per form, prepared on each connection: the join is planned once.
+ */
+export async function findApiKeyBinding(tx: Queryable, siteId: string, which: SqlFragment): Promise<ApiKeyRow | null> {
+  const [key] = await tx.query<ApiKeyRow>(
+    prepared(sql`
+    SELECT k.id, k.user_id, k.role_id, u.status AS user_status, u.role_id AS user_role_id, ur.admin AS user_admin,
+           kr.id IS NOT NULL AS key_role_exists, kr.admin AS key_role_admin
+      FROM api_keys k
+      LEFT JOIN users u ON u.site_id = k.site_id AND u.id = k.user_id
+      LEFT JOIN roles ur ON ur.site_id = u.site_id AND ur.id = u.role_id
+      LEFT JOIN roles kr ON kr.site_id = k.site_id AND kr.id = k.role_id
+     WHERE k.site_id = ${siteId} AND ${which} AND k.revoked_at IS NULL`),
+  );
+  return key ?? null;
+}
+
+/** Whom a key speaks for now: its user while active, else its role while it exists; null when neither. */
+export function apiKeyPrincipal(key: ApiKeyRow): UserPrincipal | null {
+  const base = { kind: 'user' as const, sessionId: null, impersonatorId: null, via: 'apiKey' as const, realm: 'studio' as const, apiKeyId: key.id };
+  if (key.user_id) {
+    if (key.user_status !== 'active') return null;
+    return { ...base, userId: key.user_id, roleId: key.user_role_id, admin: key.user_admin === true };
+  }
+  if (!key.key_role_exists) return null;
+  return { ...base, userId: `${API_KEY_USER_PREFIX}${key.id}`, roleId: key.role_id, admin: key.key_role_admin === true };
+}
+
 export function apiKeyAuthenticator(context: Pick<AppContext, 'database' | 'notifier' | 'onClose'>): Authenticator {
   const lastTouched = new Map<string, number>();
   // A key's binding is checked as a login token is: cached per instance, dropped on every identity
   // change of the site (revocation, a user's status or role, a role's admin flag) on every instance.
   const checks = createIdentityChecks<ApiKeyRow>(context);
 
-  function principalOf(key: ApiKeyRow): Principal | null {
-    const base = { kind: 'user' as const, sessionId: null, impersonatorId: null, via: 'apiKey' as const, realm: 'studio' as const, apiKeyId: key.id };
-    if (key.user_id) {
-      if (key.user_status !== 'active') return null;
-      return { ...base, userId: key.user_id, roleId: key.user_role_id, admin: key.user_admin === true };
-    }
-    if (!key.key_role_exists) return null;
-    return { ...base, userId: `${API_KEY_USER_PREFIX}${key.id}`, roleId: key.role_id, admin: key.key_role_admin === true };
-  }
-
-  /** One statement, prepared on each connection: the join is planned once, not per request. */
-  async function lookUp(siteId: string, keyHash: string): Promise<ApiKeyRow | null> {
-    const [key] = await context.database.withSiteReads(siteId, (tx) =>
-      tx.query<ApiKeyRow>(
-        prepared(sql`
-        SELECT k.id, k.user_id, k.role_id, u.status AS user_status, u.role_id AS user_role_id, ur.admin AS user_admin,
-               kr.id IS NOT NULL AS key_role_exists, kr.admin AS key_role_admin
-          FROM api_keys k
-          LEFT JOIN users u ON u.site_id = k.site_id AND u.id = k.user_id
-          LEFT JOIN roles ur ON ur.site_id = u.site_id AND ur.id = u.role_id
-          LEFT JOIN roles kr ON kr.site_id = k.site_id AND kr.id = k.role_id
-         WHERE k.site_id = ${siteId} AND k.key_hash = ${keyHash} AND k.revoked_at IS NULL`),
-      ),
-    );
-    return key ?? null;
-  }
+  const lookUp = (siteId: string, keyHash: string) =>
+    context.database.withSiteReads(siteId, (tx) => findApiKeyBinding(tx, siteId, sql`k.key_hash = ${keyHash}`));
 
   async function touch(siteId: string, keyId: string): Promise<void> {
     const touchKey = `${siteId}/${keyId}`;
@@ -81,7 +88,7 @@ export function apiKeyAuthenticator(context: Pick<AppContext, 'database' | 'noti
     if (siteId === null) throw errors.unauthenticated('An API key is valid only on its site');
     const keyHash = tokenHash(token);
     const key = await checks.get(siteId, keyHash, () => lookUp(siteId, keyHash));
-    const principal = key ? principalOf(key) : null;
+    const principal = key ? apiKeyPrincipal(key) : null;
     if (!key || !principal) throw errors.unauthenticated('Invalid API key');
     await touch(siteId, key.id);
     return principal;

@@ -139,6 +139,16 @@ const resolveItemDependents = defineCommand({
   },
 });
 
+/**
+ * The caller's access for a command on an item's history (revert, versions, pins): checked as the
+ * history routes' guard does, so that a caller of `commands.run` meets the same check.
+ */
+async function historyAccess<TAccess extends Parameters<typeof assertMayUseHistory>[0]>(access: () => Promise<TAccess>, collection: string): Promise<TAccess> {
+  const granted = await access();
+  assertMayUseHistory(granted, 'update', collection);
+  return granted;
+}
+
 const revert = defineCommand({
   name: 'items.revert',
   description: 'Restore an item to one of its revisions (a soft-deleted item comes back).',
@@ -146,8 +156,7 @@ const revert = defineCommand({
   access: 'bearer',
   dangerous: false,
   async handler(context, { siteId, input, metadata, access }) {
-    const granted = await access();
-    assertMayUseHistory(granted, 'update', input.collection);
+    const granted = await historyAccess(access, input.collection);
     return revertItem(context, { siteId, collection: input.collection, itemId: input.id }, input.revisionId, granted, metadata);
   },
 });
@@ -159,8 +168,7 @@ const promote = defineCommand({
   access: 'bearer',
   dangerous: false,
   async handler(context, { siteId, input, metadata, access }) {
-    const granted = await access();
-    assertMayUseHistory(granted, 'update', input.collection);
+    const granted = await historyAccess(access, input.collection);
     return promoteVersion(context, { siteId, collection: input.collection, itemId: input.id }, input.key, granted, metadata);
   },
 });
@@ -172,8 +180,7 @@ const createVersionCommand = defineCommand({
   access: 'bearer',
   dangerous: false,
   async handler(context, { siteId, input, metadata, access }) {
-    const granted = await access();
-    assertMayUseHistory(granted, 'update', input.collection);
+    const granted = await historyAccess(access, input.collection);
     const key = { siteId, collection: input.collection, itemId: input.id };
     await createVersion(context, key, { key: input.key, name: input.name }, granted, metadata);
     return context.database.withSite(siteId, (tx) => requireVersion(tx, key, input.key));
@@ -188,8 +195,7 @@ const updateVersionCommand = defineCommand({
   access: 'bearer',
   dangerous: false,
   async handler(context, { siteId, input, metadata, access }) {
-    const granted = await access();
-    assertMayUseHistory(granted, 'update', input.collection);
+    const granted = await historyAccess(access, input.collection);
     const key = { siteId, collection: input.collection, itemId: input.id };
     await updateVersion(context, key, input.key, input.changes, granted, metadata);
     return context.database.withSite(siteId, (tx) => requireVersion(tx, key, input.key));
@@ -203,8 +209,7 @@ const deleteVersionCommand = defineCommand({
   access: 'bearer',
   dangerous: true,
   async handler(context, { siteId, input, metadata, access }) {
-    const granted = await access();
-    assertMayUseHistory(granted, 'update', input.collection);
+    const granted = await historyAccess(access, input.collection);
     await deleteVersion(context, { siteId, collection: input.collection, itemId: input.id }, input.key, granted, metadata);
   },
 });
@@ -216,8 +221,7 @@ const pin = defineCommand({
   access: 'bearer',
   dangerous: false,
   async handler(context, { siteId, input, metadata, access }) {
-    const granted = await access();
-    assertMayUseHistory(granted, 'update', input.collection);
+    const granted = await historyAccess(access, input.collection);
     return pinRevision(context, { siteId, collection: input.collection, itemId: input.id }, { field: input.field, revisionId: input.revisionId }, granted, metadata);
   },
 });
@@ -230,8 +234,7 @@ const releasePinsCommand = defineCommand({
   // Removes pins: what the item delivers changes at once.
   dangerous: true,
   async handler(context, { siteId, input, metadata, access }) {
-    const granted = await access();
-    assertMayUseHistory(granted, 'update', input.collection);
+    const granted = await historyAccess(access, input.collection);
     await releasePins(context, { siteId, collection: input.collection, itemId: input.id }, input.field ?? null, granted, metadata);
   },
 });

@@ -12,6 +12,7 @@ import { isUuid } from '../../../domain/shared/uuid.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { policiesProjection } from '../../../projections/policiesProjection.ts';
 import { accessFor, type Access } from '../../access/access.ts';
+import { apiKeyPrincipal, findApiKeyBinding } from '../../auth/apiKeyAuthenticator.ts';
 import type { UserPrincipal } from '../../auth/principal.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import type { Revocation } from './realtimeFrames.ts';
@@ -108,16 +109,6 @@ interface UserRow {
   session_revoked: boolean;
 }
 
-interface ApiKeyRow {
-  user_id: string | null;
-  role_id: string | null;
-  user_status: string | null;
-  user_role_id: string | null;
-  user_admin: boolean | null;
-  key_role_exists: boolean;
-  key_role_admin: boolean | null;
-}
-
 type RevocationContext = Pick<AppContext, 'database' | 'schemas' | 'grants' | 'logger'>;
 
 export function createRevocations(context: RevocationContext, logger: Logger = context.logger): Revocations {
@@ -161,23 +152,12 @@ export function createRevocations(context: RevocationContext, logger: Logger = c
 
   async function checkApiKey(siteId: string, holder: UserPrincipal): Promise<RevokeReason | null> {
     if (!holder.apiKeyId || !isUuid(holder.apiKeyId)) return 'unauthenticated';
-    const [key] = await context.database.withSiteReads(siteId, (tx) =>
-      tx.query<ApiKeyRow>(sql`
-        SELECT k.user_id, k.role_id, u.status AS user_status, u.role_id AS user_role_id, ur.admin AS user_admin,
-               kr.id IS NOT NULL AS key_role_exists, kr.admin AS key_role_admin
-          FROM api_keys k
-          LEFT JOIN users u ON u.site_id = k.site_id AND u.id = k.user_id
-          LEFT JOIN roles ur ON ur.site_id = u.site_id AND ur.id = u.role_id
-          LEFT JOIN roles kr ON kr.site_id = k.site_id AND kr.id = k.role_id
-         WHERE k.site_id = ${siteId} AND k.id = ${holder.apiKeyId}::uuid AND k.revoked_at IS NULL`),
-    );
-    if (!key) return 'unauthenticated';
-    if (key.user_id) {
-      if (key.user_status !== 'active') return 'unauthenticated';
-      return key.user_role_id === holder.roleId && (key.user_admin === true) === holder.admin ? null : 'forbidden';
-    }
-    if (!key.key_role_exists) return 'unauthenticated';
-    return key.role_id === holder.roleId && (key.key_role_admin === true) === holder.admin ? null : 'forbidden';
+    const keyId = holder.apiKeyId;
+    const key = await context.database.withSiteReads(siteId, (tx) => findApiKeyBinding(tx, siteId, sql`k.id = ${keyId}::uuid`));
+    // Whom the key speaks for now, as the authenticator would answer it.
+    const now = key ? apiKeyPrincipal(key) : null;
+    if (!now) return 'unauthenticated';
+    return now.roleId === holder.roleId && now.admin === holder.admin ? null : 'forbidden';
   }
 
   return {

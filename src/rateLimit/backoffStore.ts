@@ -3,8 +3,7 @@
 // An attempt is counted before it is judged and cleared when it succeeds, so that parallel attempts
 // cannot all pass the check before the first failure is recorded.
 import type { Redis } from '../../infra/redis/redis.ts';
-import { redisReady } from '../../infra/redis/redis.ts';
-import { RateLimitStoreUnavailable } from './rateLimitStore.ts';
+import { redisReachability } from './rateLimitStore.ts';
 
 export interface BackoffPolicy {
   /** Attempts that never lock; from this many on, each attempt locks the key for the next delay. */
@@ -83,26 +82,12 @@ return {1, 0}`;
 
 type BackoffRedis = Redis & { svcBackoffAttempt(key: string, free: number, maxLockMs: number, forgetAfterMs: number): Promise<[number, number]> };
 
-/** Counters in Redis; the client should not queue commands while disconnected, so an outage is noticed at once. */
+/** Counters in Redis (see redisReachability for how an outage is noticed). */
 export function createRedisBackoffStore(client: Redis, options: { keyPrefix?: string; connectWaitMs?: number } = {}): BackoffStore {
   const prefix = options.keyPrefix ?? 'svc:backoff:';
   client.defineCommand('svcBackoffAttempt', { numberOfKeys: 1, lua: ATTEMPT_SCRIPT });
   const redis = client as BackoffRedis;
-  // Only the very first connection is waited for, once: after that a Redis that is not ready is an outage.
-  let firstConnection: Promise<void> | null = client.status === 'ready' ? Promise.resolve() : null;
-  async function reachable<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      if (client.status !== 'ready') {
-        if (firstConnection) throw new RateLimitStoreUnavailable(`Redis is ${client.status}`);
-        firstConnection = redisReady(client, options.connectWaitMs ?? 1_000);
-        await firstConnection;
-      }
-      return await work();
-    } catch (error) {
-      if (error instanceof RateLimitStoreUnavailable) throw error;
-      throw new RateLimitStoreUnavailable((error as Error).message);
-    }
-  }
+  const reachable = redisReachability(client, options.connectWaitMs ?? 1_000);
   return {
     kind: 'redis',
     attempt: (key, policy) =>

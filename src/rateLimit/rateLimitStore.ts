@@ -57,14 +57,12 @@ return {count, ttl}`;
 type RateLimitRedis = Redis & { svcRateLimitHit(key: string, windowMs: number): Promise<[number, number]> };
 
 /**
- * Counters in Redis. The client should not queue commands while disconnected (enableOfflineQueue:
- * false) so that an outage is noticed at once; only the very first connection is waited for, and
- * only until it is made or fails (a Redis that is down at start costs requests no wait).
+ * Runs a limiter's work on a Redis client that does not queue commands while disconnected
+ * (enableOfflineQueue: false), so that an outage is noticed at once: only the very first connection
+ * is waited for, and only until it is made or fails (a Redis that is down at start costs requests no
+ * wait); after that a client that is not ready is an outage. Every failure is RateLimitStoreUnavailable.
  */
-export function createRedisStore(client: Redis, options: { keyPrefix?: string; connectWaitMs?: number } = {}): RateLimitStore {
-  const prefix = options.keyPrefix ?? 'svc:rl:';
-  client.defineCommand('svcRateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
-  const redis = client as RateLimitRedis;
+export function redisReachability(client: Redis, connectWaitMs: number): <T>(work: () => Promise<T>) => Promise<T> {
   let everReady = client.status === 'ready';
   let everFailed = false;
   client.on('ready', () => {
@@ -73,21 +71,33 @@ export function createRedisStore(client: Redis, options: { keyPrefix?: string; c
   client.on('error', () => {
     everFailed = true;
   });
+  return async (work) => {
+    try {
+      if (client.status !== 'ready') {
+        if (everReady || everFailed) throw new RateLimitStoreUnavailable(`Redis is ${client.status}`);
+        await redisReady(client, connectWaitMs);
+      }
+      return await work();
+    } catch (error) {
+      if (error instanceof RateLimitStoreUnavailable) throw error;
+      throw new RateLimitStoreUnavailable((error as Error).message);
+    }
+  };
+}
+
+/** Counters in Redis (see redisReachability for how an outage is noticed). */
+export function createRedisStore(client: Redis, options: { keyPrefix?: string; connectWaitMs?: number } = {}): RateLimitStore {
+  const prefix = options.keyPrefix ?? 'svc:rl:';
+  client.defineCommand('svcRateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+  const redis = client as RateLimitRedis;
+  const reachable = redisReachability(client, options.connectWaitMs ?? 2_000);
   return {
     kind: 'redis',
-    async hit(key, windowMs) {
-      try {
-        if (client.status !== 'ready') {
-          if (everReady || everFailed) throw new RateLimitStoreUnavailable(`Redis is ${client.status}`);
-          await redisReady(client, options.connectWaitMs ?? 2_000);
-        }
+    hit: (key, windowMs) =>
+      reachable(async () => {
         const [count, ttl] = await redis.svcRateLimitHit(prefix + key, windowMs);
         return { count, resetAt: Date.now() + Math.max(ttl, 0) };
-      } catch (error) {
-        if (error instanceof RateLimitStoreUnavailable) throw error;
-        throw new RateLimitStoreUnavailable((error as Error).message);
-      }
-    },
+      }),
     async close() {
       client.disconnect();
     },

@@ -7,7 +7,7 @@ import { AppError } from '../../domain/shared/appError.ts';
 import { createRedis } from '../../infra/redis/redis.ts';
 import type { Config } from '../config/config.ts';
 import { scopeLimits, type CustomRateLimit, type RateLimitRule } from './limits.ts';
-import { createMemoryStore, createRedisStore, RateLimitStoreUnavailable, type RateLimitStore } from './rateLimitStore.ts';
+import { createMemoryStore, createRedisStore, LIMITER_REDIS_OPTIONS, RateLimitStoreUnavailable, type RateLimitStore } from './rateLimitStore.ts';
 
 interface WarnLogger {
   warn(object: Record<string, unknown>, message: string): void;
@@ -45,10 +45,7 @@ export function createRateLimiting({ config, logger, store: givenStore }: RateLi
     (config.REDIS_URL
       ? createRedisStore(
           createRedis(config.REDIS_URL, {
-            enableOfflineQueue: false,
-            maxRetriesPerRequest: 0,
-            commandTimeout: 500,
-            connectTimeout: 2_000,
+            ...LIMITER_REDIS_OPTIONS,
             onError: (error) => warn('rate-limit Redis connection error', error),
           }),
         )

@@ -56,6 +56,9 @@ return {count, ttl}`;
 
 type RateLimitRedis = Redis & { svcRateLimitHit(key: string, windowMs: number): Promise<[number, number]> };
 
+/** How a limiter's Redis client is opened: no offline queue, no retry, a short timeout (a limit fails fast). */
+export const LIMITER_REDIS_OPTIONS = { enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 500, connectTimeout: 2_000 } as const;
+
 /**
  * Runs a limiter's work on a Redis client that does not queue commands while disconnected
  * (enableOfflineQueue: false), so that an outage is noticed at once: only the very first connection

@@ -10,7 +10,7 @@ import { tokenHash } from '../../../infra/crypto/secrets.ts';
 import { createRedis } from '../../../infra/redis/redis.ts';
 import type { Config } from '../../config/config.ts';
 import { createMemoryBackoffStore, createRedisBackoffStore, type BackoffPolicy, type BackoffStore } from '../../rateLimit/backoffStore.ts';
-import { RateLimitStoreUnavailable } from '../../rateLimit/rateLimitStore.ts';
+import { LIMITER_REDIS_OPTIONS, RateLimitStoreUnavailable } from '../../rateLimit/rateLimitStore.ts';
 
 interface WarnLogger {
   warn(object: Record<string, unknown>, message: string): void;
@@ -40,10 +40,7 @@ export function createSignInLimiter(config: Config, logger: WarnLogger, givenSto
     (config.REDIS_URL && enabled
       ? createRedisBackoffStore(
           createRedis(config.REDIS_URL, {
-            enableOfflineQueue: false,
-            maxRetriesPerRequest: 0,
-            commandTimeout: 500,
-            connectTimeout: 2_000,
+            ...LIMITER_REDIS_OPTIONS,
             onError: (error) => warn('sign-in limit Redis connection error', error),
           }),
         )

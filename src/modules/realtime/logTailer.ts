@@ -4,7 +4,9 @@
 // - ahead: every event committed after the furthest one already sent, at once, even while an older
 //   transaction elsewhere on the server is still open (the gap-safe log read would wait for it);
 // - safe: the gap-safe log read (svc_read_all), which also returns an older transaction's events
-//   that committed after newer ones were sent ahead; those are sent then, the rest skipped.
+//   that committed after newer ones were sent ahead; those are sent then, the rest skipped. While it
+//   returns full batches nothing is read ahead, so a late transaction is sent whole before anything
+//   newer (a batch may end inside it).
 // So nothing is skipped, nothing sent twice, and latency is commit → notification → one query.
 // With Redis one instance leads (the lock 'realtime-tailer', src/runtime/leaderElection.ts) and
 // publishes for all; the cursor it reached is kept in Redis so a new leader continues where the last
@@ -149,7 +151,9 @@ export function startLogTailer(options: LogTailerOptions): LogTailer {
       const late = gapSafe.filter((event) => !sentAhead.delete(event.eventId));
       if (gapSafe.length > 0) safe = { txId: gapSafe.at(-1)!.txId, position: gapSafe.at(-1)!.position };
       if (ahead && !after(ahead, safe)) ahead = null;
-      const fresh = await readAhead(ahead ?? safe);
+      // A full gap-safe batch may have stopped inside an older transaction that committed late: the
+      // rest of it goes out before anything newer, so nothing is read ahead until the batch runs short.
+      const fresh = gapSafe.length < BATCH_SIZE ? await readAhead(ahead ?? safe) : [];
       for (const event of fresh) sentAhead.add(event.eventId);
       if (fresh.length > 0) ahead = { txId: fresh.at(-1)!.txId, position: fresh.at(-1)!.position };
       if (sentAhead.size > MAX_SENT_AHEAD) sentAhead.clear(); // at worst a signal is sent twice

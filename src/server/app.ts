@@ -2,11 +2,9 @@
 // authentication and route-level access declared once as hooks.
 import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
-import fastifySwagger from '@fastify/swagger';
-import fastifySwaggerUi from '@fastify/swagger-ui';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import { AppError, errors } from '../../domain/shared/appError.ts';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../domain/shared/jsonDepth.ts';
 import { findUnstorableText } from '../../domain/shared/storableText.ts';
@@ -24,6 +22,7 @@ import { handleClientError, handleUnmetExpectation, requireHostHeader } from './
 import { handleError, handleFrameworkError, handleNotFound } from './errorHandler.ts';
 import type { ServerDeps } from './serverDeps.ts';
 import './routeConfig.ts';
+import { registerOpenApi, registerOpenApiDocument } from './openapi.ts';
 import { createSiteResolver } from './siteResolution.ts';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{8,128}$/;
@@ -71,22 +70,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   await app.register(fastifyCookie);
   // WebSocket routes (`websocket: true`), e.g. /realtime; client frames are small JSON.
   await app.register(fastifyWebsocket, { options: { maxPayload: 64 * 1024 } });
-  await app.register(fastifySwagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'Svc CMS API', version: context.version, description: 'Event-sourced, multi-tenant headless CMS' },
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer' },
-          site: { type: 'apiKey', in: 'header', name: 'X-Svc-Site' },
-        },
-      },
-    },
-    transform: jsonSchemaTransform,
-  });
-  if (config.NODE_ENV !== 'production') {
-    await app.register(fastifySwaggerUi, { routePrefix: '/api/v1/reference' });
-  }
+  await registerOpenApi(app, context);
 
   const tokens = createAccessTokenIssuer(config.SVC_SECRET, config.SVC_ACCESS_TOKEN_TTL);
   const rateLimiting = createRateLimiting({ config, logger: context.logger });
@@ -174,7 +158,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   });
 
   await app.register(async (api) => registerModules(api, deps), { prefix: '/api/v1' });
-  app.get('/api/v1/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () => app.swagger());
+  registerOpenApiDocument(app);
   return app;
 }
 

@@ -14,9 +14,9 @@ export const apiKeysProjection = defineProjection({
       tx.notifyAfterCommit(IDENTITY_CHANNEL, event.siteId);
       const d = event.data;
       await tx.query(sql`
-        INSERT INTO api_keys (site_id, id, name, key_hash, prefix, user_id, role_id, created_by, created_at)
+        INSERT INTO api_keys (site_id, id, name, key_hash, prefix, user_id, role_id, created_by, created_at, expires_at)
         VALUES (${event.siteId}, ${d.apiKeyId}, ${d.name}, ${d.keyHash}, ${d.prefix}, ${d.userId}, ${d.roleId},
-                ${event.metadata.actor?.id ?? null}, ${event.recordedAt})`);
+                ${event.metadata.actor?.id ?? null}, ${event.recordedAt}, ${d.expiresAt ?? null})`);
     },
     'api_key.revoked': async (tx, event) => {
       tx.notifyAfterCommit(IDENTITY_CHANNEL, event.siteId);

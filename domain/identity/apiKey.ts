@@ -8,7 +8,17 @@ import { type ApiKeyEvent, apiKeyEventSchemas } from './events.ts';
 export type { ApiKeyEvent };
 
 export type ApiKeyCommand =
-  | { type: 'createApiKey'; apiKeyId: string; name: string; keyHash: string; prefix: string; userId: string | null; roleId: string | null }
+  | {
+      type: 'createApiKey';
+      apiKeyId: string;
+      name: string;
+      keyHash: string;
+      prefix: string;
+      userId: string | null;
+      roleId: string | null;
+      /** ISO 8601, checked to be in the future by the caller (the clock is not the decider's); absent or null: never. */
+      expiresAt?: string | null;
+    }
   | { type: 'revokeApiKey' };
 
 export interface ApiKeyState {
@@ -46,6 +56,7 @@ export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
               prefix: command.prefix,
               userId: command.userId,
               roleId: command.roleId,
+              expiresAt: command.expiresAt ?? null,
             },
           },
         ];

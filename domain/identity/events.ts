@@ -17,6 +17,8 @@ export const apiKeyEventSchemas = {
     prefix: z.string(),
     userId: nullableText,
     roleId: nullableText,
+    /** When the key stops working (ISO 8601); absent or null: never. Keys created before expiry existed have none. */
+    expiresAt: nullableText.optional(),
   }),
   'api_key.revoked': z.object({ apiKeyId: z.string() }),
 };

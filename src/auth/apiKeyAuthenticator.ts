@@ -7,7 +7,11 @@
 // `api_key_usage.last_used_at` directly. That table is telemetry, not a read model of the log: an
 // event per use would bury the audit log under reads, and an event a minute per key would still say
 // nothing an operator needs. Creation and revocation are events as usual.
-import { errors } from '../../domain/shared/appError.ts';
+//
+// Expiry: a key created with `expiresAt` answers 401 TOKEN_EXPIRED from that instant on. The cached
+// check keeps the expiry and it is compared with the clock on every request, so a cached key stops
+// at its expiry, not when its cache entry goes.
+import { AppError, errors } from '../../domain/shared/appError.ts';
 import { tokenHash } from '../../infra/crypto/secrets.ts';
 import type { Queryable } from '../../infra/postgres/database.ts';
 import { prepared, sql, type SqlFragment } from '../../infra/postgres/sql.ts';
@@ -30,6 +34,7 @@ export interface ApiKeyRow {
   user_admin: boolean | null;
   key_role_exists: boolean;
   key_role_admin: boolean | null;
+  expires_at: Date | null;
 }
 
 /**
@@ -40,7 +45,7 @@ export async function findApiKeyBinding(tx: Queryable, siteId: string, which: Sq
   const [key] = await tx.query<ApiKeyRow>(
     prepared(sql`
     SELECT k.id, k.user_id, k.role_id, u.status AS user_status, u.role_id AS user_role_id, ur.admin AS user_admin,
-           kr.id IS NOT NULL AS key_role_exists, kr.admin AS key_role_admin
+           kr.id IS NOT NULL AS key_role_exists, kr.admin AS key_role_admin, k.expires_at
       FROM api_keys k
       LEFT JOIN users u ON u.site_id = k.site_id AND u.id = k.user_id
       LEFT JOIN roles ur ON ur.site_id = u.site_id AND ur.id = u.role_id
@@ -50,8 +55,14 @@ export async function findApiKeyBinding(tx: Queryable, siteId: string, which: Sq
   return key ?? null;
 }
 
-/** Whom a key speaks for now: its user while active, else its role while it exists; null when neither. */
-export function apiKeyPrincipal(key: ApiKeyRow): UserPrincipal | null {
+/** Whether the key's expiry has come (at `now`, by default the clock's). */
+export function apiKeyExpired(key: ApiKeyRow, now = Date.now()): boolean {
+  return key.expires_at !== null && key.expires_at.getTime() <= now;
+}
+
+/** Whom a key speaks for now: its user while active, else its role while it exists; null when neither, or once the key expired. */
+export function apiKeyPrincipal(key: ApiKeyRow, now = Date.now()): UserPrincipal | null {
+  if (apiKeyExpired(key, now)) return null;
   const base = { kind: 'user' as const, sessionId: null, impersonatorId: null, via: 'apiKey' as const, realm: 'studio' as const, apiKeyId: key.id };
   if (key.user_id) {
     if (key.user_status !== 'active') return null;
@@ -88,6 +99,7 @@ export function apiKeyAuthenticator(context: Pick<AppContext, 'database' | 'noti
     if (siteId === null) throw errors.unauthenticated('An API key is valid only on its site');
     const keyHash = tokenHash(token);
     const key = await checks.get(siteId, keyHash, () => lookUp(siteId, keyHash));
+    if (key && apiKeyExpired(key)) throw new AppError('TOKEN_EXPIRED', 'The API key has expired', { extensions: { expiresAt: key.expires_at!.toISOString() } });
     const principal = key ? apiKeyPrincipal(key) : null;
     if (!key || !principal) throw errors.unauthenticated('Invalid API key');
     await touch(siteId, key.id);

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseKeyRing } from '../../infra/crypto/keyRing.ts';
 import { createSigningKey } from '../../infra/crypto/signing.ts';
+import '../../domain/shared/zodMessages.ts';
 
 const optionalString = z
   .string()
@@ -16,12 +17,6 @@ const booleanFlag = z
   .enum(['true', 'false', '1', '0', ''])
   .optional()
   .transform((value) => value === 'true' || value === '1');
-
-/** A flag that is on unless set to false or 0. */
-const booleanFlagOn = z
-  .enum(['true', 'false', '1', '0', ''])
-  .optional()
-  .transform((value) => value !== 'false' && value !== '0');
 
 /** A duration: "7d", "12h", "30m", "45s", "250ms", or a plain number of seconds; parsed to milliseconds. */
 const durationMs = z
@@ -86,6 +81,49 @@ const trustedProxies = z
     return entries;
   });
 
+/**
+ * What is wrong with `text` as a CORS origin, or null: an origin is `scheme://host[:port]` exactly as
+ * a browser sends it in its Origin header (http or https, lower case, no path, no default port), one
+ * site each: no wildcard.
+ */
+export function originProblem(text: string): string | null {
+  if (text.includes('*')) return `"${text}": wildcards are not allowed; list each origin (e.g. https://app.example.com)`;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `"${text}" is not an origin: scheme://host[:port], e.g. https://app.example.com`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `"${text}" is not an origin: the scheme is http or https`;
+  if (url.origin !== text) return `"${text}" is not an origin as a browser sends it: scheme://host[:port] with no path, e.g. "${url.origin}"`;
+  return null;
+}
+
+/** The CORS origins of the environment: exact origins (credentialed), or `*` for any origin without credentials. */
+export interface CorsOriginList {
+  origins: ReadonlySet<string>;
+  anyOrigin: boolean;
+}
+
+const corsOriginList = z
+  .string()
+  .optional()
+  .transform((value, context): CorsOriginList => {
+    const entries = (value ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+    const origins = new Set<string>();
+    let anyOrigin = false;
+    for (const entry of entries) {
+      if (entry === '*') {
+        anyOrigin = true;
+        continue;
+      }
+      const problem = originProblem(entry);
+      if (problem) context.addIssue({ code: 'custom', message: `${problem} (comma-separated origins, or * for any origin without credentials)` });
+      origins.add(entry);
+    }
+    return { origins, anyOrigin };
+  });
+
 const environmentSchema = z.object({
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -105,6 +143,8 @@ const environmentSchema = z.object({
   SVC_COOKIE_SECURE: booleanFlag,
   SVC_COOKIE_SAME_SITE: z.enum(['strict', 'lax', 'none']).default('lax'),
   SVC_COOKIE_DOMAIN: optionalString,
+  /** Browser origins allowed to call the API on every site, with credentials (docs/security.md, CORS); `*` lets any origin call it without credentials. */
+  SVC_CORS_ORIGINS: corsOriginList,
   SVC_BODY_LIMIT: z.coerce.number().int().min(1024).default(1024 * 1024),
   /** The reverse proxies whose X-Forwarded-For is believed (client IPs for rate limits and sessions): a hop count or addresses/CIDRs. */
   SVC_TRUST_PROXY: trustedProxies,
@@ -191,8 +231,6 @@ const environmentSchema = z.object({
   MEDIA_TRANSFORM_MAX_INPUT_PIXELS: z.coerce.number().int().min(1).max(268_402_689).default(50_000_000),
   MEDIA_TRANSFORM_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(10_000),
   MEDIA_TRANSFORM_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
-  /** Re-encode JPEG, PNG, WebP, GIF and AVIF uploads (src/modules/files/uploadGuard.ts): drops their metadata and anything after the image. */
-  FILE_UPLOAD_REENCODE_IMAGES: booleanFlagOn,
   // Field encryption and signing (docs/privacy.md): `id:base64` pairs of 32-byte keys, comma-separated (unset: one key derived from SVC_SECRET);
   // the Ed25519 key that signs log checkpoints and erasure receipts (PKCS#8 PEM or base64 32-byte seed; unset: derived from SVC_SECRET).
   SVC_ENCRYPTION_KEYS: optionalString,
@@ -278,6 +316,9 @@ export function configWarnings(config: Config, environment: NodeJS.ProcessEnv = 
   }
   if (config.SVC_ISSUER_ALLOW_PRIVATE) {
     warnings.push('SVC_ISSUER_ALLOW_PRIVATE=true: trusted issuers\' key sets may be fetched from loopback, private and cloud metadata addresses');
+  }
+  if (config.SVC_CORS_ORIGINS.anyOrigin) {
+    warnings.push('SVC_CORS_ORIGINS=*: any web page may call the API from a browser (without credentials: cookies are not sent)');
   }
   if (config.SVC_COOKIE_SAME_SITE === 'none') {
     warnings.push('SVC_COOKIE_SAME_SITE=none: the refresh cookie is sent on cross-site requests (the X-Svc-Refresh header is the only CSRF brake)');

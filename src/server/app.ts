@@ -5,6 +5,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyWebsocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import '../../domain/shared/zodMessages.ts';
 import { AppError, errors } from '../../domain/shared/appError.ts';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../domain/shared/jsonDepth.ts';
 import { findUnstorableText } from '../../domain/shared/storableText.ts';
@@ -19,14 +20,14 @@ import type { CustomRateLimit } from '../rateLimit/limits.ts';
 import { createRateLimiting } from '../rateLimit/rateLimitHook.ts';
 import type { AppContext } from '../runtime/context.ts';
 import { handleClientError, handleUnmetExpectation, requireHostHeader } from './clientErrors.ts';
-import { handleError, handleFrameworkError, handleNotFound } from './errorHandler.ts';
+import { createCorsPolicy, registerCors } from './cors.ts';
+import { handleError, handleFrameworkError, handleNotFound, unsupportedMediaType } from './errorHandler.ts';
 import type { ServerDeps } from './serverDeps.ts';
 import './routeConfig.ts';
 import { registerOpenApi, registerOpenApiDocument } from './openapi.ts';
 import { createSiteResolver } from './siteResolution.ts';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._-]{8,128}$/;
-
 
 export async function buildServer(context: AppContext): Promise<FastifyInstance> {
   const { config } = context;
@@ -55,17 +56,49 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   app.server.on('checkExpectation', handleUnmetExpectation);
   app.addHook('onRequest', requireHostHeader);
   // JSON bodies are bounded in depth before they are parsed, so that no walk of a body recurses
-  // without a bound (the storable-text check below, schemas, the query compiler).
+  // without a bound (the storable-text check below, schemas, the query compiler). An empty body is no
+  // body (what a client sends with the JSON content type and nothing to say, e.g. POST
+  // /releases/:id/publish): a route whose body is optional takes it, a route that needs one answers
+  // its validation error.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body.toString();
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
     if (jsonNestsDeeperThan(text)) {
       done(new AppError('VALIDATION_FAILED', `The body nests deeper than ${MAX_JSON_DEPTH} levels`, { path: ['body'] }), undefined);
       return;
     }
     parseJson(request, text, done);
   });
+  // text/plain (what fetch sends for a string body, and navigator.sendBeacon) reaches a route as text
+  // only when the route reads its body itself (the pageview beacon); a route with a body schema takes
+  // JSON, and is told so with 415 rather than a validation error about a string.
+  app.removeContentTypeParser('text/plain');
+  app.addContentTypeParser('text/plain', { parseAs: 'string' }, (request, body, done) => {
+    if (request.routeOptions.schema?.body !== undefined) {
+      done(unsupportedMediaType('text/plain'), undefined);
+      return;
+    }
+    done(null, body.toString());
+  });
+
+  // CORS first after the Host check: every answer below (401, 403, 429, a validation error) carries
+  // the headers a page needs to read it (src/server/cors.ts).
+  const rateLimiting = createRateLimiting({ config, logger: context.logger });
+  context.onClose(() => rateLimiting.close());
+  // A site lookup that misses the cache costs a query: counted per client IP before it runs
+  // (SVC_RATE_LIMIT_SITE_LOOKUP), so a client naming random sites (or origins) is refused before each query.
+  const siteLookups: CustomRateLimit = { name: 'siteLookup', limit: config.SVC_RATE_LIMIT_SITE_LOOKUP, per: 'ip' };
+  const beforeLookup = (request: FastifyRequest) => rateLimiting.enforce(siteLookups, `ip:${request.ip}`);
+  const sites = createSiteResolver(context, { beforeLookup });
+  context.onClose(async () => sites.close());
+  const corsPolicy = createCorsPolicy(context, { sites, beforeLookup });
+  context.onClose(async () => corsPolicy.close());
+  await registerCors(app, corsPolicy);
 
   await app.register(fastifyCookie);
   // WebSocket routes (`websocket: true`), e.g. /realtime; client frames are small JSON.
@@ -73,13 +106,6 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
   await registerOpenApi(app, context);
 
   const tokens = createAccessTokenIssuer(config.SVC_SECRET, config.SVC_ACCESS_TOKEN_TTL);
-  const rateLimiting = createRateLimiting({ config, logger: context.logger });
-  context.onClose(() => rateLimiting.close());
-  // A site lookup that misses the cache costs a query: counted per client IP before it runs
-  // (SVC_RATE_LIMIT_SITE_LOOKUP), so a client naming random sites is refused before each query.
-  const siteLookups: CustomRateLimit = { name: 'siteLookup', limit: config.SVC_RATE_LIMIT_SITE_LOOKUP, per: 'ip' };
-  const sites = createSiteResolver(context, { beforeLookup: (request) => rateLimiting.enforce(siteLookups, `ip:${request.ip}`) });
-  context.onClose(async () => sites.close());
   const deps: ServerDeps = { context, tokens, sites, authenticators: [], healthChecks: {} };
   const internalJwt = internalJwtAuthenticator(context, tokens);
   const authenticate = createAuthenticationChain(() => [...deps.authenticators, internalJwt]);

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError } from '../../domain/shared/appError.ts';
 import type { ErrorCode } from '../../domain/shared/errorCatalogue.ts';
+import { REQUIRED_MESSAGE } from '../../domain/shared/zodMessages.ts';
 import { isDatabaseUnavailable } from '../../infra/postgres/database.ts';
 
 export interface ErrorBody {
@@ -30,10 +31,20 @@ function codeOfClientStatus(status: number): ErrorCode {
   return fastifyStatusCodes[status] ?? 'VALIDATION_FAILED';
 }
 
+/** The JSON API's answer to a body of another content type: 415, naming the type it takes. */
+export function unsupportedMediaType(sent: string | undefined): AppError {
+  const type = sent?.split(';')[0]?.trim().toLowerCase() || 'none';
+  const how = type === 'none' ? 'without a content type' : `as ${type}`;
+  return new AppError('UNSUPPORTED_MEDIA_TYPE', `This route takes application/json; the body was sent ${how}`, {
+    path: ['body'],
+    extensions: { expected: ['application/json'], received: type },
+  });
+}
+
 /** Seconds a client is asked to wait before retrying while the database cannot be reached. */
 export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
-export function toAppError(error: unknown): AppError | null {
+export function toAppError(error: unknown, request?: FastifyRequest): AppError | null {
   if (error instanceof AppError) return error;
   // PostgreSQL down or restarting is not the request's fault nor a bug: 503, retry later.
   if (isDatabaseUnavailable(error)) {
@@ -51,7 +62,10 @@ export function toAppError(error: unknown): AppError | null {
       .filter(Boolean)
       .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
     const path = [where === 'querystring' ? 'query' : where, ...issuePath];
-    return new AppError('VALIDATION_FAILED', `${path.join('.')}: ${first?.message ?? 'invalid input'}`, { path });
+    // Fastify validates a request without a body as null: for the route that needs one, it is missing.
+    const missingBody = where === 'body' && issuePath.length === 0 && request !== undefined && request.body === undefined;
+    const message = missingBody ? REQUIRED_MESSAGE : (first?.message ?? 'invalid input');
+    return new AppError('VALIDATION_FAILED', `${path.join('.')}: ${message}`, { path });
   }
   const fastifyError = error as FastifyError;
   switch (fastifyError.code) {
@@ -61,6 +75,8 @@ export function toAppError(error: unknown): AppError | null {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('PAYLOAD_TOO_LARGE', 'The body is larger than the limit', { path: ['body'] });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      // Where the route's scope parses JSON, that is what it takes; a scope of its own (raw uploads) says so itself.
+      if (request?.server.hasContentTypeParser('application/json')) return unsupportedMediaType(request.headers['content-type']);
       return new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type', { path: ['body'] });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new AppError('VALIDATION_FAILED', 'Invalid content length', { path: ['body'] });
@@ -91,12 +107,20 @@ export function handleFrameworkError(error: FastifyError, request: FastifyReques
   return handleError(error, request, reply);
 }
 
-const ROUTABLE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+// OPTIONS is not probed: CORS's catch-all OPTIONS route (src/server/cors.ts) matches every path.
+const ROUTABLE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-/** No route for this method and path: 405 with `Allow` when the path has routes for other methods, 404 otherwise. */
+/**
+ * No route for this method and path: 405 with `Allow` when the path has routes for other methods, 404
+ * otherwise. An OPTIONS that CORS did not answer (no Origin, or one that is not allowed) on a served
+ * path is 204 with `Allow` and no CORS header: a browser's preflight then fails, as it should.
+ */
 export function handleNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const path = request.url.split('?')[0]!;
   const allowed = ROUTABLE_METHODS.filter((method) => request.server.findRoute({ method, url: path }) !== null);
+  if (request.method === 'OPTIONS' && allowed.length > 0) {
+    return reply.status(204).header('Allow', [...allowed, 'OPTIONS'].join(', ')).send();
+  }
   // A route may answer 404 itself (a missing static file): its own method is then among the allowed.
   if (allowed.length > 0 && !allowed.includes(request.method as (typeof ROUTABLE_METHODS)[number])) {
     return handleError(
@@ -112,7 +136,7 @@ export function handleNotFound(request: FastifyRequest, reply: FastifyReply): Fa
 }
 
 export function handleError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const appError = toAppError(error);
+  const appError = toAppError(error, request);
   if (appError) {
     // Logged (the outage's lines are throttled by the logger, src/boot/outageLogThrottle.ts).
     if (appError.code === 'SERVICE_UNAVAILABLE') request.log.warn({ err: appError.cause ?? appError }, 'a dependency is unavailable: answering 503');

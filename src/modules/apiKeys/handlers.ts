@@ -1,6 +1,7 @@
 // API key commands. A key is `svk_` + 32 random bytes (base64url), returned once at creation and
 // stored only as its SHA-256 hash; it is bound to this site and to a user or a role (by default the
-// calling user, as a personal access token is).
+// calling user, as a personal access token is). A key may expire: from `expiresAt` on it answers 401
+// TOKEN_EXPIRED (src/auth/apiKeyAuthenticator.ts).
 import { randomUUID } from 'node:crypto';
 import { apiKeyDecider } from '../../../domain/identity/apiKey.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
@@ -17,6 +18,17 @@ export interface NewApiKey {
   name: string;
   userId?: string | null;
   roleId?: string | null;
+  expiresAt?: string | null;
+}
+
+/** The expiry as stored (UTC, milliseconds), or 400 at body.expiresAt when it is not in the future. */
+function checkedExpiry(expiresAt: string | null | undefined, now: Date): string | null {
+  if (expiresAt === undefined || expiresAt === null) return null;
+  const at = new Date(expiresAt);
+  if (!(at.getTime() > now.getTime())) {
+    throw new AppError('VALIDATION_FAILED', 'expiresAt must be in the future', { path: ['body', 'expiresAt'] });
+  }
+  return at.toISOString();
 }
 
 /** With neither userId nor roleId the key acts as the caller: the user it is, or acts as (a user-bound key). */
@@ -34,6 +46,7 @@ export async function createApiKey(
   caller: Principal,
   metadata: EventMetadata,
 ): Promise<ApiKeyView & { key: string }> {
+  const expiresAt = checkedExpiry(input.expiresAt, new Date());
   const roleId = input.roleId ?? null;
   const userId = input.userId ?? (roleId === null ? callerAsUser(caller) : null);
   if (userId !== null && roleId !== null) {
@@ -52,7 +65,7 @@ export async function createApiKey(
       siteId,
       streamId: streamId(siteId, 'api-key', apiKeyId),
       decider: apiKeyDecider,
-      command: { type: 'createApiKey', apiKeyId, name: input.name, keyHash: tokenHash(key), prefix: key.slice(0, 12), userId, roleId },
+      command: { type: 'createApiKey', apiKeyId, name: input.name, keyHash: tokenHash(key), prefix: key.slice(0, 12), userId, roleId, expiresAt },
       metadata,
     });
     return (await findApiKey(tx, siteId, apiKeyId))!;

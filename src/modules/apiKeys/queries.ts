@@ -12,6 +12,8 @@ export interface ApiKeyView {
   createdBy: string | null;
   createdAt: string;
   lastUsedAt: string | null;
+  /** When the key stops working, or null: never. An expired key stays listed until it is revoked. */
+  expiresAt: string | null;
 }
 
 interface ApiKeyRow {
@@ -23,6 +25,7 @@ interface ApiKeyRow {
   created_by: string | null;
   created_at: Date;
   last_used_at: Date | null;
+  expires_at: Date | null;
 }
 
 const viewOf = (row: ApiKeyRow): ApiKeyView => ({
@@ -34,10 +37,11 @@ const viewOf = (row: ApiKeyRow): ApiKeyView => ({
   createdBy: row.created_by,
   createdAt: row.created_at.toISOString(),
   lastUsedAt: row.last_used_at?.toISOString() ?? null,
+  expiresAt: row.expires_at?.toISOString() ?? null,
 });
 
 const KEY_SELECT = sql`
-  SELECT k.id, k.name, k.prefix, k.user_id, k.role_id, k.created_by, k.created_at, u.last_used_at
+  SELECT k.id, k.name, k.prefix, k.user_id, k.role_id, k.created_by, k.created_at, k.expires_at, u.last_used_at
     FROM api_keys k LEFT JOIN api_key_usage u ON u.site_id = k.site_id AND u.api_key_id = k.id`;
 
 /** Active (not revoked) keys of the site, oldest first. */

@@ -1,5 +1,5 @@
 // /api-keys (site admin): create (the key is in this one response only; bound to the caller unless
-// userId or roleId says otherwise), list, revoke.
+// userId or roleId says otherwise; expiring at expiresAt when given), list, revoke.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -17,6 +17,7 @@ const apiKeySchema = z.object({
   createdBy: z.string().nullable(),
   createdAt: z.string(),
   lastUsedAt: z.string().nullable(),
+  expiresAt: z.string().nullable(),
 });
 
 export async function apiKeysRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {

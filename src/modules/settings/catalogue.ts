@@ -4,6 +4,7 @@
 // any other key is free JSON under a size limit. Secrets never go in settings: keys that name one
 // are refused, so a credential cannot end up in an export or a config manifest.
 import { z } from 'zod';
+import { originProblem } from '../../config/config.ts';
 
 export interface SettingDefinition {
   schema: z.ZodType;
@@ -30,6 +31,21 @@ const menuItem: z.ZodType<MenuItem> = z.lazy(() =>
     .strict(),
 );
 
+/** Browser origins a site lets call its API with credentials (src/server/cors.ts); at most this many. */
+export const CORS_ORIGINS_KEY = 'corsOrigins';
+export const MAX_CORS_ORIGINS = 100;
+
+const corsOrigin = z
+  .string()
+  .max(2_000)
+  .superRefine((text, context) => {
+    const problem =
+      text === '*'
+        ? 'A site lists exact origins: "*" would let every web page call the API with credentials (SVC_CORS_ORIGINS=* allows any origin without them)'
+        : originProblem(text);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  });
+
 export const KNOWN_SETTINGS: Readonly<Record<string, SettingDefinition>> = {
   menus: {
     schema: z.record(
@@ -46,10 +62,18 @@ export const KNOWN_SETTINGS: Readonly<Record<string, SettingDefinition>> = {
         allowedMimeTypes: z.array(z.string().min(1).max(255)).max(500),
         allowedExtensions: z.array(z.string().min(1).max(32)).max(500),
         catalogue: z.array(z.string().min(1).max(255)).max(500),
+        // Re-encode raster originals without their metadata (EXIF, GPS, XMP, ICC); off: kept byte for byte.
+        stripMetadata: z.boolean().optional(),
       })
       .strict(),
     default: { maxBytes: 26_214_400, allowedMimeTypes: [], allowedExtensions: [], catalogue: [] },
     description: 'What uploads a site takes (spec "Upload policy"); an empty list does not restrict.',
+  },
+  [CORS_ORIGINS_KEY]: {
+    schema: z.array(corsOrigin).max(MAX_CORS_ORIGINS),
+    default: [],
+    description:
+      'Browser origins (scheme://host[:port], e.g. https://app.example.com) allowed to call the API of this site with credentials, besides SVC_CORS_ORIGINS (docs/security.md, CORS).',
   },
   erasureDualControl: {
     schema: z.boolean(),

@@ -37,6 +37,12 @@ export async function readStoredSettings(tx: Queryable, siteId: string): Promise
   return tx.query<StoredSetting>(sql`SELECT key, value FROM settings WHERE site_id = ${siteId} ORDER BY key`);
 }
 
+/** One setting as the site sees it: its stored value, else the known key's default (undefined for an unknown key never set). */
+export async function readEffectiveSetting(tx: Queryable, siteId: string, key: string): Promise<unknown> {
+  const [row] = await tx.query<{ value: unknown }>(sql`SELECT value FROM settings WHERE site_id = ${siteId} AND key = ${key}`);
+  return row ? row.value : KNOWN_SETTINGS[key]?.default;
+}
+
 /** Every setting as the site sees it: the stored keys over the defaults of known keys. */
 export async function readEffectiveSettings(tx: Queryable, siteId: string): Promise<Record<string, unknown>> {
   const effective: Record<string, unknown> = {};

@@ -1,8 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { sql } from '../../../infra/postgres/sql.ts';
+import { openOwnerDatabaseForFile } from '../../support/databases.ts';
 import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
 import { auditActions, createMember, createRole } from './support/identity.ts';
 
 const service = await startTestServiceForFile();
+const owner = openOwnerDatabaseForFile();
 
 describe('/api-keys', () => {
   it('creates a key shown once, bound to a user, usable as a bearer token', async () => {
@@ -145,6 +148,71 @@ describe('/api-keys', () => {
     expect(unknownUser.body.errors[0].path).toEqual(['body', 'userId']);
     const noName = await service.request('POST', '/api-keys', { site: site.siteId, token: site.adminToken, body: { userId: member.userId } });
     expect(noName.body.errors[0].path).toEqual(['body', 'name']);
+    expect((await service.request('GET', '/api-keys', { site: site.siteId, token: site.adminToken })).body.data).toEqual([]);
+  });
+});
+
+describe('/api-keys expiry', () => {
+  it('keeps expiresAt in the created event and the read model, shows it, and answers 401 TOKEN_EXPIRED from then on, even while cached', async () => {
+    const site = await createTestSite(service);
+    const other = await createTestSite(service);
+    const createdAt = Date.now();
+    // Three seconds ahead: the key's check is still in the per-instance cache (5 s) when it expires.
+    const expiresAt = new Date(createdAt + 3_000).toISOString();
+    const created = await service.request('POST', '/api-keys', { site: site.siteId, token: site.adminToken, body: { name: 'short-lived', expiresAt } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.data.expiresAt).toBe(expiresAt);
+    const { key, id } = created.body.data;
+    const listed = await service.request('GET', '/api-keys', { site: site.siteId, token: site.adminToken });
+    expect(listed.body.data).toEqual([expect.objectContaining({ id, expiresAt })]);
+    const [event] = await owner.query<{ data: { expiresAt: string } }>(
+      sql`SELECT data FROM events WHERE site_id = ${site.siteId} AND type = 'api_key.created' AND data->>'apiKeyId' = ${id}`,
+    );
+    expect(event!.data.expiresAt).toBe(expiresAt);
+
+    expect((await service.request('GET', '/auth/me', { site: site.siteId, token: key })).status).toBe(200);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      vi.setSystemTime(new Date(createdAt + 3_500));
+      const expired = await service.request('GET', '/auth/me', { site: site.siteId, token: key });
+      expect(expired.status).toBe(401);
+      expect(expired.body.errors[0]).toMatchObject({ code: 'TOKEN_EXPIRED', path: [], extensions: { expiresAt } });
+      // On another site the key is simply unknown: nothing says it exists.
+      const elsewhere = await service.request('GET', '/auth/me', { site: other.siteId, token: key });
+      expect(elsewhere.body.errors[0].code).toBe('UNAUTHENTICATED');
+    } finally {
+      vi.useRealTimers();
+    }
+    // An expired key stays listed (until it is revoked), with its expiry.
+    expect((await service.request('GET', '/api-keys', { site: site.siteId, token: site.adminToken })).body.data).toEqual([expect.objectContaining({ id, expiresAt })]);
+  });
+
+  it('never expires without expiresAt, or with null', async () => {
+    const site = await createTestSite(service);
+    for (const body of [{ name: 'forever' }, { name: 'forever too', expiresAt: null }]) {
+      const created = await service.request('POST', '/api-keys', { site: site.siteId, token: site.adminToken, body });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      expect(created.body.data.expiresAt).toBeNull();
+    }
+    // An offset other than Z is taken and stored as the same instant.
+    const offset = await service.request('POST', '/api-keys', { site: site.siteId, token: site.adminToken, body: { name: 'offset', expiresAt: '2999-01-01T07:00:00+07:00' } });
+    expect(offset.body.data.expiresAt).toBe('2999-01-01T00:00:00.000Z');
+    expect((await service.request('GET', '/auth/me', { site: site.siteId, token: offset.body.data.key })).status).toBe(200);
+  });
+
+  it('refuses an expiresAt in the past, now, malformed or without an offset with 400 at body.expiresAt, creating nothing', async () => {
+    const site = await createTestSite(service);
+    const member = await createMember(service, site);
+    for (const expiresAt of [new Date(Date.now() - 60_000).toISOString(), '2020-01-01T00:00:00Z', 'tomorrow', '2999-01-01', '2999-01-01T00:00:00', 1_900_000_000]) {
+      const refused = await service.request('POST', '/api-keys', { site: site.siteId, token: site.adminToken, body: { name: 'x', expiresAt } });
+      expect(refused.status, String(expiresAt)).toBe(400);
+      expect(refused.body.errors[0], String(expiresAt)).toMatchObject({ code: 'VALIDATION_FAILED', path: ['body', 'expiresAt'] });
+    }
+    const past = await service.request('POST', '/api-keys', { site: site.siteId, token: site.adminToken, body: { name: 'x', expiresAt: '2020-01-01T00:00:00Z' } });
+    expect(past.body.errors[0].message).toBe('expiresAt must be in the future');
+    // Authorization comes first: a member is refused whatever the body.
+    const denied = await service.request('POST', '/api-keys', { site: site.siteId, token: member.token, body: { name: 'x', userId: member.userId, expiresAt: '2999-01-01T00:00:00Z' } });
+    expect(denied.status).toBe(403);
     expect((await service.request('GET', '/api-keys', { site: site.siteId, token: site.adminToken })).body.data).toEqual([]);
   });
 });

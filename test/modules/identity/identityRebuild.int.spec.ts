@@ -49,6 +49,7 @@ describe('identity read models', () => {
     await service.request('POST', '/teams', { ...token, body: { name: 'Gone' } }).then((gone) => service.request('DELETE', `/teams/${gone.body.data.id}`, token));
     const key = await service.request('POST', '/api-keys', { ...token, body: { name: 'k', roleId } });
     await service.request('POST', '/api-keys', { ...token, body: { name: 'k2', userId: member.userId } });
+    await service.request('POST', '/api-keys', { ...token, body: { name: 'k3', roleId, expiresAt: '2999-01-01T00:00:00Z' } });
     await service.request('DELETE', `/api-keys/${key.body.data.id}`, token);
     await service.request('POST', '/users/subscriber-access', { ...token, body: { collection: 'a' } });
     await service.request('POST', '/users/subscriber-access', { ...token, body: { collection: 'b' } });
@@ -70,6 +71,7 @@ describe('identity read models', () => {
     const before = await snapshot(site.siteId);
     expect(before.team_members).toHaveLength(1);
     expect(before.user_identities).toHaveLength(1);
+    expect(before.api_keys).toContainEqual(expect.objectContaining({ name: 'k3', expires_at: new Date('2999-01-01T00:00:00Z') }));
     for (const name of Object.keys(READ_MODELS)) {
       const projection = findProjection(name);
       expect(projection, name).toBeDefined();

@@ -34,6 +34,8 @@ async function runWorkload(site: TestSite, index: number): Promise<void> {
   await ok('PATCH', '/site', { branding: { brandColor: '#112233', logoUrl: '' }, themeOverrides: { dark: { border: '10 20% 30%' } } });
   await ok('PATCH', '/site', { descriptor: '', customCss: '', domain: `news.${site.siteId}.example.com`, defaultAppearance: 'auto' });
 
+  await ok('PUT', '/settings/corsOrigins', { value: ['https://app.example.com', `https://${site.siteId}.example.com`] });
+  await ok('PATCH', '/settings', { corsOrigins: ['https://app.example.com'] });
   await ok('PUT', '/settings/upload_policy', { value: { maxBytes: 1024, allowedMimeTypes: ['image/png'], allowedExtensions: ['png'], catalogue: ['c'] } });
   await ok('PATCH', '/settings', { erasureDualControl: false, 'studio.layout': { columns: [1, 2, 3] }, gone: 'soon', label: 'x' });
   await ok('PATCH', '/settings', { gone: null, label: 'y', erasureDualControl: null });

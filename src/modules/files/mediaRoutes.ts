@@ -20,9 +20,9 @@ import type { ServerDeps } from '../../server/serverDeps.ts';
 import { registerFile } from './fileHandlers.ts';
 import { MAX_HELD_DERIVATIVE_BYTES, type FilesRuntime } from './filesRuntime.ts';
 import { findFileByKey, findPresetByKey } from './queries.ts';
-import { FILE_KEY, MEDIA_KEY, type FileView } from './schemas.ts';
+import { canonicalContentType, FILE_KEY, MEDIA_KEY, type FileView } from './schemas.ts';
 import { derivativeKey, hasTransform, isDerivativeKey, parseTransform, resolveOutputFormat, TRANSFORM_CONTENT_TYPES, type TransformParams } from './transformParams.ts';
-import { canonicalContentType, receiveInspected, verifyLocalUpload } from './uploads.ts';
+import { receiveInspected, verifyLocalUpload } from './uploads.ts';
 import { derivativeHeaders, originalHeaders } from './assetHeaders.ts';
 import { commandCaller, uuidOr404 } from '../../server/routeKit.ts';
 
@@ -52,12 +52,19 @@ export async function mediaRoutes(app: FastifyInstance, { context }: ServerDeps,
     const used = () => new AppError('CONFLICT', 'This upload URL was used already');
     if (await storage.head(key)) throw used();
     const filename = key.slice(key.lastIndexOf('/') + 1);
-    const stored = await receiveInspected(context, request.siteId, request.body as NodeJS.ReadableStream, { filename, contentType }, async (path, what) => {
-      // Two requests with one URL: the second to finish finds the first's object.
-      if (await storage.head(key)) throw used();
-      await storage.putFile(key, path, what.type);
-      return what;
-    });
+    const stored = await receiveInspected(
+      context,
+      request.siteId,
+      request.body as NodeJS.ReadableStream,
+      { filename, contentType },
+      async (path, what) => {
+        // Two requests with one URL: the second to finish finds the first's object.
+        if (await storage.head(key)) throw used();
+        await storage.putFile(key, path, what.type);
+        return what;
+      },
+      { stripMetadata: 'atRegistration' },
+    );
     return reply.status(201).send({ data: { key, type: stored.type, size: stored.size } });
   });
 

@@ -1,6 +1,8 @@
 // /files, /uploads/config and /transform-presets (docs/files.md): file records (listed with the
-// query language), presigned uploads, the upload policy, transform presets. Media, assets and the
-// raw upload surfaces are in ./mediaRoutes.ts.
+// query language), presigned uploads, multipart uploads (./formUpload.ts: @fastify/multipart is
+// registered in this plugin's scope only), the upload policy, transform presets. Media, assets and
+// the raw upload surfaces are in ./mediaRoutes.ts.
+import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -9,8 +11,10 @@ import { parseFilterParam } from '../../query/index.ts';
 import { dynamicValuesOf } from '../../query/dynamicValues.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { fileCommands } from './commands.ts';
+import { uploadForm } from './formUpload.ts';
 import { findFile, listFiles, listPresets } from './queries.ts';
 import {
+  canonicalContentType,
   createPresetBody,
   fileSchema,
   type FileView,
@@ -23,7 +27,7 @@ import {
   uploadConfigBody,
 } from './schemas.ts';
 import type { FilesRuntime } from './filesRuntime.ts';
-import { canonicalContentType, newUploadKey, signLocalUpload, UPLOAD_URL_TTL_SECONDS } from './uploads.ts';
+import { newUploadKey, signLocalUpload, UPLOAD_URL_TTL_SECONDS } from './uploads.ts';
 import { uploadPolicyOf } from './uploadPolicy.ts';
 import { commandCaller, pageMeta, uuidOr404 } from '../../server/routeKit.ts';
 
@@ -32,11 +36,18 @@ const idParams = z.object({ id: z.string() });
 
 export async function filesRoutes(app: FastifyInstance, { context }: ServerDeps, runtime: FilesRuntime): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
+  // Multipart bodies reach only this scope's routes, as a stream: POST /files reads its one form.
+  await app.register(multipart);
+  // A refused form is not read to its end: the connection closes after the answer rather than wait for the rest.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (reply.statusCode >= 400 && request.isMultipart()) reply.header('connection', 'close');
+    return payload;
+  });
 
   api.post('/files/presigned-url', { config: member('media:create'), schema: { tags: ['files'], body: presignBody } }, async (request) => {
     const { filename } = request.body;
-    // Signed as the upload route reads it: lowercased, without parameters.
-    const contentType = canonicalContentType(request.body.contentType);
+    // Signed as the upload route reads it: lowercased, without parameters (`contentType` is `type`'s alias).
+    const contentType = canonicalContentType(request.body.type ?? request.body.contentType);
     const policy = await uploadPolicyOf(context, request.siteId);
     if (request.body.size !== undefined && request.body.size > policy.maxBytes) {
       throw new AppError('PAYLOAD_TOO_LARGE', `The upload is over this site's ${policy.maxBytes} bytes`, { path: ['body', 'size'] });
@@ -50,8 +61,24 @@ export async function filesRoutes(app: FastifyInstance, { context }: ServerDeps,
     return { data: { ...target, key, expiresAt: new Date(expiresAt * 1_000).toISOString() } };
   });
 
-  api.post('/files', { config: member('media:create'), schema: { tags: ['files'], body: registerFileBody, response: { 201: z.object({ data: fileSchema }) } } }, async (request, reply) =>
-    reply.status(201).send({ data: await context.commands.run<FileView>('files.register', request.body, commandCaller(request)) }),
+  // JSON registers an uploaded object (the command); a multipart form uploads a file and registers it
+  // (its input is a byte stream, so no command). The JSON schema's refusal waits until the body is known to be JSON.
+  api.post(
+    '/files',
+    {
+      config: { ...member('media:create'), rateLimit: 'fileUpload' },
+      attachValidation: true,
+      schema: {
+        tags: ['files'],
+        body: registerFileBody,
+        response: { 201: z.object({ data: fileSchema }) },
+      },
+    },
+    async (request, reply) => {
+      if (request.isMultipart()) return reply.status(201).send({ data: await uploadForm(context, runtime.storageFor(request.siteId), request) });
+      if (request.validationError) throw request.validationError;
+      return reply.status(201).send({ data: await context.commands.run<FileView>('files.register', request.body, commandCaller(request)) });
+    },
   );
 
   api.get('/files', { config: member('media:read'), schema: { tags: ['files'] } }, async (request) => {

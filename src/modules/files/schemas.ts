@@ -33,9 +33,23 @@ const filename = z
   .max(255)
   .regex(/^[^\u0000-\u001f\u007f/\\]+$/, 'A file name has no control characters and no "/" or "\\"');
 
+const mimeType = z.string().trim().min(1).max(255);
+/** The declared type as the guard and the signatures read it: lowercased, without parameters. */
+export const canonicalContentType = (contentType: string | undefined): string => (contentType ?? 'application/octet-stream').split(';')[0]!.trim().toLowerCase();
+
+/**
+ * `type`, as the file record names it; `contentType` is its older alias. One of them is required, and
+ * both given must name the same type.
+ */
 export const presignBody = z
-  .object({ filename, contentType: z.string().trim().min(1).max(255), size: z.number().int().min(0).optional() })
-  .strict();
+  .object({ filename, type: mimeType.optional(), contentType: mimeType.optional(), size: z.number().int().min(0).optional() })
+  .strict()
+  .superRefine(({ type, contentType }, context) => {
+    if (type === undefined && contentType === undefined) context.addIssue({ code: 'custom', path: ['type'], message: 'The file\'s type is required (`type`; `contentType` is its alias)' });
+    else if (type !== undefined && contentType !== undefined && canonicalContentType(type) !== canonicalContentType(contentType)) {
+      context.addIssue({ code: 'custom', path: ['contentType'], message: '`contentType` is an alias of `type`: give one, or the same type in both' });
+    }
+  });
 
 export const registerFileBody = z
   .object({
@@ -65,5 +79,12 @@ export const uploadConfigBody = z
     allowedMimeTypes: z.array(z.string().min(1).max(255)).max(500).optional(),
     allowedExtensions: z.array(z.string().min(1).max(32)).max(500).optional(),
     catalogue: z.array(z.string().min(1).max(255)).max(500).optional(),
+    /** Re-encode raster originals without their metadata (EXIF, GPS, XMP, ICC); off by default: originals are kept byte for byte. */
+    stripMetadata: z.boolean().optional(),
   })
   .strict();
+
+/** The fields of a multipart upload to POST /files besides its one `file` part, checked as the JSON registration checks them. */
+export const uploadFormFields = registerFileBody.pick({ title: true, tags: true, folder: true });
+/** A file part's name, checked as the presigned URL's `filename`. */
+export const uploadFilename = filename;

@@ -1,9 +1,10 @@
 // The upload guard (spec "Files and assets", issues #21 and #27) that every upload surface calls: the
 // body is received to a temp file counting its true bytes, then the file is checked against the site's
 // upload policy, its name and its declared type, which must be one the guard can verify (VERIFIED_TYPES)
-// unless the policy names it exactly; then sniffed, scanned (executables, SVG active content, payloads in
-// raster images, markup in plain text) and, when FILE_UPLOAD_REENCODE_IMAGES is on, raster images are
-// re-encoded in place. Refusals: 413 PAYLOAD_TOO_LARGE; 415 UNSUPPORTED_MEDIA_TYPE (type_missing,
+// unless the policy names it exactly; then sniffed and scanned (executables, SVG active content, payloads
+// in raster images, markup in plain text). The guard refuses what is dangerous and never rewrites what it
+// accepts: the original is kept byte for byte, unless the site's policy opts in to `stripMetadata`, which
+// re-encodes raster images in place without their metadata. Refusals: 413 PAYLOAD_TOO_LARGE; 415 UNSUPPORTED_MEDIA_TYPE (type_missing,
 // type_not_allowed, extension_not_allowed, type_not_verifiable); 422 UPLOAD_REJECTED (executable,
 // extension_mismatch, type_mismatch, svg_active_content, embedded_script, embedded_executable,
 // trailing_payload, corrupt_image), each with `extensions.reason`.
@@ -30,7 +31,7 @@ export interface InspectedUpload {
   bytes: number;
   width?: number;
   height?: number;
-  /** The file was rewritten in place (FILE_UPLOAD_REENCODE_IMAGES): store it again even when `bytes` did not change. */
+  /** The file was re-encoded in place (the policy's `stripMetadata`): store it again even when `bytes` did not change. */
   reencoded: boolean;
 }
 
@@ -305,24 +306,24 @@ async function rasterDimensions(path: string): Promise<{ width?: number; height?
   return { ...(width ? { width } : {}), ...(height ? { height } : {}) };
 }
 
-async function checkRaster(path: string, format: RasterFormat, reencodeImages: boolean): Promise<{ bytes?: number; width?: number; height?: number; reencoded?: boolean }> {
+async function checkRaster(path: string, format: RasterFormat, stripMetadata: boolean): Promise<{ bytes?: number; width?: number; height?: number; reencoded?: boolean }> {
   const scan = await scanRaster(path, format);
   if (scan.finding) throw rejected(scan.finding.reason, `The image was refused: ${scan.finding.detail}`, { detail: scan.finding.detail });
   try {
-    return reencodeImages ? { ...(await reencode(path, format, scan.lossless)), reencoded: true } : await rasterDimensions(path);
+    return stripMetadata ? { ...(await reencode(path, format, scan.lossless)), reencoded: true } : await rasterDimensions(path);
   } catch (error) {
     throw rejected('corrupt_image', `The image cannot be decoded: ${(error as Error).message}`, { detail: (error as Error).message });
   }
 }
 
 /**
- * Checks the received file against the policy and its name/declared type; returns what it is (possibly
- * re-encoded in place), or throws the refusals above. On any refusal the file is removed.
+ * Checks the received file against the policy and its name/declared type; returns what it is (re-encoded
+ * in place only with `stripMetadata`), or throws the refusals above. On any refusal the file is removed.
  */
 export async function inspectUpload(
   file: { path: string; bytes: number },
   declared: { filename: string; contentType: string },
-  options: { policy: UploadPolicy; reencodeImages: boolean },
+  options: { policy: UploadPolicy; stripMetadata: boolean },
 ): Promise<InspectedUpload> {
   try {
     const { size } = await stat(file.path);
@@ -331,7 +332,7 @@ export async function inspectUpload(
     let found: { bytes?: number; width?: number; height?: number; reencoded?: boolean } = {};
     // A type the policy names without the guard verifying it is kept as sent: it is only ever served as an attachment.
     if (verified?.verification === 'svg') found = await checkSvg(file.path);
-    else if (verified?.raster) found = await checkRaster(file.path, verified.raster, options.reencodeImages);
+    else if (verified?.raster) found = await checkRaster(file.path, verified.raster, options.stripMetadata);
     else if (verified?.verification === 'decoded') found = await checkDecodable(file.path, mimeType);
     else if (verified?.verification === 'text') await checkText(file.path, mimeType);
     const { bytes = size, width, height, reencoded = false } = found;

@@ -1,7 +1,9 @@
 // The ways bytes come in (docs/files.md "Uploads"), each through the upload guard before anything
 // is kept: a presigned S3 PUT or, with local storage, a one-time URL the service signs itself
-// (`PUT /files/upload/<key>`); raw bytes to `POST /media/:key`. A registration (`POST /files`)
-// inspects the stored object again, so bytes that went straight to S3 meet the guard too.
+// (`PUT /files/upload/<key>`); raw bytes to `POST /media/:key`; a multipart form to `POST /files`
+// (./formUpload.ts). A registration (`POST /files` with JSON) inspects the stored object again, so
+// bytes that went straight to S3 meet the guard too. What passes is stored as it came (byte for
+// byte) unless the site's policy has `stripMetadata`.
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
@@ -62,20 +64,16 @@ export function verifyLocalUpload(secret: string, siteId: string, key: string, c
   if (Number(query.expires) * 1_000 < now) throw new AppError('PERMISSION_DENIED', 'This upload URL has expired');
 }
 
-async function tempDir(context: Pick<AppContext, 'config'>): Promise<string> {
+export async function tempDir(context: Pick<AppContext, 'config'>): Promise<string> {
   const dir = join(context.config.dataDir, 'tmp', 'uploads');
   await mkdir(dir, { recursive: true });
   return dir;
 }
 
-/** The declared type as the guard and the signatures read it: lowercased, without parameters. */
-export function canonicalContentType(contentType: string | undefined): string {
-  return (contentType ?? 'application/octet-stream').split(';')[0]!.trim().toLowerCase();
-}
-
 /**
  * Receives `body` under the site's policy and inspects it; then `keep` stores what passed (from the
- * temporary file at `path`) and answers the result. Nothing is kept when it is refused, and `keep`
+ * temporary file at `path`) and answers the result. With `stripMetadata: 'atRegistration'` the bytes
+ * are kept as sent whatever the policy: the registration that follows strips them. Nothing is kept when it is refused, and `keep`
  * decides whether the key is free before it writes (a losing race never touches the winner's bytes).
  */
 export async function receiveInspected<T>(
@@ -84,11 +82,13 @@ export async function receiveInspected<T>(
   body: NodeJS.ReadableStream,
   declared: { filename: string; contentType: string },
   keep: (path: string, what: Omit<Inspected, 'key'>) => Promise<T>,
+  options: { stripMetadata: 'policy' | 'atRegistration' } = { stripMetadata: 'policy' },
 ): Promise<T> {
   const policy = await uploadPolicyOf(context, siteId);
   const file = await receiveToTempFile(body, { dir: await tempDir(context), maxBytes: policy.maxBytes });
   try {
-    const what = await inspectUpload(file, declared, { policy, reencodeImages: context.config.FILE_UPLOAD_REENCODE_IMAGES });
+    // Bytes a registration will inspect again (the signed upload URL's) are stripped there, once: a JPEG re-encoded twice loses twice.
+    const what = await inspectUpload(file, declared, { policy, stripMetadata: options.stripMetadata === 'policy' && policy.stripMetadata });
     return await keep(file.path, { filename: declared.filename, type: what.mimeType, size: what.bytes, width: what.width ?? null, height: what.height ?? null });
   } finally {
     await rm(file.path, { force: true });
@@ -97,7 +97,7 @@ export async function receiveInspected<T>(
 
 /**
  * The object at `key` checked as an upload (it may have gone straight to S3): refused objects are
- * deleted; a re-encoded one is written back. 404 RECORD_NOT_FOUND when nothing was uploaded there.
+ * deleted; one re-encoded without its metadata (the policy's `stripMetadata`) is written back. 404 RECORD_NOT_FOUND when nothing was uploaded there.
  */
 export async function inspectStored(context: Pick<AppContext, 'config' | 'database'>, storage: SiteObjectStorage, siteId: string, key: string, filename = filenameOf(key)): Promise<Inspected> {
   const object = await storage.get(key);
@@ -109,8 +109,8 @@ export async function inspectStored(context: Pick<AppContext, 'config' | 'databa
     const policy = await uploadPolicyOf(context, siteId);
     try {
       if (object.size > policy.maxBytes) throw new AppError('PAYLOAD_TOO_LARGE', `The upload is over this site's ${policy.maxBytes} bytes`);
-      const what = await inspectUpload({ path, bytes: object.size }, { filename, contentType: object.contentType }, { policy, reencodeImages: context.config.FILE_UPLOAD_REENCODE_IMAGES });
-      // A raster image may have been re-encoded in place (FILE_UPLOAD_REENCODE_IMAGES): store what was kept.
+      const what = await inspectUpload({ path, bytes: object.size }, { filename, contentType: object.contentType }, { policy, stripMetadata: policy.stripMetadata });
+      // A raster image is re-encoded in place when the policy strips metadata: store what was kept.
       if (what.reencoded) await storage.putFile(key, path, what.mimeType);
       return { key, filename, type: what.mimeType, size: what.bytes, width: what.width ?? null, height: what.height ?? null };
     } catch (error) {

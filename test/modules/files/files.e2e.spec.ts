@@ -95,6 +95,32 @@ describe('presigned upload with local storage', () => {
     expect(put.status, JSON.stringify(put.body)).toBe(201);
   });
 
+  it('takes the type as `type`, the name the file record uses, with `contentType` as its alias', async () => {
+    const site = await createTestSite(service, 'files');
+    const png = await pngBytes();
+    const byType = await admin(site, 'POST', '/files/presigned-url', { filename: 'a.png', type: 'image/png' });
+    expect([byType.status, byType.body.data?.headers['Content-Type']]).toEqual([200, 'image/png']);
+    expect((await sendRaw(service, 'PUT', byType.body.data.url, { headers: byType.body.data.headers, body: png })).status).toBe(201);
+    const registered = await admin(site, 'POST', '/files', { key: byType.body.data.key });
+    expect(registered.body.data.type).toBe('image/png');
+
+    const both = await admin(site, 'POST', '/files/presigned-url', { filename: 'b.png', type: 'image/png', contentType: 'Image/PNG; charset=binary' });
+    expect([both.status, both.body.data?.headers['Content-Type']]).toEqual([200, 'image/png']);
+    const alias = await admin(site, 'POST', '/files/presigned-url', { filename: 'c.png', contentType: 'image/png' });
+    expect([alias.status, alias.body.data?.headers['Content-Type']]).toEqual([200, 'image/png']);
+  });
+
+  it('refuses a presign without a type, or with `type` and `contentType` naming different types, at the path', async () => {
+    const site = await createTestSite(service, 'files');
+    const missing = await admin(site, 'POST', '/files/presigned-url', { filename: 'a.png' });
+    expect([missing.status, onlyError(missing).code, onlyError(missing).path]).toEqual([400, 'VALIDATION_FAILED', ['body', 'type']]);
+    const differ = await admin(site, 'POST', '/files/presigned-url', { filename: 'a.png', type: 'image/png', contentType: 'image/jpeg' });
+    expect([differ.status, onlyError(differ).code, onlyError(differ).path]).toEqual([400, 'VALIDATION_FAILED', ['body', 'contentType']]);
+    const empty = await admin(site, 'POST', '/files/presigned-url', { filename: 'a.png', type: '' });
+    expect([empty.status, onlyError(empty).path]).toEqual([400, ['body', 'type']]);
+    expect(await storedKeys(service, site.siteId)).toEqual([]);
+  });
+
   it('refuses a declared size over the policy before any URL is signed', async () => {
     const site = await createTestSite(service, 'files');
     const refused = await admin(site, 'POST', '/files/presigned-url', { filename: 'big.png', contentType: 'image/png', size: 26_214_401 });

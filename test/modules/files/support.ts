@@ -1,6 +1,7 @@
 // Helpers of the files and media e2e tests: real image bytes (sharp) and hostile ones built from them,
 // raw-byte requests (fetch, and a chunked body without Content-Length through http.request), and a
 // look at what the local storage folder holds for a site.
+import { createHash } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { readdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -12,6 +13,24 @@ import type { TestResponse, TestService } from '../../support/testService.ts';
 export const solid = (width = 8, height = 6) => sharp({ create: { width, height, channels: 3, background: { r: 200, g: 30, b: 60 } } });
 export const pngBytes = (width = 8, height = 6) => solid(width, height).png().toBuffer();
 export const jpegBytes = (width = 8, height = 6) => solid(width, height).jpeg().toBuffer();
+
+/** EXIF as a phone writes it: the camera, the photographer, and where the photo was taken (the GPS block). */
+export const PHOTO_EXIF = {
+  IFD0: { Make: 'SvcTestCam', Copyright: 'A photographer' },
+  IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 51/1 2980/100', GPSLongitudeRef: 'E', GPSLongitude: '2/1 17/1 4000/100' },
+};
+/** A JPEG or PNG photo carrying PHOTO_EXIF. */
+export const photoBytes = (format: 'jpeg' | 'png', width = 40, height = 30) => solid(width, height)[format]().withExif(PHOTO_EXIF).toBuffer();
+
+/** The image's EXIF as sharp reads it: whether it has any, and whether it has a GPS block (the GPS IFD pointer, tag 0x8825). */
+export async function exifOf(bytes: Buffer): Promise<{ exif: boolean; gps: boolean; camera: boolean }> {
+  const { exif } = await sharp(bytes).metadata();
+  if (!exif) return { exif: false, gps: false, camera: false };
+  const littleEndian = exif.includes('II*\0');
+  return { exif: true, gps: exif.includes(Buffer.from(littleEndian ? [0x25, 0x88] : [0x88, 0x25])), camera: exif.includes('SvcTestCam') };
+}
+
+export const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 function pngChunk(type: string, data: Buffer): Buffer {
   const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
@@ -155,4 +174,18 @@ export async function storedFiles(service: TestService, siteId: string): Promise
 /** The objects (their metadata files) of the site, by key. */
 export async function storedKeys(service: TestService, siteId: string): Promise<string[]> {
   return (await storedFiles(service, siteId)).filter((name) => name.endsWith('~meta.json')).map((name) => name.slice(0, -'~meta.json'.length));
+}
+
+/** A `file` part for a multipart form: `bytes` named `filename`, declared as `type`. */
+export const filePart = (bytes: Buffer | string, type: string) => new Blob([typeof bytes === 'string' ? bytes : new Uint8Array(bytes)], { type });
+
+/** POSTs a multipart form (undici's FormData through fetch, which writes its boundary) to `/api/v1<path>`. */
+export async function sendForm(service: TestService, path: string, form: FormData, options: { site?: string | null; token?: string | null } = {}): Promise<RawResponse> {
+  const headers: Record<string, string> = {};
+  if (options.site) headers['x-svc-site'] = options.site;
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const response = await fetch(`${service.url}/api/v1${path}`, { method: 'POST', headers, body: form });
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const body = (response.headers.get('content-type') ?? '').includes('json') ? JSON.parse(bytes.toString('utf8')) : null;
+  return { status: response.status, headers: response.headers, body, bytes };
 }

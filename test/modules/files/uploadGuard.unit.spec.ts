@@ -21,15 +21,15 @@ const OPEN: UploadPolicy = { maxBytes: 10 * 1024 * 1024, allowedMimeTypes: [], a
 let counter = 0;
 
 /** Writes `bytes` as a received upload and inspects it. */
-async function inspect(bytes: Buffer | string, filename: string, contentType: string, options: { policy?: UploadPolicy; reencodeImages?: boolean } = {}) {
+async function inspect(bytes: Buffer | string, filename: string, contentType: string, options: { policy?: UploadPolicy; stripMetadata?: boolean } = {}) {
   const path = join(dir, `received-${(counter += 1)}`);
   await writeFile(path, bytes);
-  const result = await inspectUpload({ path, bytes: Buffer.byteLength(bytes) }, { filename, contentType }, { policy: options.policy ?? OPEN, reencodeImages: options.reencodeImages ?? false });
+  const result = await inspectUpload({ path, bytes: Buffer.byteLength(bytes) }, { filename, contentType }, { policy: options.policy ?? OPEN, stripMetadata: options.stripMetadata ?? false });
   return { ...result, path };
 }
 
 /** The AppError an inspection refuses with; the refused file must be gone. */
-async function refusal(bytes: Buffer | string, filename: string, contentType: string, options: { policy?: UploadPolicy; reencodeImages?: boolean } = {}): Promise<AppError> {
+async function refusal(bytes: Buffer | string, filename: string, contentType: string, options: { policy?: UploadPolicy; stripMetadata?: boolean } = {}): Promise<AppError> {
   const before = new Set(await readdir(dir));
   const error = await inspect(bytes, filename, contentType, options).then(
     () => {
@@ -262,7 +262,7 @@ describe('inspectUpload: raster payloads', () => {
     expect(reasonOf(await refusal(png.subarray(0, png.length - 12), 'a.png', 'image/png'))).toBe('corrupt_image');
   });
 
-  it('keeps harmless text and appended bytes as sent when re-encoding is off', async () => {
+  it('keeps an accepted image byte for byte, harmless text and appended bytes included, unless the policy strips metadata', async () => {
     const file = Buffer.concat([withPngChunk(await pngBytes(), textChunk('Comment', 'made by hand')), Buffer.from('appended but harmless')]);
     const result = await inspect(file, 'a.png', 'image/png');
     expect([result.bytes, result.reencoded]).toEqual([file.length, false]);
@@ -270,10 +270,10 @@ describe('inspectUpload: raster payloads', () => {
   });
 });
 
-describe('inspectUpload: re-encoding', () => {
+describe('inspectUpload: stripMetadata re-encodes raster images', () => {
   it('re-encodes a PNG in place, dropping its text chunks and appended bytes', async () => {
     const file = Buffer.concat([withPngChunk(await pngBytes(), textChunk('Comment', 'made by hand')), Buffer.from('appended but harmless')]);
-    const result = await inspect(file, 'a.png', 'image/png', { reencodeImages: true });
+    const result = await inspect(file, 'a.png', 'image/png', { stripMetadata: true });
     const written = await readFile(result.path);
     expect(result).toMatchObject({ mimeType: 'image/png', width: 8, height: 6, bytes: written.length, reencoded: true });
     expect(written.includes('tEXt')).toBe(false);
@@ -283,7 +283,7 @@ describe('inspectUpload: re-encoding', () => {
 
   it('re-encodes a JPEG without its EXIF, comment and appended bytes', async () => {
     const jpeg = withJpegComment(await solid().jpeg().withExif({ IFD0: { Copyright: 'secret-owner' } }).toBuffer(), 'a harmless comment');
-    const result = await inspect(Buffer.concat([jpeg, Buffer.from('tail')]), 'a.jpeg', 'image/jpeg', { reencodeImages: true });
+    const result = await inspect(Buffer.concat([jpeg, Buffer.from('tail')]), 'a.jpeg', 'image/jpeg', { stripMetadata: true });
     const written = await readFile(result.path);
     expect(written.includes('secret-owner')).toBe(false);
     expect(written.includes('harmless comment')).toBe(false);
@@ -294,17 +294,17 @@ describe('inspectUpload: re-encoding', () => {
   it('keeps an animated GIF animated and a lossless WebP lossless', async () => {
     const frames = Buffer.concat([Buffer.alloc(8 * 6 * 3, 0x20), Buffer.alloc(8 * 6 * 3, 0xe0)]);
     const gif = await sharp(frames, { raw: { width: 8, height: 12, channels: 3, pageHeight: 6 } }).gif().toBuffer();
-    const animated = await inspect(gif, 'a.gif', 'image/gif', { reencodeImages: true });
+    const animated = await inspect(gif, 'a.gif', 'image/gif', { stripMetadata: true });
     expect(animated).toMatchObject({ mimeType: 'image/gif', width: 8, height: 6 });
     expect((await sharp(animated.path).metadata()).pages).toBe(2);
 
-    const webp = await inspect(await solid().webp({ lossless: true }).toBuffer(), 'a.webp', 'image/webp', { reencodeImages: true });
+    const webp = await inspect(await solid().webp({ lossless: true }).toBuffer(), 'a.webp', 'image/webp', { stripMetadata: true });
     expect((await readFile(webp.path)).includes('VP8L')).toBe(true);
   });
 
   it('re-encodes an AVIF, and refuses one with an ELF appended', async () => {
     const avif = await solid().avif().toBuffer();
-    expect(await inspect(avif, 'a.avif', 'image/avif', { reencodeImages: true })).toMatchObject({ mimeType: 'image/avif', width: 8, height: 6 });
+    expect(await inspect(avif, 'a.avif', 'image/avif', { stripMetadata: true })).toMatchObject({ mimeType: 'image/avif', width: 8, height: 6 });
     expect(reasonOf(await refusal(Buffer.concat([avif, ELF]), 'a.avif', 'image/avif'))).toBe('trailing_payload');
   });
 });
@@ -365,7 +365,7 @@ describe('inspectUpload: only types the guard can verify (issue #27)', () => {
     const gif = Buffer.from(await gifBytes());
     gif.write('/*', 6, 'latin1');
     const polyglot = Buffer.concat([gif, Buffer.from('*/=alert(document.domain);//', 'latin1')]);
-    expect(reasonOf(await refusal(polyglot, 'poly.gif', 'image/gif', { reencodeImages: false }))).toBe('trailing_payload');
+    expect(reasonOf(await refusal(polyglot, 'poly.gif', 'image/gif', { stripMetadata: false }))).toBe('trailing_payload');
   });
 
   it('serves inline only the images it decoded or scanned', () => {

@@ -13,7 +13,7 @@ const restricted = await startTestServiceForFile({
   FILE_UPLOAD_ALLOWED_EXTENSIONS: 'png,.TXT',
 });
 
-const DEFAULT_POLICY = { maxBytes: 26_214_400, allowedMimeTypes: [], allowedExtensions: [], catalogue: [] };
+const DEFAULT_POLICY = { maxBytes: 26_214_400, allowedMimeTypes: [], allowedExtensions: [], catalogue: [], stripMetadata: false };
 
 const call = (on: TestService, site: TestSite, method: string, path: string, body?: unknown) =>
   on.request(method, path, { site: site.siteId, token: site.adminToken, ...(body === undefined ? {} : { body }) });
@@ -41,7 +41,7 @@ describe('GET and PUT /uploads/config', () => {
     expect(changed.status).toBe(200);
     expect(changed.body.data).toEqual({ ...DEFAULT_POLICY, allowedMimeTypes: ['image/jpeg'], catalogue: ['photos'] });
     const capped = await site.admin('PUT', '/uploads/config', { maxBytes: 5_000 });
-    expect(capped.body.data).toEqual({ maxBytes: 5_000, allowedMimeTypes: ['image/jpeg'], allowedExtensions: [], catalogue: ['photos'] });
+    expect(capped.body.data).toEqual({ maxBytes: 5_000, allowedMimeTypes: ['image/jpeg'], allowedExtensions: [], catalogue: ['photos'], stripMetadata: false });
     expect((await site.as(member.token, 'GET', '/uploads/config')).body.data).toEqual(capped.body.data);
 
     const png = await sendRaw(service, 'POST', '/media/a.png', { site: site.siteId, token: member.token, contentType: 'image/png', body: await pngBytes() });
@@ -56,6 +56,7 @@ describe('GET and PUT /uploads/config', () => {
       [{ maxBytes: 0 }, ['body', 'maxBytes']],
       [{ maxBytes: 'big' }, ['body', 'maxBytes']],
       [{ allowedMimeTypes: 'image/png' }, ['body', 'allowedMimeTypes']],
+      [{ stripMetadata: 'yes' }, ['body', 'stripMetadata']],
       [{ unknown: true }, ['body']],
     ] as const) {
       const refused = await call(service, site, 'PUT', '/uploads/config', body);
@@ -70,7 +71,7 @@ describe('resolution order: the site setting, then the environment, then the def
   it('takes FILE_UPLOAD_MAX_BYTES, FILE_UPLOAD_ALLOWED_MIME_TYPES and FILE_UPLOAD_ALLOWED_EXTENSIONS where the site has no setting', async () => {
     const site = await createTestSite(restricted, 'policy');
     const policy = await call(restricted, site, 'GET', '/uploads/config');
-    expect(policy.body.data).toEqual({ maxBytes: 3000, allowedMimeTypes: ['image/png', 'text/plain'], allowedExtensions: ['png', '.txt'], catalogue: [] });
+    expect(policy.body.data).toEqual({ maxBytes: 3000, allowedMimeTypes: ['image/png', 'text/plain'], allowedExtensions: ['png', '.txt'], catalogue: [], stripMetadata: false });
 
     expect((await media(restricted, site, 'a.png', 'image/png', await pngBytes())).status).toBe(201);
     expect((await media(restricted, site, 'notes.txt', 'text/plain', 'some notes\n')).status).toBe(201);
@@ -87,7 +88,7 @@ describe('resolution order: the site setting, then the environment, then the def
   it('prefers the site setting to the environment, for every field of it', async () => {
     const site = await createTestSite(restricted, 'policy');
     const set = await call(restricted, site, 'PUT', '/uploads/config', { maxBytes: 10_000, allowedMimeTypes: ['image/jpeg'] });
-    expect(set.body.data).toEqual({ maxBytes: 10_000, allowedMimeTypes: ['image/jpeg'], allowedExtensions: ['png', '.txt'], catalogue: [] });
+    expect(set.body.data).toEqual({ maxBytes: 10_000, allowedMimeTypes: ['image/jpeg'], allowedExtensions: ['png', '.txt'], catalogue: [], stripMetadata: false });
     expect((await call(restricted, site, 'GET', '/uploads/config')).body.data).toEqual(set.body.data);
     // The extensions came from the environment into the setting: a .jpg is still refused by name.
     const jpeg = await media(restricted, site, 'a.jpg', 'image/jpeg', await jpegBytes());

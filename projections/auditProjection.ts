@@ -1,5 +1,7 @@
-// The audit log: who did what to which target, when, in which request, for every event of a site.
-// It keeps no event data (that may hold personal data); the log itself has the full record.
+// The audit log: who did what to which target, when, in which request, for every event of a site,
+// with the details its event type declares (domain/shared/auditEvents.ts: ids, counts, kinds and
+// states, never a personal value). It copies no other event data; the log itself has the full record.
+import { auditDetailsOf } from '../domain/shared/auditEvents.ts';
 import type { StoredEvent } from '../domain/shared/events.ts';
 import type { Queryable } from '../infra/postgres/database.ts';
 import { prepared, sql } from '../infra/postgres/sql.ts';
@@ -18,17 +20,18 @@ function rowOf(event: StoredEvent) {
     target: event.streamId.slice(event.siteId.length + 1),
     request_id: requestId ?? null,
     occurred_at: event.recordedAt.toISOString(),
+    details: auditDetailsOf(event),
   };
 }
 
 /** One statement for any number of events (the daemon hands a step's events of one site at once). */
 async function insertRows(tx: Queryable, events: readonly StoredEvent[]): Promise<void> {
   tx.defer(prepared(sql`
-    INSERT INTO audit_log (site_id, position, event_id, action, actor_kind, actor_id, impersonator_id, target, request_id, occurred_at)
-    SELECT r.site_id, r.position, r.event_id, r.action, r.actor_kind, r.actor_id, r.impersonator_id, r.target, r.request_id, r.occurred_at
+    INSERT INTO audit_log (site_id, position, event_id, action, actor_kind, actor_id, impersonator_id, target, request_id, occurred_at, details)
+    SELECT r.site_id, r.position, r.event_id, r.action, r.actor_kind, r.actor_id, r.impersonator_id, r.target, r.request_id, r.occurred_at, r.details
       FROM jsonb_to_recordset(${JSON.stringify(events.map(rowOf))}::jsonb) AS r(
         site_id text, position bigint, event_id uuid, action text, actor_kind text, actor_id text, impersonator_id text,
-        target text, request_id text, occurred_at timestamptz)
+        target text, request_id text, occurred_at timestamptz, details jsonb)
     ON CONFLICT DO NOTHING`));
 }
 

@@ -1,8 +1,9 @@
 // Reading the audit log and checking a site's hash chains and its signed checkpoints.
 import type { SigningKey } from '../../../infra/crypto/signing.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
-import { sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
-import { compileFilter, readModelFields, type DynamicValueContext, type FilterTree } from '../../query/index.ts';
+import type { AuditDetails } from '../../../domain/shared/auditEvents.ts';
+import { join, sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
+import { compileFilterNode, readModelFields, resolveFilter, type ComparisonOperator, type DynamicValueContext, type FilterNode, type FilterTree } from '../../query/index.ts';
 import { verifyCheckpoints, type CheckpointVerification } from './checkpointQueries.ts';
 
 /**
@@ -17,11 +18,14 @@ export interface AuditEntry {
   requestId: string | null;
   siteId: string;
   occurredAt: string;
+  /** What its event type declares (domain/shared/auditEvents.ts): ids, counts, kinds, states; never a personal value. */
+  details: AuditDetails;
 }
 
 /**
  * The audit fields a filter may name: columns of `audit_log`, each with the operators its index
- * serves (infra/postgres/migrations/0002 and 0009; `_neq` reads the site's entries newest first).
+ * serves (infra/postgres/migrations/0002 and 0009; `_neq` reads the site's entries newest first),
+ * and `details`, reached by its keys (`details.recordCount`), served by audit_log_details (0481).
  */
 export const AUDIT_FIELDS = readModelFields({
   action: { column: 'action', kind: 'text', operators: ['_eq', '_neq', '_in', '_starts_with'] },
@@ -31,6 +35,48 @@ export const AUDIT_FIELDS = readModelFields({
   requestId: { column: 'request_id', kind: 'text', operators: ['_eq'] },
   occurredAt: { column: 'occurred_at', kind: 'timestamptz', operators: ['_gt', '_gte', '_lt', '_lte'] },
 });
+
+/**
+ * The operators of `details`: on the whole object `_json_contains` and `_has_key`; on a key
+ * (`details.recordCount`) each of these, every one false where the entry has no such key, so the
+ * index narrows by the key (detailsGuards). `_neq`, `_nin` and `_null` are left out: they match
+ * entries without the key, which no index finds.
+ */
+export const DETAILS_OPERATORS: readonly ComparisonOperator[] = ['_eq', '_in', '_lt', '_lte', '_gt', '_gte', '_between', '_nnull', '_json_contains', '_has_key'];
+// Set beside readModelFields, which checks operators against the column's kind (jsonb takes no
+// ordering): the ordering operators apply to a key's value, and the query language still refuses
+// them on `details` itself.
+AUDIT_FIELDS.set('details', { field: 'details', type: 'json', column: { name: 'details', kind: 'json', operators: DETAILS_OPERATORS } });
+
+function isDetails(node: FilterNode): boolean {
+  return 'target' in node && node.target.field.column?.name === 'details';
+}
+
+/**
+ * What each condition on a details key implies and the details index can find: the key's presence
+ * (`details ? 'recordCount'`), or for an equality the containment (`details @> '{"recordCount": 2}'`).
+ * Only conditions that every entry of the list must meet (not under `_or`) give one.
+ */
+function detailsGuards(node: FilterNode): SqlFragment[] {
+  if (node.kind === 'and') return node.children.flatMap(detailsGuards);
+  if (!isDetails(node) || !('target' in node) || !node.target.jsonPath) return [];
+  const [key] = node.target.jsonPath as [string];
+  switch (node.kind) {
+    case 'compare':
+      if (node.operator === '_neq') return [];
+      if (node.operator === '_eq') {
+        const contained = node.target.jsonPath.reduceRight<unknown>((inner, segment) => ({ [segment]: inner }), node.value);
+        return [sql`a.details @> ${JSON.stringify(contained)}::jsonb`];
+      }
+      return [sql`a.details ? ${key}::text`];
+    case 'in':
+      return node.negated || node.includesNull ? [] : [sql`a.details ? ${key}::text`];
+    case 'isNull':
+      return node.isNull ? [] : [sql`a.details ? ${key}::text`];
+    default:
+      return [sql`a.details ? ${key}::text`];
+  }
+}
 
 export interface AuditListQuery {
   /** The `filter` parameter as parsed by src/query (bracket or JSON form); null for none. */
@@ -43,8 +89,8 @@ export interface AuditListQuery {
 
 /** The page's statement and the total's, newest entry first; throws VALIDATION_FAILED on a bad filter. */
 export function auditListStatements(siteId: string, query: AuditListQuery): { page: SqlFragment; total: SqlFragment } {
-  const filter = compileFilter(query.filter, { ...query.dynamic, fields: AUDIT_FIELDS, alias: 'a' });
-  const where = sql`a.site_id = ${siteId} AND ${filter}`;
+  const node = resolveFilter(query.filter, { ...query.dynamic, fields: AUDIT_FIELDS });
+  const where = join([sql`a.site_id = ${siteId}`, ...detailsGuards(node), compileFilterNode(node, 'a')], ' AND ');
   const offset = (query.page - 1) * query.limit;
   return {
     page: sql`SELECT * FROM audit_log a WHERE ${where} ORDER BY a.position DESC LIMIT ${query.limit} OFFSET ${offset}`,
@@ -52,25 +98,43 @@ export function auditListStatements(siteId: string, query: AuditListQuery): { pa
   };
 }
 
+interface AuditRow {
+  event_id: string;
+  action: string;
+  actor_kind: string;
+  actor_id: string | null;
+  impersonator_id: string | null;
+  target: string;
+  request_id: string | null;
+  site_id: string;
+  occurred_at: Date;
+  details: AuditDetails;
+}
+
+function entryOf(row: AuditRow): AuditEntry {
+  return {
+    eventId: row.event_id,
+    action: row.action,
+    actor: { kind: row.actor_kind, id: row.actor_id, impersonatorId: row.impersonator_id },
+    target: row.target,
+    requestId: row.request_id,
+    siteId: row.site_id,
+    occurredAt: row.occurred_at.toISOString(),
+    details: row.details,
+  };
+}
+
 export async function listAudit(tx: Queryable, siteId: string, query: AuditListQuery): Promise<{ entries: AuditEntry[]; total: number }> {
   const statements = auditListStatements(siteId, query);
-  const rows = await tx.query<{
-    event_id: string; action: string; actor_kind: string; actor_id: string | null;
-    impersonator_id: string | null; target: string; request_id: string | null; site_id: string; occurred_at: Date;
-  }>(statements.page);
+  const rows = await tx.query<AuditRow>(statements.page);
   const [count] = await tx.query<{ total: number }>(statements.total);
-  return {
-    total: count?.total ?? 0,
-    entries: rows.map((row) => ({
-      eventId: row.event_id,
-      action: row.action,
-      actor: { kind: row.actor_kind, id: row.actor_id, impersonatorId: row.impersonator_id },
-      target: row.target,
-      requestId: row.request_id,
-      siteId: row.site_id,
-      occurredAt: row.occurred_at.toISOString(),
-    })),
-  };
+  return { total: count?.total ?? 0, entries: rows.map(entryOf) };
+}
+
+/** GET /audit/:eventId: one entry of the site, or null (another site's entry is none of its own). */
+export async function findAuditEntry(tx: Queryable, siteId: string, eventId: string): Promise<AuditEntry | null> {
+  const [row] = await tx.query<AuditRow>(sql`SELECT * FROM audit_log WHERE site_id = ${siteId} AND event_id = ${eventId}::uuid`);
+  return row ? entryOf(row) : null;
 }
 
 export interface ChainVerification {

@@ -4,13 +4,14 @@ import { z } from 'zod';
 import { dynamicValuesOf } from '../../query/dynamicValues.ts';
 import { parseFilterParam } from '../../query/index.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
+import { errors } from '../../../domain/shared/appError.ts';
 import { listCheckpoints } from './checkpointQueries.ts';
-import { listAudit, verifyLog } from './queries.ts';
-import { pageMeta, pageQuery, SITE_ADMIN } from '../../server/routeKit.ts';
+import { findAuditEntry, listAudit, verifyLog } from './queries.ts';
+import { pageMeta, pageQuery, SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
 
 export async function auditRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
-  
+
   api.get(
     '/audit',
     {
@@ -28,6 +29,14 @@ export async function auditRoutes(app: FastifyInstance, { context }: ServerDeps)
       return { data: result.entries, meta: pageMeta(result.total, request.query) };
     },
   );
+
+  // One entry, by its event id; /audit/verify and /audit/checkpoints are static routes and win.
+  api.get('/audit/:eventId', { config: SITE_ADMIN, schema: { tags: ['audit'], params: z.object({ eventId: z.string() }) } }, async (request) => {
+    const eventId = uuidOr404(request.params.eventId, 'Audit entry');
+    const entry = await context.database.withSite(request.siteId, (tx) => findAuditEntry(tx, request.siteId, eventId));
+    if (!entry) throw errors.notFound(`Audit entry ${eventId} not found`);
+    return { data: entry };
+  });
 
   api.get('/audit/verify', { config: SITE_ADMIN, schema: { tags: ['audit'] } }, async (request) => ({
     data: await context.database.withSite(request.siteId, (tx) => verifyLog(tx, request.siteId, context.signingKey)),

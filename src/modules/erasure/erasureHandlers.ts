@@ -12,13 +12,11 @@ import { deriveKey } from '../../../infra/crypto/secrets.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { userPrincipal, type Principal } from '../../auth/principal.ts';
-import { dynamicValuesOf } from '../../query/dynamicValues.ts';
 import { handleCommand, handleCommandIn, inSiteTransaction, openCommandIn } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import type { CollectionSchema } from '../../schema/siteSchema.ts';
-import { createRevealer, DECRYPT_EVERYTHING } from '../encryption/reveal.ts';
 import { deleteIn } from '../items/deleteItem.ts';
-import { matchErasureRecords, resolveErasureFilter } from './erasureMatches.ts';
+import { findSubjectRecords, MAX_ERASURE_RECORDS } from './subjectRecords.ts';
 import { findErasure, type ErasureRequest } from './erasureRequests.ts';
 import { inItemWriteTransaction } from '../items/itemStreams.ts';
 
@@ -64,10 +62,7 @@ export async function requestErasure(context: ErasureContext, siteId: string, pr
     throw new AppError('VALIDATION_FAILED', 'An erasure names its subject: an empty filter would erase the whole collection', { path: ['body', 'filter'] });
   }
   const collection = await context.schemas.collection(siteId, input.collection);
-  const node = resolveErasureFilter(input.filter, collection, dynamicValuesOf(principal));
-  // Matching opens sealed values for the filter only; none is returned or stored.
-  const revealer = createRevealer(context, siteId, DECRYPT_EVERYTHING, metadata);
-  const recordIds = await context.database.withSiteReads(siteId, (tx) => matchErasureRecords(tx, siteId, collection, input.filter, node, revealer));
+  const recordIds = await findSubjectRecords(context, { siteId, collection, filter: input.filter, principal, metadata, bound: MAX_ERASURE_RECORDS });
   const erasureId = uuidv7();
   await handleCommand(context, {
     siteId,

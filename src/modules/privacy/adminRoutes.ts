@@ -14,28 +14,39 @@ import { pageMeta, pageQuery, SITE_ADMIN } from '../../server/routeKit.ts';
 
 const tags = ['privacy'];
 
-/** `{ userId }` or `{ collection, itemId }`, never both. */
+/** Exactly one form: `{ userId }`, `{ collection, itemId }` or `{ collection, filter }` (the erasure's form). */
 const sarBody = z
   .object({
     userId: uuidSchema.optional(),
     collection: z.string().regex(COLLECTION_NAME_PATTERN, 'a collection name').optional(),
     itemId: z.string().min(1).max(64).optional(),
+    filter: z.record(z.string(), z.unknown()).optional(),
   })
   .strict()
   .superRefine((body, context) => {
     if (body.userId !== undefined) {
-      for (const key of ['collection', 'itemId'] as const) {
-        if (body[key] !== undefined) context.addIssue({ code: 'custom', path: [key], message: 'Give either userId or collection and itemId' });
+      for (const key of ['collection', 'itemId', 'filter'] as const) {
+        if (body[key] !== undefined) context.addIssue({ code: 'custom', path: [key], message: 'Give either userId, collection and itemId, or collection and filter' });
       }
       return;
     }
-    for (const key of ['collection', 'itemId'] as const) {
-      if (body[key] === undefined) context.addIssue({ code: 'custom', path: [key], message: 'Required without userId' });
+    if (body.collection === undefined) context.addIssue({ code: 'custom', path: ['collection'], message: 'Required without userId' });
+    if (body.itemId !== undefined && body.filter !== undefined) {
+      context.addIssue({ code: 'custom', path: ['filter'], message: 'Give either itemId or filter' });
+    } else if (body.itemId === undefined && body.filter === undefined) {
+      context.addIssue({ code: 'custom', path: ['itemId'], message: 'Required without userId or filter' });
     }
   });
 
 function subjectOf(body: z.infer<typeof sarBody>): SarSubject {
-  return body.userId !== undefined ? { userId: body.userId } : { collection: body.collection!, itemId: body.itemId! };
+  if (body.userId !== undefined) return { userId: body.userId };
+  return body.filter !== undefined ? { collection: body.collection!, filter: body.filter } : { collection: body.collection!, itemId: body.itemId! };
+}
+
+/** The export's file name: never the filter, which may hold the subject's email. */
+function fileNameOf(subject: SarSubject): string {
+  const name = 'userId' in subject ? `user-${subject.userId}` : 'filter' in subject ? `${subject.collection}-records` : `${subject.collection}-${subject.itemId}`;
+  return `sar-export-${name.replace(/[^A-Za-z0-9_-]/g, '_')}.json`;
 }
 
 /** What $NOW and $CURRENT_USER stand for in this request's filter. */
@@ -69,7 +80,6 @@ export async function privacyAdminRoutes(app: FastifyInstance, { context }: Serv
     const subject = subjectOf(request.body);
     const sarRequest = { access: await request.access(), principal: request.principal, metadata: request.metadata };
     const document = await buildSarExport(context, sarRequest, subject);
-    const name = 'userId' in subject ? `user-${subject.userId}` : `${subject.collection}-${subject.itemId}`;
-    return reply.header('content-disposition', `attachment; filename="sar-export-${name.replace(/[^A-Za-z0-9_-]/g, '_')}.json"`).send(document);
+    return reply.header('content-disposition', `attachment; filename="${fileNameOf(subject)}"`).send(document);
   });
 }

@@ -1,0 +1,195 @@
+// The audited actions and what the audit list says of each beyond who, what, which target and when:
+// every event type of the catalogue is an audited action (projections/auditProjection.ts), and each
+// declares its `details`, an allowlist of what may leave the event for the audit list. Details hold
+// ids, counts, kinds, states and schema names only, never a personal value: no email, name, IP
+// address, user agent, free text (reasons, titles, descriptions, messages), hash of a person, item
+// content or setting value. The log itself keeps the full event.
+import type { DomainEvent, EventDataOf, EventType } from './eventCatalogue.ts';
+
+export type AuditDetailValue = string | number | boolean | null | readonly string[];
+export type AuditDetails = Readonly<Record<string, AuditDetailValue>>;
+
+/** The keys of `Data` whose values are a string, a number or a boolean (optional or nullable). */
+type ScalarKeys<Data> = {
+  [Key in keyof Data]-?: [NonNullable<Data[Key]>] extends [never] ? never : NonNullable<Data[Key]> extends string | number | boolean ? Key : never;
+}[keyof Data] &
+  string;
+
+/**
+ * What an event type's entry shows: the data's keys it copies as they are (each a non-personal
+ * value), or a function that derives the details (counts, the names of the keys that changed).
+ */
+type Declaration<Data> = readonly ScalarKeys<Data>[] | ((data: Data) => Record<string, AuditDetailValue | undefined>);
+
+/** The names of the keys a change set holds (never their values). */
+function changedKeys(changes: object): string[] {
+  return Object.keys(changes).sort();
+}
+
+const itemDetails = (data: EventDataOf<'item.created'>) => ({ collection: data.collection, itemId: data.itemId, changedFields: changedKeys(data.delta) });
+const relationDetails = (data: EventDataOf<'relation.created'>) => ({
+  relationId: data.relationId,
+  kind: data.relation.kind,
+  collection: data.relation.collection,
+  field: data.relation.field,
+});
+const fieldDetails = (data: EventDataOf<'field.added'>) => ({
+  collection: data.collection,
+  field: data.field.field,
+  type: data.field.type,
+  sensitivity: data.field.sensitivity,
+});
+const versionKey = ['collection', 'itemId', 'key'] as const;
+
+/**
+ * One declaration per event type: a new event type does not compile until it says what its audit
+ * entry shows. The spec's audit actions (`consent_granted`, `data_erased`, …) are event types.
+ */
+export const AUDIT_DETAILS: { readonly [Type in EventType]: Declaration<EventDataOf<Type>> } = {
+  // Sites and settings: a setting's value may be a secret or personal; its key is not.
+  'site.created': ['siteId'],
+  'site.deleted': ['siteId'],
+  'site.configured': (data) => ({ siteId: data.siteId, changed: changedKeys(data.changes) }),
+  'setting.set': ['key'],
+  'setting.removed': ['key'],
+
+  // Identity: never an email, a name, a password or token hash, an IP address or a user agent.
+  'api_key.created': ['apiKeyId', 'userId', 'roleId'],
+  'api_key.revoked': ['apiKeyId'],
+  'email_token.issued': ['tokenId', 'userId', 'purpose', 'expiresAt'],
+  'email_token.consumed': ['tokenId', 'userId', 'purpose'],
+  'issuer.created': (data) => ({ issuerId: data.issuerId, enabled: data.config.enabled, jitProvisioning: data.config.jitProvisioning }),
+  'issuer.updated': (data) => ({ issuerId: data.issuerId, enabled: data.config.enabled, jitProvisioning: data.config.jitProvisioning }),
+  'issuer.deleted': ['issuerId'],
+  'role.created': ['roleId', 'admin', 'parentId', 'systemKey'],
+  'role.updated': (data) => ({ roleId: data.roleId, changed: changedKeys(data.changes), admin: data.changes.admin, parentId: data.changes.parentId }),
+  'role.deleted': ['roleId'],
+  'session.started': ['sessionId', 'userId', 'impersonatorId'],
+  'session.refreshed': ['sessionId'],
+  'session.revoked': ['sessionId', 'reason'],
+  'subscriber_access.granted': ['collection'],
+  'subscriber_access.revoked': ['collection'],
+  'team.created': (data) => ({ teamId: data.teamId, memberCount: data.members.length }),
+  'team.updated': (data) => ({ teamId: data.teamId, changed: changedKeys(data.changes), memberCount: data.changes.members?.length }),
+  'team.deleted': ['teamId'],
+  'user.created': ['userId', 'roleId', 'status'],
+  'user.password_changed': ['userId', 'reason'],
+  'user.sign_in_failed': (data) => ({ userId: data.userId, reason: data.reason, failures: data.failures ?? 1 }),
+  'user.email_verified': ['userId'],
+  'user.updated': (data) => ({ userId: data.userId, changed: changedKeys(data.changes), roleId: data.changes.roleId, status: data.changes.status }),
+  'user.deleted': ['userId'],
+  'user.preferences_updated': (data) => ({ userId: data.userId, changed: changedKeys(data.changes) }),
+  // The external id is the person's id at their identity provider (an email, at some): not copied.
+  'user.external_identity_linked': ['userId', 'issuerId'],
+  'user.impersonated': ['userId', 'impersonatorId', 'sessionId'],
+  'auth.sign_in_failed': (data) => ({ reason: data.reason, failures: data.failures ?? 1 }),
+
+  // Access
+  'policy.created': ['policyId'],
+  'policy.updated': (data) => ({ policyId: data.policyId, changed: changedKeys(data.changes) }),
+  'policy.deleted': ['policyId'],
+  'policy.permission_added': ['policyId', 'permissionId', 'collection', 'action'],
+  'policy.permission_removed': ['policyId', 'permissionId'],
+  'policy.attached': (data) => ({ policyId: data.policyId, targetKind: data.target.kind, targetId: data.target.id }),
+  'policy.detached': (data) => ({ policyId: data.policyId, targetKind: data.target.kind, targetId: data.target.id }),
+
+  // Content: the names of the fields a write set, never their values.
+  'item.created': itemDetails,
+  'item.updated': itemDetails,
+  'item.deleted': itemDetails,
+  'item.restored': itemDetails,
+  'item.reverted': itemDetails,
+  'item.promoted': itemDetails,
+  'item.hard_deleted': itemDetails,
+  'item.sensitive_read': (data) => ({
+    recordCount: new Set(data.reads.map((read) => `${read.collection}/${read.itemId}`)).size,
+    collections: [...new Set(data.reads.map((read) => read.collection))].sort(),
+  }),
+  'collection.created': ['collection'],
+  'collection.updated': ['collection'],
+  'collection.deleted': ['collection'],
+  'field.added': fieldDetails,
+  'field.updated': fieldDetails,
+  'field.removed': ['collection', 'field'],
+  'relation.created': relationDetails,
+  'relation.updated': relationDetails,
+  'relation.deleted': relationDetails,
+  'version.created': [...versionKey, 'baseVersion'],
+  'version.updated': (data) => ({ collection: data.collection, itemId: data.itemId, key: data.key, changedFields: data.changes ? changedKeys(data.changes) : undefined }),
+  'version.deleted': versionKey,
+  'version.promoted': [...versionKey, 'mainVersion', 'revisionId', 'mainDiverged'],
+  'pin.created': ['collection', 'itemId', 'field', 'revisionId', 'targetCollection', 'targetItemId'],
+  'pin.released': ['collection', 'itemId', 'field'],
+
+  // Change feed, push, notifications: never a webhook URL, a push endpoint or a notification's text.
+  'cdc_subscription.created': ['subscriptionId', 'kind', 'cursorSeq'],
+  'cdc_subscription.updated': (data) => ({ subscriptionId: data.subscriptionId, changed: changedKeys(data.changes) }),
+  'cdc_subscription.paused': ['subscriptionId'],
+  'cdc_subscription.resumed': ['subscriptionId'],
+  'cdc_subscription.acknowledged': ['subscriptionId', 'cursorSeq'],
+  'cdc_subscription.replayed': (data) => ({ subscriptionId: data.subscriptionId, cursorSeq: data.cursorSeq, from: data.previousState, to: data.state }),
+  'cdc_subscription.dispatch_requested': ['subscriptionId'],
+  'cdc_subscription.died': ['subscriptionId'],
+  'cdc_subscription.went_stale': ['subscriptionId'],
+  'cdc_subscription.deleted': ['subscriptionId'],
+  'push_subscription.registered': ['subscriptionId', 'userId'],
+  'push_subscription.removed': ['subscriptionId', 'reason'],
+  'notification.published': ['notificationId', 'kind', 'severity', 'entityId'],
+
+  // Editorial review: the move and its states; the reason is free text.
+  editorial_transition: ['collection', 'itemId', 'move', 'from', 'to', 'reviewerId', 'itemVersion'],
+
+  // Releases
+  'release.created': (data) => ({ releaseId: data.releaseId, status: data.status, atomicityMode: data.atomicityMode, itemCount: data.items.length }),
+  'release.updated': (data) => ({ releaseId: data.releaseId, changed: changedKeys(data.changes), status: data.changes.status }),
+  'release.items_added': (data) => ({ releaseId: data.releaseId, itemCount: data.items.length }),
+  'release.items_removed': (data) => ({ releaseId: data.releaseId, itemCount: data.items.length }),
+  'release.deleted': ['releaseId'],
+  'release.published': (data) => ({
+    releaseId: data.releaseId,
+    status: data.status,
+    trigger: data.trigger,
+    published: data.outcomes.filter((outcome) => outcome.outcome === 'published').length,
+    failed: data.outcomes.filter((outcome) => outcome.outcome === 'failed').length,
+    skipped: data.outcomes.filter((outcome) => outcome.outcome === 'skipped').length,
+  }),
+  'release.reverted': (data) => ({ releaseId: data.releaseId, forced: data.forced, itemCount: data.items.length }),
+
+  // Pages and files: a slug, a title or a file name may name a person.
+  'page.created': ['pageId'],
+  'page.updated': (data) => ({ pageId: data.pageId, changed: changedKeys(data.changes) }),
+  'page.deleted': ['pageId'],
+  'file.registered': ['fileId', 'type', 'size', 'source'],
+  'file.updated': (data) => ({ fileId: data.fileId, changed: changedKeys(data.changes) }),
+  'file.deleted': ['fileId'],
+  'transform_preset.created': ['presetId', 'key'],
+  'transform_preset.updated': (data) => ({ presetId: data.presetId, changed: changedKeys(data.changes) }),
+  'transform_preset.deleted': ['presetId', 'key'],
+
+  // Privacy: the consent's type and text version (not its source); a restriction's user, not its
+  // reason; an erasure's counts, never its subject hash or reason.
+  consent_granted: ['consentType', 'version'],
+  consent_withdrawn: ['consentType', 'version'],
+  'processing_restriction.applied': ['userId'],
+  'processing_restriction.lifted': ['userId'],
+  encryption_key_rotated: ['keyId', 'previousKeyId'],
+  envelope_mode_changed: ['enabled'],
+  encryption_values_resealed: ['operation', 'keyId', 'envelope', 'values'],
+  decryption_failed: ['collection', 'itemId', 'field', 'keyId'],
+  erasure_requested: (data) => ({ erasureId: data.erasureId, collection: data.collection, recordCount: data.recordIds.length }),
+  erasure_confirmed: ['erasureId', 'confirmedBy'],
+  data_erased: ['erasureId', 'collection', 'recordCount', 'shreddedValues'],
+};
+
+/**
+ * The details of an event's audit entry: what its type declares, and nothing else (absent keys left
+ * out). The event's data is as its type's schema describes (the event store checked it).
+ */
+export function auditDetailsOf(event: DomainEvent): AuditDetails {
+  const declaration = AUDIT_DETAILS[event.type] as Declaration<Record<string, unknown>> | undefined;
+  if (!declaration) return {};
+  const data = event.data as Record<string, unknown>;
+  const picked: Record<string, unknown> =
+    typeof declaration === 'function' ? declaration(data) : Object.fromEntries(declaration.map((key) => [key, data[key]]));
+  return Object.fromEntries(Object.entries(picked).filter((entry): entry is [string, AuditDetailValue] => entry[1] !== undefined));
+}

@@ -11,6 +11,8 @@ import { sql, type SqlFragment } from '../infra/postgres/sql.ts';
 import { defineProjection, type EventHandler } from './projection.ts';
 
 type IndexKind = 'text' | 'numeric' | 'boolean' | 'json';
+/** A kind's index, or (`:desc`) its DESC NULLS LAST twin that serves `sort=-field` (src/query/compileSort.ts). */
+type IndexVariant = IndexKind | `${IndexKind}:desc`;
 
 const NUMERIC: ReadonlySet<FieldType> = new Set(['integer', 'float', 'decimal', 'bigInteger']);
 const JSON_TYPES: ReadonlySet<FieldType> = new Set(['json', 'geometry', 'files']);
@@ -26,7 +28,12 @@ export function indexKindOf(field: ContentField): IndexKind {
 /** Content fields whose name is a column are never stored in `data`: they need no index of their own. */
 const COLUMN_FIELDS: ReadonlySet<string> = new Set(['status', 'sort']);
 
-const INDEX_KINDS: readonly IndexKind[] = ['text', 'numeric', 'boolean', 'json'];
+const INDEX_KINDS: readonly IndexVariant[] = ['text', 'numeric', 'boolean', 'json', 'text:desc', 'numeric:desc'];
+
+/** The indexes a field of `kind` wants: sorted kinds (text, numeric) one per nulls-last direction (migration 0491). */
+function indexVariantsOf(kind: IndexKind): IndexVariant[] {
+  return kind === 'text' || kind === 'numeric' ? [kind, `${kind}:desc`] : [kind];
+}
 
 /**
  * Held (session-wide, exclusively) by the field index builder while it runs DDL on an index and
@@ -78,11 +85,11 @@ async function syncFieldIndex(tx: Queryable, siteId: string, collection: string,
       storedFieldsOf(definition).some((stored) => stored.collection === collection && stored.field === fieldName),
     );
   }
-  const kind = wanted && definition ? indexKindOf(definition) : null;
+  const kinds = wanted && definition ? indexVariantsOf(indexKindOf(definition)) : [];
   // Nothing recorded and nothing wanted: nothing to write (a new field that asks for no index).
-  if (!row?.recorded && !kind) return;
+  if (!row?.recorded && kinds.length === 0) return;
   const stable = await catalogIsStable(tx);
-  const unwanted = INDEX_KINDS.filter((other) => other !== kind);
+  const unwanted = INDEX_KINDS.filter((other) => !kinds.includes(other));
   // Kinds no longer wanted: a row without an index goes; an index (or a row while the catalog may
   // be changing) is left to the builder to drop.
   if (row?.recorded) {
@@ -95,14 +102,14 @@ async function syncFieldIndex(tx: Queryable, siteId: string, collection: string,
        WHERE ${indexOf(name)} IS NOT NULL OR EXISTS (SELECT 1 FROM item_field_indexes f WHERE ${sameField})
       ON CONFLICT (site_id, collection, field, kind) DO UPDATE SET state = 'dropping', error = NULL`);
   }
-  if (!kind) return;
-  // The wanted kind: a row already asking for it stays as it is (its build may be under way).
+  if (kinds.length === 0) return;
+  // The wanted kinds: a row already asking for one stays as it is (its build may be under way).
   tx.defer(sql`
     INSERT INTO item_field_indexes (site_id, collection, field, kind, state)
     SELECT ${siteId}, ${collection}, ${fieldName}, k.kind,
            CASE WHEN ${stable}::boolean AND coalesce((SELECT indisvalid FROM pg_index WHERE indexrelid = ${indexOf(name)}), false)
                 THEN 'ready' ELSE 'building' END
-      FROM (VALUES (${kind}::text)) AS k(kind)
+      FROM unnest(${kinds}::text[]) AS k(kind)
     ON CONFLICT (site_id, collection, field, kind) DO UPDATE SET state = excluded.state, error = NULL
      WHERE item_field_indexes.state = 'dropping'`);
 }

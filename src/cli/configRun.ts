@@ -7,6 +7,7 @@ import type { EventMetadata } from '../../domain/shared/events.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 import type { Config } from '../config/config.ts';
 import { createContext } from '../boot/boot.ts';
+import { cliLogger } from './cliLogger.ts';
 import { exportManifest } from '../modules/config/exportManifest.ts';
 import { importManifest, type ImportResult } from '../modules/config/importManifest.ts';
 import { createWebhookTools } from '../modules/config/webhookTools.ts';
@@ -24,7 +25,8 @@ export interface ImportFlags {
 }
 
 async function withSiteContext<T>(loadConfig: () => Config, siteId: string, work: (context: AppContext) => Promise<T>): Promise<T> {
-  const context = await createContext({ ...loadConfig(), LOG_LEVEL: 'warn' }, { runProjections: false });
+  const config = loadConfig();
+  const context = await createContext({ ...config, LOG_LEVEL: 'warn' }, { runProjections: false, logger: cliLogger(config) });
   try {
     const [site] = await context.database.withSystem((tx) => tx.query(sql`SELECT 1 FROM sites WHERE id = ${siteId} AND deleted_at IS NULL`));
     if (!site) throw new Error(`Site ${siteId} not found`);

@@ -1,16 +1,20 @@
 // The `svc` command line: start, migrate, site create, projections status|rebuild, events tail, config export|diff|apply.
+// Standard output carries only what a command answers; logs and progress go to standard error
+// (docs/cli.md). `svc start` is the service: it logs to standard output.
 import { Command } from 'commander';
 import { z } from 'zod';
 import { ConfigError, loadConfig, type Config } from '../config/config.ts';
-import { createDatabase } from '../../infra/postgres/database.ts';
+import { createDatabase, type Database } from '../../infra/postgres/database.ts';
 import { migrate } from '../../infra/postgres/migrate.ts';
 import { readAll, LOG_START, cursorOf } from '../../infra/eventstore/eventStore.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 import { projections, findProjection } from '../../projections/index.ts';
-import { createContext, createLogger, resolveDatabaseUrl } from '../boot/boot.ts';
+import { createContext, resolveDatabaseUrl, SERVICE_VERSION } from '../boot/boot.ts';
 import { projectionStatus, rebuildProjection } from '../runtime/projectionRunner.ts';
 import { createSite } from '../modules/instance/handlers.ts';
+import { cliLogger } from './cliLogger.ts';
 import { configCommand } from './configCommand.ts';
+import { countingLogReads, rebuildProgress } from './rebuildProgress.ts';
 
 function config(): Config {
   try {
@@ -25,10 +29,9 @@ function config(): Config {
 }
 
 /** Runs `work` against the configured database as its owner (migrations, rebuilds read every site). */
-async function withOwnerDatabase<T>(work: (database: ReturnType<typeof createDatabase>) => Promise<T>): Promise<T> {
+async function withOwnerDatabase<T>(work: (database: Database) => Promise<T>): Promise<T> {
   const settings = config();
-  const logger = createLogger({ ...settings, LOG_LEVEL: 'warn' });
-  const server = await resolveDatabaseUrl(settings, logger);
+  const server = await resolveDatabaseUrl(settings, cliLogger(settings));
   try {
     await migrate(server.url);
     const database = createDatabase({ connectionString: server.url, poolSize: 4, asApplicationRole: false });
@@ -42,8 +45,14 @@ async function withOwnerDatabase<T>(work: (database: ReturnType<typeof createDat
   }
 }
 
+/** The events a rebuild replays (the whole log), for its progress. */
+async function countEvents(database: Database): Promise<number> {
+  const [row] = await database.withSystem((tx) => tx.query<{ total: number }>(sql`SELECT count(*)::int AS total FROM events`));
+  return row?.total ?? 0;
+}
+
 export function buildCli(): Command {
-  const program = new Command('svc').description('Event-sourced, multi-tenant headless CMS backend');
+  const program = new Command('svc').description('Event-sourced, multi-tenant headless CMS backend').version(SERVICE_VERSION, '-V, --version', 'print the version');
 
   program
     .command('start')
@@ -68,7 +77,7 @@ export function buildCli(): Command {
     .description('apply pending database migrations')
     .action(async () => {
       const settings = config();
-      const server = await resolveDatabaseUrl(settings, createLogger({ ...settings, LOG_LEVEL: 'warn' }));
+      const server = await resolveDatabaseUrl(settings, cliLogger(settings));
       try {
         const { applied } = await migrate(server.url);
         console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
@@ -90,7 +99,8 @@ export function buildCli(): Command {
         .object({ adminEmail: z.email('--admin-email must be an email address'), adminPassword: z.string().min(8, '--admin-password needs at least 8 characters') })
         .safeParse(options);
       if (!input.success) throw new Error(input.error.issues[0]!.message);
-      const context = await createContext({ ...config(), LOG_LEVEL: 'warn' }, { runProjections: false });
+      const settings = config();
+      const context = await createContext({ ...settings, LOG_LEVEL: 'warn' }, { runProjections: false, logger: cliLogger(settings) });
       try {
         const created = await createSite(context, { id, name: options.name, adminEmail: options.adminEmail, adminPassword: options.adminPassword }, {
           actor: { kind: 'system', id: 'cli' },
@@ -105,24 +115,34 @@ export function buildCli(): Command {
   projectionsCommand
     .command('status')
     .description('checkpoint and lag of every projection')
-    .action(() =>
+    .option('--json', 'print {"projections":[{"name","mode","checkpoint","head","lag"}]} (docs/cli.md)')
+    .action((options: { json?: boolean }) =>
       withOwnerDatabase(async (database) => {
-        console.table(await projectionStatus(database, projections));
+        const statuses = await projectionStatus(database, projections);
+        if (options.json) console.log(JSON.stringify({ projections: statuses }, null, 2));
+        else console.table(statuses);
       }),
     );
   projectionsCommand
     .command('rebuild [name]')
     .description('rebuild a read model (or --all) from position 0 of the log')
     .option('--all', 'rebuild every projection')
-    .action((name: string | undefined, options: { all?: boolean }) =>
+    .option('--progress', 'report progress on standard error even when it is not a terminal (one line per second)')
+    .option('--no-progress', 'report no progress, even on a terminal')
+    .action((name: string | undefined, options: { all?: boolean; progress?: boolean }) =>
       withOwnerDatabase(async (database) => {
         const targets = options.all ? projections : name ? [findProjection(name)] : [];
         if (targets.length === 0 || targets.some((p) => !p)) {
           throw new Error(`name a projection (${projections.map((p) => p.name).join(', ')}) or pass --all`);
         }
+        // On a terminal unless --no-progress; elsewhere only with --progress.
+        const showProgress = options.progress ?? process.stderr.isTTY === true;
+        const total = showProgress ? await countEvents(database) : 0;
         for (const projection of targets) {
           const started = Date.now();
-          const result = await rebuildProjection(database, projection!);
+          const progress = showProgress ? rebuildProgress({ name: projection!.name, total, output: process.stderr }) : null;
+          const result = await rebuildProjection(progress ? countingLogReads(database, progress.applied) : database, projection!);
+          progress?.done();
           console.log(`${projection!.name}: replayed ${result.events} events in ${Date.now() - started} ms`);
         }
       }),

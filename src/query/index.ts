@@ -2,7 +2,7 @@
 // evaluate in memory. Items, permissions, GraphQL, delivery and the audit log all go through here.
 export * from './types.ts';
 export { fieldExpression, fieldTextExpression, STRUCTURAL_COLUMNS, valueKindOf } from './fieldExpressions.ts';
-export { parseListQuery, parseSortList, DEFAULT_LIMIT, MAX_LIMIT } from './parseListQuery.ts';
+export { parseListQuery, parseSortList, parseNulls, DEFAULT_LIMIT, MAX_LIMIT } from './parseListQuery.ts';
 export { parseFilterParam, parseJsonFilter, coerceBracketFilter } from './parseFilter.ts';
 export { resolveFilter, MAX_JSON_PATH_DEPTH, MAX_RELATION_DEPTH, type FilterContext } from './resolveFilter.ts';
 export { compileFilter, compileFilterNode, ITEMS_TABLE, type CompileFilterContext } from './compileFilter.ts';

@@ -1,4 +1,4 @@
-// Reads the list parameters of a querystring (fields, filter, sort, limit, offset, page, meta,
+// Reads the list parameters of a querystring (fields, filter, sort, nulls, limit, offset, page, meta,
 // aggregate, groupBy, deep, search) and checks their syntax; fields are checked against the
 // collection later, when the query is compiled.
 import { AppError } from '../../domain/shared/appError.ts';
@@ -6,7 +6,7 @@ import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../domain/shared/jsonDep
 import { collectBracketParams, lastValue, type BracketTree } from './bracketParams.ts';
 import { isPlainObject } from './coerceValue.ts';
 import { coerceBracketFilter, parseFilterParam, parseJsonFilter } from './parseFilter.ts';
-import { AGGREGATE_FUNCTIONS, type AggregateFunction, type AggregateSpec, type DeepQuery, type ErrorPath, type ListQuery, type SortSpec } from './types.ts';
+import { AGGREGATE_FUNCTIONS, NULLS_PLACEMENTS, type AggregateFunction, type AggregateSpec, type DeepQuery, type ErrorPath, type ListQuery, type NullsPlacement, type SortSpec } from './types.ts';
 
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 200;
@@ -30,7 +30,7 @@ export function parseListQuery(query: Record<string, unknown>): ListQuery {
   return {
     fields: parseFieldList(listParam(query, 'fields'), ['fields']),
     filter: parseFilterParam(query),
-    sort: parseSortList(listParam(query, 'sort'), ['sort']),
+    sort: parseSortList(listParam(query, 'sort'), ['sort'], parseNulls(scalarParam(query, 'nulls'), ['nulls'])),
     limit,
     offset,
     page,
@@ -87,11 +87,20 @@ export function parseFieldList(list: string[] | null, path: ErrorPath): string[]
   return list;
 }
 
-export function parseSortList(list: string[] | null, path: ErrorPath): SortSpec[] {
+/** `nulls`: where every term puts items without a value (absent: last, compileSort's default). */
+export function parseSortList(list: string[] | null, path: ErrorPath, nulls: NullsPlacement | null = null): SortSpec[] {
   return (list ?? []).map((term) => {
     if (!SORT_TERM.test(term)) throw invalid(`Invalid sort term "${term}"`, path);
-    return term.startsWith('-') ? { field: term.slice(1), direction: 'desc' } : { field: term, direction: 'asc' };
+    const spec: SortSpec = term.startsWith('-') ? { field: term.slice(1), direction: 'desc' } : { field: term, direction: 'asc' };
+    return nulls ? { ...spec, nulls } : spec;
   });
+}
+
+/** `nulls=first|last`; null when absent. */
+export function parseNulls(text: string | null, path: ErrorPath): NullsPlacement | null {
+  if (text === null) return null;
+  if ((NULLS_PLACEMENTS as readonly string[]).includes(text)) return text as NullsPlacement;
+  throw invalid(`"${String(path.at(-1))}" must be first or last`, path);
 }
 
 function parseGroupBy(list: string[] | null): string[] {
@@ -127,7 +136,7 @@ function parseJsonObject(text: string, path: ErrorPath): Record<string, unknown>
   throw invalid(`"${path.join('.')}" must be a JSON object or bracket parameters`, path);
 }
 
-const DEEP_PARAMS: ReadonlySet<string> = new Set(['fields', 'filter', 'sort', 'limit', 'offset', 'page']);
+const DEEP_PARAMS: ReadonlySet<string> = new Set(['fields', 'filter', 'sort', 'nulls', 'limit', 'offset', 'page']);
 
 function parseDeep(query: Record<string, unknown>): Record<string, DeepQuery> {
   const json = typeof query.deep === 'string' ? query.deep : null;
@@ -152,6 +161,7 @@ function deepQuery(params: Record<string, unknown>, path: ErrorPath, nesting: nu
   const query: DeepQuery = { fields: null, filter: null, sort: [], limit: null, offset: null, page: null, deep: {} };
   // Without a prototype, so that a `__proto__` key (JSON.parse makes it an own key) is a plain key, refused by deepRelations.
   const nested = Object.create(null) as Record<string, unknown>;
+  let nulls: NullsPlacement | null = null;
   for (const [rawKey, value] of Object.entries(params)) {
     const key = rawKey.startsWith('_') ? rawKey.slice(1) : rawKey;
     const keyPath = [...path, rawKey];
@@ -168,6 +178,7 @@ function deepQuery(params: Record<string, unknown>, path: ErrorPath, nesting: nu
     // A list takes every value given (`deep[a][fields]=x&deep[a][fields]=y`, or a JSON array), as the top-level `fields` does.
     if (key === 'fields') query.fields = parseFieldList(splitList(textsOf(value, keyPath)), keyPath);
     else if (key === 'sort') query.sort = parseSortList(splitList(textsOf(value, keyPath)), keyPath);
+    else if (key === 'nulls') nulls = parseNulls(textOf(value, keyPath), keyPath);
     else {
       const text = textOf(value, keyPath);
       if (key === 'limit') query.limit = parseInteger(text, keyPath, 1, MAX_LIMIT);
@@ -175,6 +186,8 @@ function deepQuery(params: Record<string, unknown>, path: ErrorPath, nesting: nu
       else query.page = parseInteger(text, keyPath, 1);
     }
   }
+  // `deep[rel][nulls]` places the nulls of that relation's own sort, whatever order the keys came in.
+  if (nulls) query.sort = query.sort.map((term) => ({ ...term, nulls }));
   query.deep = Object.keys(nested).length > 0 ? deepRelations(nested, path, nesting + 1, fromJson) : {};
   return query;
 }

@@ -93,9 +93,15 @@ export type LogicalOperator = '_and' | '_or';
 /** Operators whose value is a list; in bracket form they take comma-separated values. */
 export const ARRAY_OPERATORS: ReadonlySet<string> = new Set(['_in', '_nin', '_between', '_has_any_keys', '_has_all_keys']);
 
+/** Where a sort puts items without a value: `last` unless asked (`nulls=first`), in both directions. */
+export type NullsPlacement = 'first' | 'last';
+export const NULLS_PLACEMENTS: readonly NullsPlacement[] = ['first', 'last'];
+
 export interface SortSpec {
   field: string;
   direction: 'asc' | 'desc';
+  /** Absent: last. */
+  nulls?: NullsPlacement;
 }
 
 export const AGGREGATE_FUNCTIONS = ['count', 'countDistinct', 'sum', 'avg', 'min', 'max'] as const;

@@ -56,6 +56,9 @@ describe('parseListQuery', () => {
     [{ fields: '*:headings' }, ['fields']],
     [{ sort: 'title,--views' }, ['sort']],
     [{ sort: 'ti tle' }, ['sort']],
+    [{ sort: 'title', nulls: 'middle' }, ['nulls']],
+    [{ sort: 'title', nulls: 'LAST' }, ['nulls']],
+    [{ 'deep[author][_nulls]': 'none' }, ['deep', 'author', '_nulls']],
     [{ groupBy: 'a.b' }, ['groupBy']],
     [{ 'aggregate[median]': 'views' }, ['aggregate', 'median']],
     [{ 'aggregate[sum]': 'a-b' }, ['aggregate', 'sum']],
@@ -133,6 +136,23 @@ describe('parseListQuery', () => {
         deep: { replies: { fields: null, filter: null, sort: [], limit: 3, offset: null, page: null, deep: {} } },
       },
     });
+  });
+
+  it('reads nulls=first|last onto every sort term, and leaves the terms as they were without it', () => {
+    expect(parseListQuery({ sort: '-views,title', nulls: 'first' }).sort).toEqual([
+      { field: 'views', direction: 'desc', nulls: 'first' },
+      { field: 'title', direction: 'asc', nulls: 'first' },
+    ]);
+    expect(parseListQuery({ sort: '-views', nulls: 'last' }).sort).toEqual([{ field: 'views', direction: 'desc', nulls: 'last' }]);
+    expect(parseListQuery({ sort: '-views' }).sort).toEqual([{ field: 'views', direction: 'desc' }]);
+    expect(parseListQuery({ nulls: 'first' }).sort).toEqual([]);
+  });
+
+  it('reads deep[rel][nulls] onto the sort of that relation, before or after its sort key', () => {
+    const query = parseListQuery({ 'deep[author][_nulls]': 'first', 'deep[author][_sort]': '-age', 'deep[comments][sort]': 'at' });
+    expect(query.deep.author!.sort).toEqual([{ field: 'age', direction: 'desc', nulls: 'first' }]);
+    expect(query.deep.comments!.sort).toEqual([{ field: 'at', direction: 'asc' }]);
+    expect(parseListQuery({ deep: '{"author":{"_sort":["name"],"_nulls":"first"}}' }).deep.author!.sort).toEqual([{ field: 'name', direction: 'asc', nulls: 'first' }]);
   });
 
   it('reads deep in the JSON form, keeping typed filter values', () => {

@@ -121,8 +121,11 @@ describe('field index builds', () => {
     });
     await call('POST', '/collections', { name: 'other', fields: [{ field: 'd', type: 'string', indexed: true }] });
     const rows = await settledIndexes(service, owner, site.siteId);
-    expect(rows.map((row) => `${row.collection}.${row.field}:${row.kind}`)).toEqual(['articles.a:text', 'articles.b:numeric', 'articles.c:text', 'other.d:text']);
-    const nameOf = (field: string) => rows.find((row) => row.field === field)!.index_name;
+    // Sorted kinds have a DESC NULLS LAST twin (`:desc`) for `sort=-field` with empty values last.
+    expect(rows.map((row) => `${row.collection}.${row.field}:${row.kind}`)).toEqual([
+      'articles.a:text', 'articles.a:text:desc', 'articles.b:numeric', 'articles.b:numeric:desc', 'articles.c:text', 'articles.c:text:desc', 'other.d:text', 'other.d:text:desc',
+    ]);
+    const namesOf = (field: string) => rows.filter((row) => row.field === field).map((row) => row.index_name);
     for (const row of rows) expect(await catalogIndex(owner, row.index_name)).toMatchObject({ valid: true });
 
     await call('PATCH', '/fields/articles/a', { indexed: false });
@@ -130,10 +133,10 @@ describe('field index builds', () => {
     await call('PATCH', '/fields/articles/c', { type: 'integer' });
     await call('DELETE', '/collections/other');
     const after = await settledIndexes(service, owner, site.siteId);
-    expect(after.map((row) => `${row.collection}.${row.field}:${row.kind}`)).toEqual(['articles.c:numeric']);
+    expect(after.map((row) => `${row.collection}.${row.field}:${row.kind}`)).toEqual(['articles.c:numeric', 'articles.c:numeric:desc']);
     expect(await indexStatus(site, 'articles', 'a')).toBeNull();
-    for (const field of ['a', 'b', 'c', 'd']) expect(await catalogIndex(owner, nameOf(field)), field).toBeNull();
-    expect(await catalogIndex(owner, after[0]!.index_name)).toMatchObject({ valid: true });
+    for (const field of ['a', 'b', 'c', 'd']) for (const name of namesOf(field)) expect(await catalogIndex(owner, name), field).toBeNull();
+    for (const row of after) expect(await catalogIndex(owner, row.index_name)).toMatchObject({ valid: true });
   });
 
   it('repairs the INVALID index a crashed build left: drops it and builds again', async () => {
@@ -203,7 +206,7 @@ describe('field index builds', () => {
         tx.query({ text: `SELECT svc_item_field_index_statement($1, 'articles', 'x', 'text')`, values: [site.siteId] }),
       ),
     ).rejects.toThrow(/permission denied/);
-    expect((await indexRowsOf(owner, other.siteId)).map((row) => row.state)).toEqual(['ready']);
+    expect((await indexRowsOf(owner, other.siteId)).map((row) => row.state)).toEqual(['ready', 'ready']);
   });
 
   it('a rebuild of the schema projection records the same index rows and builds nothing', async () => {
@@ -237,9 +240,10 @@ describe('field index builds on several instances', () => {
       await as(site, others[0])('POST', '/collections', { name: 'articles', fields: [{ field: 'a', type: 'string', indexed: true }] });
       await as(site, others[1])('POST', '/fields/articles', { field: 'b', type: 'integer', indexed: true });
       await as(site, service)('POST', '/fields/articles', { field: 'c', type: 'boolean', indexed: true });
-      expect(await settledIndexes(service, owner, site.siteId)).toHaveLength(3);
+      // a and b with their descending twins, c (boolean: no twin).
+      expect(await settledIndexes(service, owner, site.siteId)).toHaveLength(5);
       const after = sumStats(instances);
-      expect(after.built - before.built).toBe(3);
+      expect(after.built - before.built).toBe(5);
       expect(after.repaired - before.repaired).toBe(0);
       expect(instances.filter((instance) => instance.context.fieldIndexBuilder.leading)).toHaveLength(1);
 
@@ -248,8 +252,8 @@ describe('field index builds on several instances', () => {
       const standing = instances.filter((instance) => instance !== leader);
       const builtBefore = sumStats(standing).built;
       await as(site, standing[0])('POST', '/fields/articles', { field: 'd', type: 'string', indexed: true });
-      expect(await settledIndexes(service, owner, site.siteId)).toHaveLength(4);
-      expect(sumStats(standing).built - builtBefore).toBe(1);
+      expect(await settledIndexes(service, owner, site.siteId)).toHaveLength(7);
+      expect(sumStats(standing).built - builtBefore).toBe(2);
       expect(standing.filter((instance) => instance.context.fieldIndexBuilder.leading)).toHaveLength(1);
     } finally {
       for (const other of others) await other.close();

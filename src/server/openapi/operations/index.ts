@@ -1,0 +1,18 @@
+// Every documented operation, gathered from one file per group of areas (keys: `METHOD /path` under
+// /api/v1, parameters as `{name}`). A route without an entry fails test/server/openapiDocument.e2e.spec.ts.
+import type { OperationCatalogue } from '../operationEntry.ts';
+import { authOperations } from './auth.ts';
+import { contentOperations } from './content.ts';
+import { identityOperations } from './identity.ts';
+import { platformOperations } from './platform.ts';
+import { privacyOperations } from './privacy.ts';
+import { publishingOperations } from './publishing.ts';
+
+export const operationCatalogue: OperationCatalogue = {
+  ...authOperations,
+  ...privacyOperations,
+  ...identityOperations,
+  ...contentOperations,
+  ...platformOperations,
+  ...publishingOperations,
+};

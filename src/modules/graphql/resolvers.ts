@@ -16,6 +16,7 @@ import { getItem, listItems } from '../items/queries.ts';
 import type { ItemEvent, RealtimeService } from '../realtime/realtimeService.ts';
 import { REVOKE_MESSAGES, type RevokeReason } from '../realtime/revocations.ts';
 import { graphqlError, graphqlErrorOf } from './errors.ts';
+import type { RelationReads } from './relationReads.ts';
 import { readSelection, type ReadSelection } from './selection.ts';
 
 /** What every resolver of one request shares. */
@@ -28,9 +29,13 @@ export interface GraphqlContext {
   signal: AbortSignal;
   /** X-Svc-Locale, else the site's default language: translatable fields are values of their type, never language maps. */
   locale: string;
+  /** The request's to-many reads: each set of arguments of a relation read once per level. */
+  reads: RelationReads;
 }
 
 type Args = Record<string, unknown>;
+/** The fields and deep parameters of a read. */
+type ItemQuery = Pick<ReadSelection, 'fields' | 'deep'>;
 
 /** Runs a resolver, turning what it throws into a GraphQL error with the spec's code and status. */
 function guarded<T>(resolve: (args: Args, context: GraphqlContext, info: GraphQLResolveInfo) => Promise<T>): GraphQLFieldResolver<unknown, GraphqlContext, Args> {
@@ -77,12 +82,13 @@ function readInput(context: GraphqlContext, collection: string) {
  * The item as the caller may read it with this selection, or null when it is not (or no longer)
  * visible; by `access` when given (a subscription reads with the caller's permissions as they are now).
  */
-async function readItem(context: GraphqlContext, collection: string, id: string, selection: ReadSelection, access?: Access): Promise<Record<string, unknown> | null> {
+async function readItem(context: GraphqlContext, collection: string, id: string, selection: ItemQuery, access?: Access): Promise<Record<string, unknown> | null> {
   const input = readInput(context, collection);
   const query = { filter: null, sort: [], deep: selection.deep, locale: input.locale };
+  const { fields, deep } = selection;
   const restrictions = access ? await guardItemReadBy(context.app, access, collection, query) : await guardItemRead(context.app, context.request, collection, query);
   try {
-    return (await getItem(context.app, { ...input, id, query: selection, restrictions })).item;
+    return (await getItem(context.app, { ...input, id, query: { fields, deep }, restrictions })).item;
   } catch (error) {
     if (error instanceof AppError && error.code === 'RECORD_NOT_FOUND') return null;
     throw error;
@@ -111,17 +117,37 @@ export function listResolver(collection: string) {
     const restrictions = await guardItemRead(context.app, context.request, collection, { filter, sort, deep: selection.deep, search: query.search, locale: input.locale });
     const { data } = await listItems(context.app, { ...input, query, restrictions });
     // A singleton collection answers its one item.
-    return Array.isArray(data) ? data : data ? [data] : [];
+    const items = Array.isArray(data) ? data : data ? [data] : [];
+    context.reads.planned(items, selection.plan);
+    return items;
   });
 }
 
 export function byIdResolver(collection: string) {
-  return guarded(async (args, context, info) => readItem(context, collection, String(args.id), readSelection(info)));
+  return guarded(async (args, context, info) => {
+    const selection = readSelection(info);
+    const item = await readItem(context, collection, String(args.id), selection);
+    context.reads.planned(item, selection.plan);
+    return item;
+  });
 }
 
-/** `data` plus the `status` and `sort` shorthands, as the body of a REST write. */
-function writeBody(args: Args): Record<string, unknown> {
-  const body = { ...(objectArgument(args.data, 'data') ?? {}) };
+/** A to-many field of an item: what the item's read loaded, or its own batched read when asked with other arguments. */
+export function toManyResolver(source: string): GraphQLFieldResolver<Record<string, unknown>, GraphqlContext, Args> {
+  return (item, args, context, info) => {
+    // What the item's read loaded is answered at once; only another variant waits for its read.
+    const value = context.reads.toMany(item, source, args, info);
+    return value instanceof Promise ? value.catch((error: unknown) => Promise.reject(graphqlErrorOf(error))) : value;
+  };
+}
+
+/**
+ * `data` (the collection's input type, by GraphQL names) plus the `status` and `sort` shorthands, as
+ * the body of a REST write (by the fields' own names: `sources`).
+ */
+function writeBody(args: Args, sources: ReadonlyMap<string, string>): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(objectArgument(args.data, 'data') ?? {})) body[sources.get(name) ?? name] = value;
   if (args.status !== undefined && args.status !== null) body.status = args.status;
   if (args.sort !== undefined && args.sort !== null) body.sort = args.sort;
   return body;
@@ -129,15 +155,18 @@ function writeBody(args: Args): Record<string, unknown> {
 
 /** A written item as the caller may read it; `{ id }` alone when its read rules do not reach it. */
 async function written(context: GraphqlContext, collection: string, id: string, info: GraphQLResolveInfo): Promise<Record<string, unknown>> {
-  return (await readItem(context, collection, id, readSelection(info))) ?? { id };
+  const selection = readSelection(info);
+  const item = (await readItem(context, collection, id, selection)) ?? { id };
+  context.reads.planned(item, selection.plan);
+  return item;
 }
 
-export function createResolver(collection: string) {
+export function createResolver(collection: string, sources: ReadonlyMap<string, string>) {
   return guarded(async (args, context, info) => {
     const [result] = await createItemsWithVersions(context.app, {
       siteId: context.request.siteId,
       collection,
-      items: [writeBody(args)],
+      items: [writeBody(args, sources)],
       access: context.access,
       metadata: context.request.metadata,
       locale: context.locale,
@@ -146,14 +175,14 @@ export function createResolver(collection: string) {
   });
 }
 
-export function updateResolver(collection: string) {
+export function updateResolver(collection: string, sources: ReadonlyMap<string, string>) {
   return guarded(async (args, context, info) => {
     const id = String(args.id);
     await changeItem(context.app, {
       siteId: context.request.siteId,
       collection,
       itemId: id,
-      changes: writeBody(args),
+      changes: writeBody(args, sources),
       mode: 'patch',
       access: context.access,
       metadata: context.request.metadata,
@@ -198,7 +227,7 @@ async function* payloads(
   events: AsyncIterable<ItemEvent> | Iterable<ItemEvent>,
   revoked: Revoked,
 ): AsyncGenerator<ItemEventPayload | GraphQLError> {
-  const all: ReadSelection = { fields: ['*'], deep: {} };
+  const all: ItemQuery = { fields: ['*'], deep: {} };
   const { request } = context;
   for await (const event of events) {
     // The permissions of now, not of the subscription's start: a field or row taken away since is not sent.

@@ -1,9 +1,10 @@
 // /graphql: GraphQL per site with graphql-yoga (docs/graphql.md). POST runs queries and mutations
 // (a plain JSON POST directly with graphql-js, ./directExecution.ts, the same rules and errors),
 // GET or POST with `Accept: text/event-stream` streams subscriptions (SSE), and outside production
-// GET serves GraphiQL and introspection answers. Same tokens and headers as REST. Every answer is
-// HTTP 200 with `errors[]` carrying `extensions.code` and `extensions.status`, refusals of the
-// request itself (no site, a bad token) included; a request without credentials gets no data.
+// GET serves GraphiQL (its assets from this service, ./graphiql.ts) and introspection answers.
+// Same tokens and headers as REST. Every answer is HTTP 200 with `errors[]` carrying
+// `extensions.code` and `extensions.status`, refusals of the request itself (no site, a bad token)
+// included; a request without credentials gets no data.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { NoSchemaIntrospectionCustomRule, type ValidationRule } from 'graphql';
@@ -12,8 +13,10 @@ import { toAppError } from '../../server/errorHandler.ts';
 import { localeOf } from '../items/contentHeaders.ts';
 import type { RealtimeService } from '../realtime/realtimeService.ts';
 import { createDirectExecutor, directRequestOf } from './directExecution.ts';
+import { graphiqlOptions, graphiqlPageHeaders, registerGraphiqlAssets, renderGraphiqlPage } from './graphiql.ts';
 import { asValidationError, graphqlError, graphqlErrorOf } from './errors.ts';
 import { costLimitRule, depthLimitRule, queryLimitsFromConfig } from './limits.ts';
+import { createRelationReads } from './relationReads.ts';
 import type { GraphqlContext } from './resolvers.ts';
 import { createGraphqlSchemaCache } from './schemaCache.ts';
 
@@ -64,8 +67,11 @@ export async function graphqlRoutes(app: FastifyInstance, { context }: ServerDep
   const direct = createDirectExecutor(rules);
   const yoga = createYoga<ServerContext, GraphqlContext>({
     graphqlEndpoint: GRAPHQL_PATH,
-    graphiql: !production,
+    graphiql: production ? false : (_request, { req }) => graphiqlOptions(req, GRAPHQL_PATH),
+    renderGraphiQL: renderGraphiqlPage(`${GRAPHQL_PATH}/assets`),
     landingPage: false,
+    // CORS is the server's one policy (src/server/cors.ts); yoga's own permissive default would override it.
+    cors: false,
     logging: false,
     // Resolvers throw GraphQL errors with their codes; anything else is masked as INTERNAL.
     maskedErrors: { maskError: (error) => asValidationError((error as { originalError?: unknown }).originalError ?? error) },
@@ -81,10 +87,13 @@ export async function graphqlRoutes(app: FastifyInstance, { context }: ServerDep
     return reply.send(response.body);
   }
 
-  /** GraphiQL's page (yoga renders it before any schema or context is needed). */
+  /** GraphiQL's page (yoga renders it before any schema or context is needed), with its assets from this service. */
   async function serveGraphiql(request: FastifyRequest, reply: FastifyReply) {
-    return send(reply, await yoga.handleNodeRequestAndResponse(request, reply, { req: request, reply, graphql: null }));
+    const response = await yoga.handleNodeRequestAndResponse(request, reply, { req: request, reply, graphql: null });
+    return send(graphiqlPageHeaders(reply), response);
   }
+  const wantsGraphiql = (request: FastifyRequest) => !production && request.method === 'GET' && (request.headers.accept ?? '').includes('text/html');
+  if (!production) registerGraphiqlAssets(app, '/graphql/assets');
 
   // Open subscription streams end when the server closes, so they do not hold up its shutdown.
   const open = new Set<AbortController>();
@@ -93,6 +102,8 @@ export async function graphqlRoutes(app: FastifyInstance, { context }: ServerDep
   });
 
   async function handle(request: FastifyRequest, reply: FastifyReply) {
+    // A browser on a site's domain (or sending X-Svc-Site) gets the page too, its site prefilled.
+    if (wantsGraphiql(request)) return serveGraphiql(request, reply);
     if (request.principal.kind === 'anonymous') {
       return reply.status(200).send({ errors: [graphqlError('UNAUTHENTICATED', 'GraphQL needs a token: a login JWT, an svk_ API key or an identity provider JWT', 401).toJSON()] });
     }
@@ -102,7 +113,7 @@ export async function graphqlRoutes(app: FastifyInstance, { context }: ServerDep
     const plain = request.method === 'POST' && !(request.headers.accept ?? '').includes('text/event-stream') ? directRequestOf(request.body) : null;
     if (plain) {
       // A query or mutation answers within the request: nothing to abort.
-      const result = await direct.run(schemas.schemaFor(site, access).schema, plain, { app: context, request, access, realtime, signal: NEVER, locale });
+      const result = await direct.run(schemas.schemaFor(site, access).schema, plain, { app: context, request, access, realtime, signal: NEVER, locale, reads: createRelationReads({ app: context, request, locale }) });
       if (result) return reply.status(200).header('content-type', 'application/json; charset=utf-8').send(JSON.stringify(result));
     }
     const aborted = new AbortController();
@@ -111,7 +122,7 @@ export async function graphqlRoutes(app: FastifyInstance, { context }: ServerDep
       aborted.abort();
       open.delete(aborted);
     });
-    const graphql: GraphqlContext = { app: context, request, access, realtime, signal: aborted.signal, locale };
+    const graphql: GraphqlContext = { app: context, request, access, realtime, signal: aborted.signal, locale, reads: createRelationReads({ app: context, request, locale }) };
     return send(reply, await yoga.handleNodeRequestAndResponse(request, reply, { req: request, reply, graphql }));
   }
 
@@ -122,7 +133,7 @@ export async function graphqlRoutes(app: FastifyInstance, { context }: ServerDep
     schema: { tags: ['graphql'], hide: true },
     errorHandler: (error, request, reply) => {
       // GraphiQL is a page for a browser, which sends no site or token to load it.
-      if (!production && request.method === 'GET' && (request.headers.accept ?? '').includes('text/html')) return serveGraphiql(request, reply);
+      if (wantsGraphiql(request)) return serveGraphiql(request, reply);
       return refuse(reply, error);
     },
     handler: handle,

@@ -1,15 +1,17 @@
 // Builds a site's GraphQL schema from its content schema and what the caller may do (docs/graphql.md):
 // for every collection it may read, an item type, `X(filter, sort, limit, offset, status, search)`,
-// `X_by_id(id)` and the subscription `X_events`; `create_X`, `update_X`, `delete_X` where it may
-// write; `_collections` and `_schemaWarnings` at the root. An item type holds only the fields the
-// caller may read (a hidden field is absent, not null: introspection does not name it). Built once per
-// (site, schema version, exposure) by ./schemaCache.ts, never per request. Each item field carries how it is read
-// (`extensions.svc`), which ./selection.ts turns into the REST field list the one read path runs.
+// `X_by_id(id)` and the subscription `X_events`; `create_X`, `update_X` (their `data` typed by
+// `create_X_input`, `update_X_input`: the fields it may write) and `delete_X` where it may write;
+// `_collections` and `_schemaWarnings` at the root. An item type holds only the fields the caller may
+// read (a hidden field is absent, not null: introspection does not name it). Built once per (site,
+// schema version, exposure) by ./schemaCache.ts, never per request. Each item field carries how it is
+// read (`extensions.svc`), which ./selection.ts turns into the REST field list the one read path runs.
 import {
   GraphQLBoolean,
   GraphQLError,
   GraphQLFloat,
   GraphQLID,
+  GraphQLInputObjectType,
   GraphQLInt,
   GraphQLList,
   GraphQLNonNull,
@@ -18,15 +20,18 @@ import {
   GraphQLString,
   type GraphQLFieldConfig,
   type GraphQLFieldConfigMap,
+  type GraphQLInputFieldConfigMap,
+  type GraphQLInputType,
   type GraphQLOutputType,
+  type GraphQLScalarType,
 } from 'graphql';
 import type { FieldType } from '../../../domain/content/schemaModel.ts';
 import type { CollectionSchema, SiteSchema } from '../../schema/siteSchema.ts';
 import { MASKED } from '../../../domain/privacy/sealedReference.ts';
 import { uniqueNames } from './names.ts';
-import { createResolver, deleteResolver, eventsSubscriber, listResolver, byIdResolver, updateResolver, type GraphqlContext } from './resolvers.ts';
-import { DateTimeScalar, JSONScalar } from './scalars.ts';
-import type { ItemFieldInfo } from './selection.ts';
+import { createResolver, deleteResolver, eventsSubscriber, listResolver, byIdResolver, toManyResolver, updateResolver, type GraphqlContext } from './resolvers.ts';
+import { BigIntegerScalar, DateTimeScalar, DecimalScalar, JSONScalar } from './scalars.ts';
+import type { ItemFieldInfo, ItemTypeInfo } from './selection.ts';
 
 /** What the caller may do, by collection: the part of the schema it is shown. */
 export interface Exposure {
@@ -36,6 +41,9 @@ export interface Exposure {
   delete: ReadonlySet<string>;
   /** The fields it may read, per readable collection; absent or null: every field. */
   fields: ReadonlyMap<string, ReadonlySet<string> | null>;
+  /** The fields it may write, per collection it may create in (update in); absent or null: every field. */
+  createFields: ReadonlyMap<string, ReadonlySet<string> | null>;
+  updateFields: ReadonlyMap<string, ReadonlySet<string> | null>;
 }
 
 export interface BuiltSchema {
@@ -44,7 +52,7 @@ export interface BuiltSchema {
   warnings: string[];
 }
 
-const SCALAR_OF: Record<FieldType, GraphQLOutputType> = {
+const SCALAR_OF: Record<FieldType, GraphQLScalarType> = {
   boolean: GraphQLBoolean,
   integer: GraphQLInt,
   float: GraphQLFloat,
@@ -67,6 +75,9 @@ const SCALAR_OF: Record<FieldType, GraphQLOutputType> = {
   files: JSONScalar,
 };
 
+/** A write takes a decimal or 64-bit integer as a string or a number (REST's body does), so no digit is lost. */
+const INPUT_SCALAR_OF: Record<FieldType, GraphQLScalarType> = { ...SCALAR_OF, decimal: DecimalScalar, bigInteger: BigIntegerScalar };
+
 const STRUCTURAL: [string, GraphQLOutputType][] = [
   ['id', new GraphQLNonNull(GraphQLID)],
   ['status', GraphQLString],
@@ -81,10 +92,12 @@ const STRUCTURAL_NAMES = new Set(STRUCTURAL.map(([name]) => name));
 /** Shown whatever the field rules say: every visible item keeps its id, and `_data` is the item as the caller may read it. */
 const ALWAYS_SHOWN = new Set(['id', '_data']);
 
-const RESERVED_TYPES = new Set(['Query', 'Mutation', 'Subscription', 'JSON', 'DateTime', 'ItemEvent', 'String', 'Int', 'Float', 'Boolean', 'ID']);
+const RESERVED_TYPES = new Set(['Query', 'Mutation', 'Subscription', 'JSON', 'DateTime', 'Decimal', 'BigInteger', 'ItemEvent', 'String', 'Int', 'Float', 'Boolean', 'ID']);
 const ROOT_SUFFIXES = ['', '_by_id', '_events'];
 const ROOT_PREFIXES = ['create_', 'update_', 'delete_'];
 const ROOT_FIXED = new Set(['_collections', '_schemaWarnings']);
+/** The input types of a collection's writes. */
+const inputNamesOf = (name: string) => [`create_${name}_input`, `update_${name}_input`];
 
 const itemEvent = new GraphQLObjectType({
   name: 'ItemEvent',
@@ -103,14 +116,23 @@ function collectionNames(collections: readonly string[], warnings: string[]): Ma
   for (const [original, base] of uniqueNames(collections, new Set(), 'Collection', warnings)) {
     const rootsOf = (name: string) => [...ROOT_SUFFIXES.map((suffix) => `${name}${suffix}`), ...ROOT_PREFIXES.map((prefix) => `${prefix}${name}`)];
     let name = base;
-    for (let suffix = 2; typeNames.has(name) || rootsOf(name).some((root) => rootFields.has(root)); suffix += 1) name = `${base}_${suffix}`;
+    const taken = (candidate: string) => [candidate, ...inputNamesOf(candidate)].some((type) => typeNames.has(type)) || rootsOf(candidate).some((root) => rootFields.has(root));
+    for (let suffix = 2; taken(name); suffix += 1) name = `${base}_${suffix}`;
     if (name !== base) warnings.push(`Collection "${original}" is exposed as "${name}": "${base}" collides with another name of the schema`);
     names.set(original, name);
-    typeNames.add(name);
+    for (const type of [name, ...inputNamesOf(name)]) typeNames.add(type);
     for (const root of rootsOf(name)) rootFields.add(root);
   }
   return names;
 }
+
+/** A to-many field's arguments: REST's deep[<field>][limit|offset|filter|sort]. */
+const toManyArgs = {
+  limit: { type: GraphQLInt },
+  offset: { type: GraphQLInt },
+  filter: { type: JSONScalar },
+  sort: { type: new GraphQLList(new GraphQLNonNull(GraphQLString)) },
+};
 
 /** Whether the field rules decide if `field` is shown (every field of an item type but `id` and `_data`). */
 export function isRuledField(collection: CollectionSchema, field: string): boolean {
@@ -132,6 +154,7 @@ function itemTypeOf(
   const shown = (name: string) => readable === null || ALWAYS_SHOWN.has(name) || readable.has(name);
   return new GraphQLObjectType({
     name: typeName,
+    extensions: { svc: { collection: collection.name } satisfies ItemTypeInfo },
     fields: () => {
       const fields: GraphQLFieldConfigMap<Record<string, unknown>, GraphqlContext> = {};
       const value = (source: string, type: GraphQLOutputType, kind: ItemFieldInfo['kind'] = 'value', related?: string): GraphQLFieldConfig<Record<string, unknown>, GraphqlContext> => ({
@@ -152,7 +175,8 @@ function itemTypeOf(
           if (!relatedType) continue;
           fields[name] = {
             ...value(original, new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(relatedType))), 'o2m', relation.relatedCollection),
-            args: { limit: { type: GraphQLInt }, offset: { type: GraphQLInt } },
+            args: toManyArgs,
+            resolve: toManyResolver(original),
           };
         } else if (relation || collection.aliasFields.has(original)) {
           // m2m and m2a are read through `_data`.
@@ -170,6 +194,44 @@ function itemTypeOf(
   });
 }
 
+/** The input type of a collection's creates or updates, and the field each of its GraphQL names writes. */
+export interface WriteInput {
+  type: GraphQLInputObjectType;
+  /** GraphQL name → the REST body's key. */
+  sources: ReadonlyMap<string, string>;
+}
+
+/**
+ * `create_X_input` / `update_X_input`: the fields the caller may write (`writable`; null: all), typed
+ * as the item type shows them, m2o relations by id. A create's required fields are non-null; an
+ * update takes every field as optional. To-many relations are written from the related side, and
+ * the structural fields the service keeps (`createdAt`, …) are not written at all, so neither is here.
+ */
+function writeInputOf(collection: CollectionSchema, typeName: string, mode: 'create' | 'update', writable: ReadonlySet<string> | null, warnings: string[]): WriteInput {
+  const allowed = (name: string) => writable === null || writable.has(name);
+  const fields: GraphQLInputFieldConfigMap = {};
+  const sources = new Map<string, string>();
+  const put = (name: string, source: string, type: GraphQLInputType, description?: string) => {
+    fields[name] = { type, ...(description ? { description } : {}) };
+    sources.set(name, source);
+  };
+  if (mode === 'create' && allowed('id')) put('id', 'id', GraphQLID, 'A client-chosen id (1 to 128 letters, digits, - or _); a new one when absent');
+  for (const [name, fallback] of [['status', GraphQLString], ['sort', GraphQLInt]] as const) {
+    const declared = collection.fields.get(name);
+    if (allowed(name)) put(name, name, declared ? INPUT_SCALAR_OF[declared.type] : fallback);
+  }
+  const candidates = [...new Set([...collection.fields.keys(), ...collection.aliasFields])].filter((name) => !STRUCTURAL_NAMES.has(name) && allowed(name));
+  for (const [original, name] of uniqueNames(candidates, STRUCTURAL_NAMES, `Field of "${collection.name}"`, warnings)) {
+    const field = collection.fields.get(original);
+    if (!field || collection.aliasFields.has(original)) continue;
+    const relation = collection.queryFields.get(original)?.relation;
+    const scalar = relation?.kind === 'm2o' ? GraphQLID : INPUT_SCALAR_OF[field.type];
+    put(name, original, mode === 'create' && field.required ? new GraphQLNonNull(scalar) : scalar);
+  }
+  const description = mode === 'create' ? `A new item of "${collection.name}"` : `The fields of an item of "${collection.name}" to change (the others keep their values)`;
+  return { type: new GraphQLInputObjectType({ name: `${mode}_${typeName}_input`, description, fields }), sources };
+}
+
 /** A subscription's payload; a stream whose credential or permissions changed ends with its error. */
 function eventOrError(event: unknown): unknown {
   if (event instanceof GraphQLError) throw event;
@@ -185,7 +247,7 @@ const listArgs = {
   search: { type: GraphQLString },
 };
 
-const writeArgs = { data: { type: JSONScalar }, status: { type: GraphQLString }, sort: { type: GraphQLInt } };
+const writeArgs = (input: WriteInput) => ({ data: { type: input.type }, status: { type: GraphQLString }, sort: { type: GraphQLInt } });
 
 export function buildGraphqlSchema(site: SiteSchema, exposure: Exposure): BuiltSchema {
   const warnings: string[] = [];
@@ -206,11 +268,14 @@ export function buildGraphqlSchema(site: SiteSchema, exposure: Exposure): BuiltS
     query[name] = { type: new GraphQLNonNull(new GraphQLList(new GraphQLNonNull(type))), args: listArgs, resolve: listResolver(collection) };
     query[`${name}_by_id`] = { type, args: { id: { type: new GraphQLNonNull(GraphQLID) } }, resolve: byIdResolver(collection) };
     subscription[`${name}_events`] = { type: new GraphQLNonNull(itemEvent), subscribe: eventsSubscriber(collection), resolve: eventOrError };
+    const model = site.collections.get(collection)!;
     if (exposure.create.has(collection)) {
-      mutation[`create_${name}`] = { type: new GraphQLNonNull(type), args: writeArgs, resolve: createResolver(collection) };
+      const input = writeInputOf(model, name, 'create', exposure.createFields.get(collection) ?? null, warnings);
+      mutation[`create_${name}`] = { type: new GraphQLNonNull(type), args: writeArgs(input), resolve: createResolver(collection, input.sources) };
     }
     if (exposure.update.has(collection)) {
-      mutation[`update_${name}`] = { type: new GraphQLNonNull(type), args: { id: { type: new GraphQLNonNull(GraphQLID) }, ...writeArgs }, resolve: updateResolver(collection) };
+      const input = writeInputOf(model, name, 'update', exposure.updateFields.get(collection) ?? null, warnings);
+      mutation[`update_${name}`] = { type: new GraphQLNonNull(type), args: { id: { type: new GraphQLNonNull(GraphQLID) }, ...writeArgs(input) }, resolve: updateResolver(collection, input.sources) };
     }
     if (exposure.delete.has(collection)) {
       mutation[`delete_${name}`] = { type: new GraphQLNonNull(GraphQLBoolean), args: { id: { type: new GraphQLNonNull(GraphQLID) } }, resolve: deleteResolver(collection) };
@@ -221,5 +286,8 @@ export function buildGraphqlSchema(site: SiteSchema, exposure: Exposure): BuiltS
     ...(Object.keys(mutation).length > 0 ? { mutation: new GraphQLObjectType({ name: 'Mutation', fields: mutation }) } : {}),
     ...(Object.keys(subscription).length > 0 ? { subscription: new GraphQLObjectType({ name: 'Subscription', fields: subscription }) } : {}),
   });
+  // A field renamed alike in the item type and the input types is told once.
+  const unique = [...new Set(warnings)];
+  warnings.splice(0, warnings.length, ...unique);
   return { schema, warnings };
 }

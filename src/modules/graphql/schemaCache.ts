@@ -9,36 +9,49 @@
 import { createHash } from 'node:crypto';
 import type { Access } from '../../access/access.ts';
 import type { Grants } from '../../access/grants.ts';
-import type { SiteSchema } from '../../schema/siteSchema.ts';
+import type { CollectionSchema, SiteSchema } from '../../schema/siteSchema.ts';
 import { buildGraphqlSchema, isRuledField, type BuiltSchema, type Exposure } from './schemaBuilder.ts';
 
-const ACTIONS = ['read', 'create', 'update', 'delete'] as const;
+type Action = 'read' | 'create' | 'update' | 'delete';
 
 /** What the caller may do per collection, and which fields it may read; site administrators may do and read everything. */
 export function exposureOf(access: Access, site: SiteSchema): Exposure {
   const names = [...site.collections.keys()];
-  const allowed = (action: (typeof ACTIONS)[number]) => new Set(access.admin ? names : names.filter((name) => access.can(action, name)));
-  const read = allowed('read');
-  const fields = new Map<string, ReadonlySet<string> | null>();
-  if (!access.admin) {
-    for (const name of read) {
-      const allowance = access.allowedFields('read', name);
+  const allowed = (action: Action) => new Set(access.admin ? names : names.filter((name) => access.can(action, name)));
+  /** The fields `action` may touch per collection; only the names that change the schema (a rule listing a field since dropped reads the same). */
+  const fieldsOf = (action: Action, collections: ReadonlySet<string>, ruled: (collection: CollectionSchema, field: string) => boolean) => {
+    const fields = new Map<string, ReadonlySet<string> | null>();
+    if (access.admin) return fields;
+    for (const name of collections) {
+      const allowance = access.allowedFields(action, name);
       const collection = site.collections.get(name)!;
-      // Only the names that change the schema: rules listing `id` or a field since dropped read the same.
-      fields.set(name, allowance.all ? null : new Set([...allowance.fields].filter((field) => isRuledField(collection, field))));
+      fields.set(name, allowance.all ? null : new Set([...allowance.fields].filter((field) => ruled(collection, field))));
     }
-  }
-  return { read, create: allowed('create'), update: allowed('update'), delete: allowed('delete'), fields };
+    return fields;
+  };
+  const read = allowed('read');
+  const create = allowed('create');
+  const update = allowed('update');
+  return {
+    read,
+    create,
+    update,
+    delete: allowed('delete'),
+    fields: fieldsOf('read', read, isRuledField),
+    createFields: fieldsOf('create', create, (collection, field) => field === 'id' || isRuledField(collection, field)),
+    updateFields: fieldsOf('update', update, isRuledField),
+  };
 }
 
 /** A short, stable name of an exposure: equal exposures, equal fingerprints. */
 function fingerprintOf(exposure: Exposure): string {
   const part = (names: Iterable<string>) => [...names].sort().join(',');
-  const readable = part([...exposure.read].map((name) => {
-    const fields = exposure.fields.get(name);
-    return fields ? `${name}(${part(fields)})` : name;
-  }));
-  const text = [readable, ...ACTIONS.slice(1).map((action) => part(exposure[action]))].join('|');
+  const withFields = (collections: ReadonlySet<string>, fields: ReadonlyMap<string, ReadonlySet<string> | null>) =>
+    part([...collections].map((name) => {
+      const listed = fields.get(name);
+      return listed ? `${name}(${part(listed)})` : name;
+    }));
+  const text = [withFields(exposure.read, exposure.fields), withFields(exposure.create, exposure.createFields), withFields(exposure.update, exposure.updateFields), part(exposure.delete)].join('|');
   return createHash('sha256').update(text).digest('base64url');
 }
 

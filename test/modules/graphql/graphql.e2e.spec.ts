@@ -95,7 +95,7 @@ describe('transport and credentials', () => {
 
 describe('errors', () => {
   it('answers refusals at HTTP 200 with extensions.code and extensions.status', async () => {
-    const { gql, one } = await siteWithArticles();
+    const { gql } = await siteWithArticles();
     const cases: [string, string, Record<string, unknown> | undefined, { code: string; status: number; path?: unknown }][] = [
       ['syntax', '{ articles { ', undefined, { code: 'VALIDATION', status: 400 }],
       ['unknown field', '{ articles { nope } }', undefined, { code: 'VALIDATION', status: 400 }],
@@ -105,12 +105,13 @@ describe('errors', () => {
       ['limit 0', '{ articles(limit: 0) { id } }', undefined, { code: 'VALIDATION', status: 400, path: ['limit'] }],
       ['negative offset', '{ articles(offset: -1) { id } }', undefined, { code: 'VALIDATION', status: 400, path: ['offset'] }],
       ['unknown sort field', '{ articles(sort: ["-nope"]) { id } }', undefined, { code: 'VALIDATION', status: 400, path: ['sort'] }],
-      ['data not an object', 'mutation { create_articles(data: [1]) { id } }', undefined, { code: 'VALIDATION', status: 400, path: ['data'] }],
-      ['invalid value', 'mutation { create_articles(data: { title: "T", views: "many" }) { id } }', undefined, { code: 'VALIDATION', status: 400, path: ['body', 'views'] }],
+      ['data not an object', 'mutation { create_articles(data: [1]) { id } }', undefined, { code: 'VALIDATION', status: 400 }],
+      ['value of the wrong type', 'mutation { create_articles(data: { title: "T", views: "many" }) { id } }', undefined, { code: 'VALIDATION', status: 400 }],
+      ['value the field refuses', 'mutation { create_articles(data: { title: "T", color: "not a color" }) { id } }', undefined, { code: 'VALIDATION', status: 400, path: ['body', 'color'] }],
       ['missing required field', 'mutation { create_articles(data: { views: 1 }) { id } }', undefined, { code: 'VALIDATION', status: 400 }],
+      ['unknown field', 'mutation { create_articles(data: { title: "T", nope: 1 }) { id } }', undefined, { code: 'VALIDATION', status: 400 }],
       ['update of an unknown id', 'mutation { update_articles(id: "nope", data: { title: "x" }) { id } }', undefined, { code: 'NOT_FOUND', status: 404 }],
       ['delete of an unknown id', 'mutation { delete_articles(id: "nope") }', undefined, { code: 'NOT_FOUND', status: 404 }],
-      ['o2m selected twice with other limits', `{ articles_by_id(id: "${one.id}") { a: comments(limit: 1) { id } b: comments(limit: 2) { id } } }`, undefined, { code: 'VALIDATION', status: 400 }],
     ];
     for (const [what, query, variables, expected] of cases) {
       const answer = await gql(query, variables);
@@ -197,7 +198,7 @@ describe('reading', () => {
 describe('mutations', () => {
   it('creates, updates and deletes through the REST commands: events, revisions, audit and change feed', async () => {
     const { site, gql, ada } = await siteWithArticles();
-    const created = dataOf(await gql(`mutation ($data: JSON) { create_articles(data: $data, status: "draft", sort: 4) { id title views status sort author { name } userCreated createdAt } }`, { data: { title: 'Made', views: 9, author: ada.id } })).create_articles;
+    const created = dataOf(await gql(`mutation ($data: create_articles_input) { create_articles(data: $data, status: "draft", sort: 4) { id title views status sort author { name } userCreated createdAt } }`, { data: { title: 'Made', views: 9, author: ada.id } })).create_articles;
     expect(created).toMatchObject({ title: 'Made', views: 9, status: 'draft', sort: 4, author: { name: 'Ada' }, userCreated: site.adminUserId });
     const rest = await site.call('GET', `/items/articles/${created.id}?fields=id,title,views,status,sort,userCreated,createdAt`);
     expect(rest.body.data).toEqual({ id: created.id, title: 'Made', views: 9, status: 'draft', sort: 4, userCreated: site.adminUserId, createdAt: created.createdAt });

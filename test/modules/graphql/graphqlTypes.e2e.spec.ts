@@ -93,13 +93,13 @@ async function fieldTypes(gql: ReturnType<typeof graphqlAs>, name: string): Prom
 }
 
 describe('item types', () => {
-  it('types each field as the mapping says: scalars, structural fields, m2o object, o2m list with limit and offset', async () => {
+  it('types each field as the mapping says: scalars, structural fields, m2o object, o2m list with limit, offset, filter and sort', async () => {
     const site = await createContentSite(service, 'gqltypes');
     const gql = graphqlAs(service, site);
     const types = await fieldTypes(gql, 'articles');
     expect(types).toEqual({ ...STRUCTURAL_TYPES, ...DECLARED_TYPES, summary: 'String', author: 'authors', comments: '[comments!]!' });
     const comments = dataOf(await gql(TYPE_QUERY, { name: 'articles' })).__type.fields.find((field: { name: string }) => field.name === 'comments');
-    expect(comments.args.map((arg: { name: string; type: TypeRef }) => `${arg.name}: ${typeName(arg.type)}`)).toEqual(['limit: Int', 'offset: Int']);
+    expect(comments.args.map((arg: { name: string; type: TypeRef }) => `${arg.name}: ${typeName(arg.type)}`)).toEqual(['limit: Int', 'offset: Int', 'filter: JSON', 'sort: [String!]']);
     expect(await fieldTypes(gql, 'comments')).toEqual({ ...STRUCTURAL_TYPES, article: 'articles', text: 'String' });
     expect(await fieldTypes(gql, 'authors')).toEqual({ ...STRUCTURAL_TYPES, name: 'String', email: 'String', articles: '[articles!]!' });
 
@@ -119,8 +119,8 @@ describe('item types', () => {
       const field = mutation.find((candidate: { name: string }) => candidate.name === name);
       return `${field.args.map((arg: { name: string; type: TypeRef }) => `${arg.name}: ${typeName(arg.type)}`).join(', ')} → ${typeName(field.type)}`;
     };
-    expect(signature('create_articles')).toBe('data: JSON, status: String, sort: Int → articles!');
-    expect(signature('update_articles')).toBe('id: ID!, data: JSON, status: String, sort: Int → articles!');
+    expect(signature('create_articles')).toBe('data: create_articles_input, status: String, sort: Int → articles!');
+    expect(signature('update_articles')).toBe('id: ID!, data: update_articles_input, status: String, sort: Int → articles!');
     expect(signature('delete_articles')).toBe('id: ID! → Boolean!');
   });
 

@@ -2,6 +2,7 @@
 // `data`, and the item's draft (X-Svc-Draft writes) beside it. Inline, so a write reads back at once.
 // Bulk creates arrive together (applyBatch) and are written with one statement.
 import type { ItemEventType } from '../domain/content/events.ts';
+import { conversionMaxLength } from '../domain/content/fieldTypeChange.ts';
 import type { ItemBody } from '../domain/content/itemDecider.ts';
 import { STRUCTURAL_KEY_SET } from '../domain/content/schemaModel.ts';
 import type { StoredEvent } from '../domain/shared/events.ts';
@@ -91,23 +92,51 @@ async function removeItem(tx: Queryable, event: StoredEvent<'item.hard_deleted'>
   tx.defer(sql`DELETE FROM item_drafts WHERE site_id = ${event.siteId} AND collection = ${collection} AND id = ${itemId}`);
 }
 
+/**
+ * A field's type changed: its values in the items and their drafts become the new type's values, or
+ * null where they do not parse (svc_convert_field_value, infra/postgres/functions/), in one set-based UPDATE per
+ * table: no item is read into the application. Other field updates change no value.
+ */
+async function convertFieldValues(tx: Queryable, event: StoredEvent<'field.updated'>): Promise<void> {
+  const { collection, field, typeChange } = event.data;
+  if (!typeChange) return;
+  const name = field.field;
+  // A value that does not convert is stored as JSON null (jsonb_set with SQL NULL would null the whole row's data).
+  const converted = sql`coalesce(svc_convert_field_value(data -> ${name}, ${typeChange.to}, ${conversionMaxLength(field)}::integer), 'null'::jsonb)`;
+  const holding = sql`site_id = ${event.siteId} AND collection = ${collection} AND data ? ${name} AND data -> ${name} <> 'null'::jsonb`;
+  tx.defer(sql`UPDATE items SET data = jsonb_set(data, ARRAY[${name}::text], ${converted}) WHERE ${holding} AND data -> ${name} IS DISTINCT FROM ${converted}`);
+  tx.defer(sql`UPDATE item_drafts SET data = jsonb_set(data, ARRAY[${name}::text], ${converted}) WHERE ${holding} AND data -> ${name} IS DISTINCT FROM ${converted}`);
+}
+
 export const itemsProjection = defineProjection({
   name: 'items',
   mode: 'inline',
   tables: ['item_drafts', 'items'],
+  maintainers: [
+    {
+      table: 'items',
+      writer: 'scripts/bench/sortIndexes.ts (seeding)',
+      why: 'the sort-index check seeds a million items straight into a scratch database to read list plans; never a service database.',
+    },
+  ],
   // The live-item counts (item_count_deltas) follow `items` through its triggers: projections/readModelOwners.ts.
   handlers: {
     ...sameHandler(ITEM_WRITES, writeItem),
     'item.hard_deleted': removeItem,
+    'field.updated': convertFieldValues,
   },
   // Bulk creates of new items without drafts: one statement. Anything else goes event by event.
   async applyBatch(tx, events) {
-    const simple = events.every((event) => event.type === 'item.created' && !event.data.draft);
-    const ids = new Set(events.map((event) => `${event.data.collection}/${event.data.itemId}`));
-    if (!simple || ids.size !== events.length) {
-      for (const event of events) await (event.type === 'item.hard_deleted' ? removeItem(tx, event) : writeItem(tx, event));
+    const creates = events.filter((event): event is StoredEvent<'item.created'> => event.type === 'item.created' && !event.data.draft);
+    const ids = new Set(creates.map((event) => `${event.data.collection}/${event.data.itemId}`));
+    if (creates.length !== events.length || ids.size !== events.length) {
+      for (const event of events) {
+        if (event.type === 'field.updated') await convertFieldValues(tx, event);
+        else if (event.type === 'item.hard_deleted') await removeItem(tx, event);
+        else await writeItem(tx, event);
+      }
       return;
     }
-    await upsertRows(tx, events.map(rowOf));
+    await upsertRows(tx, creates.map(rowOf));
   },
 });

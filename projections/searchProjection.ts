@@ -4,6 +4,8 @@
 // numbers are not indexed). Soft-deleted items leave the index; soft-deleted collections and items
 // are also filtered at query time against the live read models (src/modules/search/queries.ts).
 import type { ItemEventType } from '../domain/content/events.ts';
+import { conversionMaxLength } from '../domain/content/fieldTypeChange.ts';
+import type { ContentField } from '../domain/content/schemaModel.ts';
 import { ITEM_EVENT_TYPES, STRUCTURAL_KEYS } from '../domain/content/versions/itemSnapshot.ts';
 import { sealedIdOf } from '../domain/privacy/sealedReference.ts';
 import type { StoredEvent } from '../domain/shared/events.ts';
@@ -190,6 +192,41 @@ async function applySchemaEvent(tx: Queryable, event: FieldStoredEvent): Promise
   tx.defer(sql`
     INSERT INTO search_fields (site_id, collection, field, type) VALUES (${siteId}, ${collection}, ${field.field}, ${field.type})
     ON CONFLICT (site_id, collection, field) DO UPDATE SET type = excluded.type`);
+  if (event.type === 'field.updated' && event.data.typeChange) await convertIndexedTexts(tx, siteId, collection, field, event.data.typeChange.from);
+}
+
+/** Types whose indexed text is the stored value itself: a type change can convert the text as the items projection converts the value. */
+const PLAIN_TEXT_TYPES: ReadonlySet<string> = new Set(['string', 'text', 'code', 'slug', 'csv']);
+
+/**
+ * A field's type changed. Its texts leave the documents when the new type is not searchable, or when
+ * its value does not convert; a plain text converts as the value does (svc_convert_field_value). A
+ * field that becomes searchable (a number turned text) enters each document with the item's next write:
+ * this read model keeps no values of fields it does not index.
+ */
+async function convertIndexedTexts(tx: Queryable, siteId: string, collection: string, field: ContentField, from: string): Promise<void> {
+  const name = field.field;
+  if (!NOT_SEARCHABLE_TYPES.has(field.type) && !PLAIN_TEXT_TYPES.has(from)) return;
+  const documents = await tx.query<{ id: string; texts: IndexedTexts }>(sql`
+    SELECT id, texts FROM search_documents WHERE site_id = ${siteId} AND collection = ${collection} AND texts ? ${name}`);
+  if (documents.length === 0) return;
+  const convertible = !NOT_SEARCHABLE_TYPES.has(field.type);
+  const converted = convertible
+    ? await tx.query<{ id: string; text: string | null }>(sql`
+        SELECT d.id, svc_convert_field_value(to_jsonb(d.text), ${field.type}, ${conversionMaxLength(field)}::integer) #>> '{}' AS text
+          FROM jsonb_to_recordset(${JSON.stringify(documents.map((document) => ({ id: document.id, text: document.texts[name]!.text })))}::jsonb)
+            AS d(id text, text text)`)
+    : [];
+  const textOf = new Map(converted.map((row) => [row.id, row.text]));
+  writeDocuments(
+    tx,
+    siteId,
+    documents.map((document) => {
+      const { [name]: before, ...texts } = document.texts;
+      const text = textOf.get(document.id) ?? null;
+      return { collection, id: document.id, texts: text === null || text.trim() === '' ? texts : { ...texts, [name]: { ...before!, text } } };
+    }),
+  );
 }
 
 const SCHEMA_EVENT_TYPES = ['field.added', 'field.updated', 'field.removed'] as const;

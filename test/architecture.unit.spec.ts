@@ -132,8 +132,6 @@ describe('the architecture', () => {
       'src/modules/instance/routes.ts → src/modules/instance/handlers.ts': { names: ['createSite', 'deleteSite', 'listSites'], reason: 'the instance token acts on no site, and commands run in one' },
       'src/modules/files/mediaRoutes.ts → src/modules/files/fileHandlers.ts': { names: ['registerFile'], reason: "a raw-bytes upload: its input is the request's byte stream, stored under the registration's lock" },
       'src/modules/config/routes.ts → src/modules/config/importManifest.ts': { names: ['importManifest'], reason: 'the dry run, which writes nothing (the import itself is config.import)' },
-      'src/modules/roles/routes.ts → src/runtime/commandHandler.ts': { names: ['inSiteTransaction'], reason: "GET /roles makes the site's public role on first need, in the list's transaction" },
-      'src/modules/roles/routes.ts → src/modules/roles/handlers.ts': { names: ['ensurePublicRole'], reason: "GET /roles makes the site's public role on first need, in the list's transaction" },
       'src/modules/cdc/routes.ts → src/modules/items/sensitiveReads.ts': { names: ['logSensitiveReads'], reason: 'a read records the sensitive values it showed: part of the read' },
       'src/modules/editorial/routes.ts → src/modules/editorial/handlers.ts': { names: ['REVIEWER_CAPABILITY'], reason: 'a constant' },
       'src/modules/encryption/routes.ts → src/modules/encryption/keyAdmin.ts': { names: ['listKeys', 'envelopeStatus'], reason: 'reads' },

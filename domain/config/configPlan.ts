@@ -1,5 +1,6 @@
 // What importing a manifest would do to a site: the site's configuration as the planner sees it, the
 // planned changes as a dry-run lists them, and the work an apply runs through the deciders.
+import type { ConversionCounts } from '../content/fieldTypeChange.ts';
 import type { CollectionMeta, ContentField, RelationDefinition } from '../content/schemaModel.ts';
 import type { ManifestError, Path } from './manifest.ts';
 
@@ -40,6 +41,8 @@ export interface PlannedChange {
   reason?: string;
   /** Why the change is destructive (refused without allowDestructive=true). */
   destructive?: string;
+  /** update of a field's type: how many items' values it converts and how many it sets to null (known once the site's rows are read). */
+  conversion?: ConversionCounts;
   /** The manifest entry that asks for it (none for deletions). */
   path: Path | null;
 }
@@ -110,8 +113,10 @@ export interface DataChecks {
   collections: string[];
   /** Fields the plan removes or renames away. */
   fields: { collection: string; field: string }[];
-  /** Fields whose type or translatable option changes: refused over values, live or past (the schema's rule). */
+  /** Fields whose translatable option changes: refused over values, live or past (the schema's rule). */
   reshaped: { collection: string; field: string; path: Path }[];
+  /** Fields whose type changes: destructive over values, refused for some pairs (domain/content/fieldTypeChange.ts). */
+  retyped: { collection: string; current: ContentField; next: ContentField; path: Path }[];
 }
 
 export interface ConfigPlan {

@@ -3,6 +3,7 @@
 // collections, rules of the schema as it will be), and the work of an apply. `merge` creates and
 // updates; `replace-managed` also deletes what the manifest leaves out within its managedScopes;
 // `replace-all` deletes whatever it leaves out. A section the manifest does not have is left alone.
+import type { ConversionCounts } from '../content/fieldTypeChange.ts';
 import { emptyCounts, type ConfigPlan, type DataChecks, type ManifestDiff, type PlannedChange, type Risk, type SiteConfiguration } from './configPlan.ts';
 import { isManaged, type ScopedResource } from './managedScopes.ts';
 import type { ImportMode } from './manifest.ts';
@@ -27,7 +28,7 @@ export function planImport(current: SiteConfiguration, manifest: ParsedManifest,
       settingsSet: {},
       settingsRemove: [],
     },
-    dataChecks: { collections: [], fields: [], reshaped: [] },
+    dataChecks: { collections: [], fields: [], reshaped: [], retyped: [] },
   };
   const record = (change: PlannedChange) => {
     plan.changes.push(change);
@@ -48,12 +49,14 @@ export function planImport(current: SiteConfiguration, manifest: ParsedManifest,
 export interface DataPresence {
   collections: ReadonlySet<string>;
   fields: ReadonlyMap<string, number>;
+  /** For each `<collection>.<field>` of DataChecks.retyped: what the conversion does to the items' values. */
+  conversions?: ReadonlyMap<string, ConversionCounts>;
 }
 
 /**
  * Marks the destructive changes (refused without allowDestructive=true) and returns them: dropping
- * a collection or field that holds data, changing a field's type (a rename included: its values are
- * not moved), renaming a field that holds data while changing its translatable option (its values
+ * a collection or field that holds data, changing a field's type (its values are converted, those
+ * that do not parse become null: `conversion` counts them; a rename's values are not moved), renaming a field that holds data while changing its translatable option (its values
  * stay under the old name), widening a relation's onDelete to cascade. A rename that keeps the
  * field's storage records how many values it moves (`moves`).
  */
@@ -66,7 +69,12 @@ export function markDestructive(changes: PlannedChange[], presence: DataPresence
     } else if (change.resource === 'fields' && change.action === 'rename') {
       markRename(change, presence.fields.get(change.from!) ?? 0);
     } else if (change.resource === 'fields' && change.action === 'update' && change.changes?.type) {
+      const conversion = presence.conversions?.get(change.key);
       change.destructive = `the type changes from ${String(change.changes.type.from)} to ${String(change.changes.type.to)}`;
+      if (conversion) {
+        change.conversion = conversion;
+        change.destructive += `: ${conversion.converted} values convert, ${conversion.nulled} become null (the log keeps the old ones)`;
+      }
     } else if (change.resource === 'relations' && change.changes?.onDelete && change.changes.onDelete.to === 'cascade') {
       change.destructive = `onDelete widens from ${String(change.changes.onDelete.from)} to cascade`;
     }

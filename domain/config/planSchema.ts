@@ -117,7 +117,10 @@ export function planSchema(current: SiteConfiguration, manifest: ParsedManifest,
       touched.add(update.field);
       const path = pathOf.get(update.field) ?? [];
       record({ resource: 'fields', action: 'update', key: `${name}.${update.field}`, changes: update.changes, path });
-      if (reshapes(update.changes)) plan.dataChecks.reshaped.push({ collection: name, field: update.field, path: [...path, update.changes.type ? 'type' : 'options'] });
+      if (update.changes.type) {
+        const next = desired.find((field) => field.field === update.field)!;
+        plan.dataChecks.retyped.push({ collection: name, current: currentFields.get(update.field)!, next, path: [...path, 'type'] });
+      } else if (reshapes(update.changes)) plan.dataChecks.reshaped.push({ collection: name, field: update.field, path: [...path, 'options'] });
     }
     for (const removed of diff.fields.removed) {
       if (renamedAway.has(removed)) continue;

@@ -121,6 +121,12 @@ function refuseReshapedReturn(state: CollectionState, field: ContentField, path:
   });
 }
 
+/** A field's update; a change of its type says so (`typeChange`), for the read models that convert its values. */
+function fieldUpdated(collection: string, current: ContentField, next: ContentField): CollectionEvent {
+  if (next.type === current.type) return { type: 'field.updated', data: { collection, field: next } };
+  return { type: 'field.updated', data: { collection, field: next, typeChange: { from: current.type, to: next.type } } };
+}
+
 function notFound(collection: string): AppError {
   return new AppError('NOT_FOUND', `Collection "${collection}" not found`);
 }
@@ -201,7 +207,7 @@ export const collectionDecider: Decider<CollectionState, CollectionCommand, Coll
         if (!current) throw new AppError('NOT_FOUND', `Field "${command.field}" of "${collection}" not found`);
         const next = canonicalField(patchContentField(current, command.patch));
         checkFieldDefinition(next, ['body']);
-        return sameJson(next, canonicalField(current)) ? [] : [{ type: 'field.updated', data: { collection, field: next } }];
+        return sameJson(next, canonicalField(current)) ? [] : [fieldUpdated(collection, current, next)];
       }
       case 'removeField':
         requireActive(state, collection);
@@ -222,7 +228,7 @@ export const collectionDecider: Decider<CollectionState, CollectionCommand, Coll
         }
         for (const name of diff.fields.removed) events.push({ type: 'field.removed', data: { collection, field: name } });
         const desired = new Map(command.fields.map((field) => [field.field, canonicalField(field)]));
-        for (const change of diff.fields.updated) events.push({ type: 'field.updated', data: { collection, field: desired.get(change.field)! } });
+        for (const change of diff.fields.updated) events.push(fieldUpdated(collection, state.fields.get(change.field)!, desired.get(change.field)!));
         for (const field of diff.fields.added) events.push({ type: 'field.added', data: { collection, field } });
         return events;
       }

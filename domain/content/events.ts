@@ -118,13 +118,18 @@ export const FIELD_EVENT_TYPES = ['field.added', 'field.updated', 'field.removed
 
 const collectionWithMeta = z.object({ collection: z.string(), meta: collectionMetaSchema });
 const collectionWithField = z.object({ collection: z.string(), field: contentFieldSchema });
+/**
+ * A type change (domain/content/fieldTypeChange.ts) is a field update that says so: the read models
+ * that hold the field's values convert them when they fold it. Absent on every other update.
+ */
+const fieldUpdated = collectionWithField.extend({ typeChange: z.object({ from: z.enum(FIELD_TYPES), to: z.enum(FIELD_TYPES) }).optional() });
 
 export const collectionEventSchemas = {
   'collection.created': collectionWithMeta,
   'collection.updated': collectionWithMeta,
   'collection.deleted': z.object({ collection: z.string() }),
   'field.added': collectionWithField,
-  'field.updated': collectionWithField,
+  'field.updated': fieldUpdated,
   /** `field`: the removed field's name. */
   'field.removed': z.object({ collection: z.string(), field: z.string() }),
 };

@@ -6,6 +6,7 @@ import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
 import { eventTypesOf } from '../shared/eventSchema.ts';
 import { ITEM_EVENT_TYPES, type ItemEvent, type ItemEventData, itemEventSchemas, type ItemEventType, type ItemSnapshot } from './events.ts';
+import { convertBody, type FieldConversion } from './fieldTypeChange.ts';
 import { invalidValue } from './fieldValues.ts';
 import { STRUCTURAL_KEY_SET } from './schemaModel.ts';
 
@@ -33,6 +34,13 @@ interface Acting {
   actorId: string | null;
   /** ISO time of the change. */
   now: string;
+  /**
+   * The collection's type changes since the item's last event, in log order: the item as loaded
+   * (its last event's snapshot and draft) holds its values as they were, while the read models
+   * converted theirs when they folded each change. The command is decided on the converted item, so
+   * the new event carries what the read models hold (docs/content.md "Changing a field's type").
+   */
+  conversions?: readonly FieldConversion[];
 }
 
 export type ItemCommand =
@@ -141,6 +149,12 @@ function actingOf(command: Acting): Acting {
   return { collection: command.collection, itemId: command.itemId, actorId: command.actorId, now: command.now };
 }
 
+/** The item with its values converted by the type changes since its last event (Acting.conversions). */
+export function convertedState(state: ItemState, conversions: readonly FieldConversion[] | undefined): ItemState {
+  if (!conversions?.length || !state.snapshot) return state;
+  return { ...state, snapshot: convertBody(state.snapshot, conversions), draft: state.draft ? convertBody(state.draft, conversions) : null };
+}
+
 function notFound(command: Acting): AppError {
   return new AppError('RECORD_NOT_FOUND', `Item "${command.itemId}" of "${command.collection}" not found`);
 }
@@ -172,7 +186,8 @@ export const itemDecider: Decider<ItemState, ItemCommand, ItemEvent> = {
         return state;
     }
   },
-  decide(command, state) {
+  decide(command, loaded) {
+    const state = convertedState(loaded, command.conversions);
     switch (command.type) {
       case 'createItem': {
         if (state.lifecycle !== 'absent') {
@@ -192,7 +207,7 @@ export const itemDecider: Decider<ItemState, ItemCommand, ItemEvent> = {
         if (command.restore && state.lifecycle === 'deleted') {
           const restored = itemDecider.decide({ ...actingOf(command), type: 'restoreItem' }, state);
           const after = restored.reduce((current, event) => itemDecider.evolve(current, event), state);
-          return [...restored, ...itemDecider.decide({ ...command, restore: false }, after)];
+          return [...restored, ...itemDecider.decide({ ...command, restore: false, conversions: [] }, after)];
         }
         if (state.lifecycle !== 'live' || !state.snapshot) throw notFound(command);
         const touched = command.mode === 'patch' ? new Set([...Object.keys(command.changes.values), ...Object.keys(command.changes.translations)]) : null;

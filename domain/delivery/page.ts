@@ -34,14 +34,15 @@ const READING_KEYS = ['id', 'filter', 'fields', 'sort', 'limit'] as const;
 const LIST_KEYS = ['filter', 'sort', 'limit'] as const;
 
 /**
- * One block of a layout. `key` names it (unique in the page). A block with a `collection` reads
- * items: one by `id`, or else a list (`filter`, `sort`, `limit`); `fields` picks what is read of
- * them (absent: every field). A block without a `collection` reads nothing. Any other key (`type`,
- * `props`, …) is free JSON for the front end.
+ * One block of a layout. A block with a `collection` reads items: one by `id`, or else a list
+ * (`filter`, `sort`, `limit`); `fields` picks what is read of them (absent: every field), and its
+ * `key` (unique in the page) names what it read in the delivery answer. A block without a
+ * `collection` reads nothing and needs no key: it is known by its place in `blocks` (a key it has
+ * is still unique). Any other key (`type`, `props`, …) is free JSON for the front end.
  */
 export const layoutBlockSchema = z
   .looseObject({
-    key: z.string().regex(BLOCK_KEY_PATTERN, 'A block key is 1 to 64 letters, digits, _ or -'),
+    key: z.string().regex(BLOCK_KEY_PATTERN, 'A block key is 1 to 64 letters, digits, _ or -').optional(),
     collection: collectionName.optional(),
     id: z.string().regex(ITEM_ID_PATTERN, 'An item id is 1 to 128 letters, digits, - or _').optional(),
     /** A filter of the query language (`{ "status": { "_eq": "published" } }`), checked against the collection when read. */
@@ -62,11 +63,18 @@ export const layoutBlockSchema = z
     const given = (key: string) => (block as Record<string, unknown>)[key] !== undefined;
     if (block.collection === undefined) {
       for (const key of READING_KEYS.filter(given)) context.addIssue({ code: 'custom', path: [key], message: `"${key}" reads items: name their collection` });
-    } else if (block.id !== undefined) {
+      return;
+    }
+    if (block.key === undefined) context.addIssue({ code: 'custom', path: ['key'], message: 'A block that reads items needs a key: it names what the block read' });
+    if (block.id !== undefined) {
       for (const key of LIST_KEYS.filter(given)) context.addIssue({ code: 'custom', path: [key], message: `A block with an id reads one item: "${key}" is for lists` });
     }
   });
 export type LayoutBlock = z.infer<typeof layoutBlockSchema>;
+/** A block that reads items: it has its key (the schema's refinement says so). */
+export type ReadingBlock = LayoutBlock & { collection: string; key: string };
+/** A block that reads nothing: known by its place in `blocks`, a key optional. */
+export type StaticBlock = LayoutBlock & { collection?: undefined };
 
 /** A page's layout: its blocks, in order, and any other key as free JSON for the front end. */
 export const layoutConfigSchema = z
@@ -87,7 +95,10 @@ export const layoutConfigSchema = z
       context.addIssue({ code: 'custom', path: [], message: `A layout is at most ${LAYOUT_LIMITS.bytes} bytes of JSON` });
     }
   });
-export type LayoutConfig = z.infer<typeof layoutConfigSchema>;
+/** A layout as written (parsed by the schema). */
+export type LayoutInput = z.infer<typeof layoutConfigSchema>;
+/** A stored layout as its readers see it: each block typed by what it reads (the refinements above held when it was written). */
+export type LayoutConfig = Omit<LayoutInput, 'blocks'> & { blocks: (ReadingBlock | StaticBlock)[] };
 
 function depthExceeds(value: unknown, limit: number): boolean {
   if (typeof value !== 'object' || value === null) return false;
@@ -109,8 +120,8 @@ export function readingOf(block: LayoutBlock): BlockReading {
 }
 
 export type PageCommand =
-  | { type: 'createPage'; pageId: string; slug: string; title: string; layoutConfig: LayoutConfig | null }
-  | { type: 'updatePage'; changes: { slug?: string; title?: string; layoutConfig?: LayoutConfig | null } }
+  | { type: 'createPage'; pageId: string; slug: string; title: string; layoutConfig: LayoutInput | null }
+  | { type: 'updatePage'; changes: { slug?: string; title?: string; layoutConfig?: LayoutInput | null } }
   | { type: 'deletePage' };
 
 export interface PageState {

@@ -98,7 +98,7 @@ describe('svc projections', () => {
 
       const one = await runCli(['projections', 'rebuild', 'users'], environment);
       expect(one.code, one.stderr).toBe(0);
-      expect(one.stdout).toMatch(/^users: replayed 3 events in \d+ ms\n$/);
+      expect(one.stdout).toMatch(/^users: replayed 4 events in \d+ ms\n$/);
       expect(await fresh.owner.query(sql`SELECT * FROM users WHERE site_id = ${siteId}`)).toEqual([before]);
 
       const all = await runCli(['projections', 'rebuild', '--all'], environment);

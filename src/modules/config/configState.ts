@@ -1,11 +1,14 @@
 // What the config manifest reads of a site: its configuration (schema, webhooks, settings) from the
 // read models, and whether items hold values where an import would drop or reshape.
 import type { DataChecks, SiteConfiguration, SubscriptionSummary } from '../../../domain/config/configPlan.ts';
+import type { ConversionCounts } from '../../../domain/content/fieldTypeChange.ts';
+import type { RelationDefinition } from '../../../domain/content/schemaModel.ts';
 import type { ManifestError } from '../../../domain/config/manifest.ts';
 import type { DataPresence } from '../../../domain/config/planImport.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { readSiteSchema } from '../../schema/siteSchema.ts';
+import { countConversions, fieldHoldsOrHeldValues, refusalOfTypeChange } from '../schema/fieldTypeChanges.ts';
 import { readStoredSettings } from '../settings/settingsStore.ts';
 
 export async function readSubscriptions(tx: Queryable, siteId: string): Promise<SubscriptionSummary[]> {
@@ -41,8 +44,30 @@ export async function readDataPresence(tx: Queryable, siteId: string, checks: Da
 }
 
 /**
- * The schema's rule for a field's type or translatable option (PATCH /fields answers the same 409):
- * it cannot change while an item holds a value in the field or ever held one, live, soft-deleted or in
+ * What the type changes of the plan do (PATCH /fields asks the same, src/modules/schema/fieldTypeChanges.ts):
+ * a field that holds or held values converts them, and some changes are refused even with
+ * allowDestructive (409 CONFLICT, one error per field). Fields that never held a value change freely.
+ */
+export async function readTypeChanges(
+  tx: Queryable,
+  siteId: string,
+  relations: readonly RelationDefinition[],
+  checks: DataChecks,
+): Promise<{ errors: ManifestError[]; conversions: Map<string, ConversionCounts> }> {
+  const errors: ManifestError[] = [];
+  const conversions = new Map<string, ConversionCounts>();
+  for (const { collection, current, next, path } of checks.retyped) {
+    if (!(await fieldHoldsOrHeldValues(tx, siteId, collection, current.field))) continue;
+    const refusal = await refusalOfTypeChange(tx, siteId, { relations }, collection, current, next);
+    if (refusal) errors.push({ code: 'CONFLICT', message: refusal.message, path });
+    else conversions.set(`${collection}.${current.field}`, await countConversions(tx, siteId, collection, next));
+  }
+  return { errors, conversions };
+}
+
+/**
+ * The schema's rule for a field's translatable option (PATCH /fields answers the same 409): it
+ * cannot change while an item holds a value in the field or ever held one, live, soft-deleted or in
  * its history. One error per such field.
  */
 export async function reshapeErrors(tx: Queryable, siteId: string, checks: DataChecks): Promise<ManifestError[]> {
@@ -58,7 +83,7 @@ export async function reshapeErrors(tx: Queryable, siteId: string, checks: DataC
     .filter((check) => held.has(`${check.collection}.${check.field}`))
     .map((check) => ({
       code: 'CONFLICT' as const,
-      message: `Items of "${check.collection}" hold or held values in "${check.field}"; its type or translatable option cannot change`,
+      message: `Items of "${check.collection}" hold or held values in "${check.field}"; its translatable option cannot change`,
       path: check.path,
     }));
 }

@@ -18,7 +18,7 @@ import { advisoryKey } from '../../runtime/projectionRunner.ts';
 import type { SecretBox } from '../cdc/webhookSecrets.ts';
 import { keyProblem, valueProblem } from '../settings/catalogue.ts';
 import { applyPlanIn, rehearsePlan } from './applyPlan.ts';
-import { readDataPresence, readSiteConfiguration, readSubscriptions, reshapeErrors } from './configState.ts';
+import { readDataPresence, readSiteConfiguration, readSubscriptions, readTypeChanges, reshapeErrors } from './configState.ts';
 
 /** What an import needs beyond the context: sealing webhook secrets, and the outbound rules for webhook URLs. */
 export interface WebhookTools {
@@ -36,6 +36,9 @@ export interface AppliedCounts {
   created: number;
   updated: number;
   deleted: number;
+  /** Only when the import changed a field's type over values: how many values it converted and how many it set to null (docs/configuration.md). */
+  converted?: number;
+  nulled?: number;
 }
 
 export interface ImportResult {
@@ -75,24 +78,34 @@ async function webhookUrlErrors(context: AppContext, tools: WebhookTools, siteId
 
 /** The plan and every error, read in `tx` (a dry-run's read transaction, or the apply's own). */
 async function evaluate(tx: Queryable, siteId: string, manifest: ParsedManifest, mode: ImportMode, earlier: ManifestError[]) {
-  const plan = planImport(await readSiteConfiguration(tx, siteId), manifest, mode, randomUUID);
+  const site = await readSiteConfiguration(tx, siteId);
+  const plan = planImport(site, manifest, mode, randomUUID);
+  const typeChanges = await readTypeChanges(tx, siteId, site.relations, plan.dataChecks);
   const errors = [
     ...earlier,
     ...settingErrors(manifest),
     ...plan.errors,
     ...(await reshapeErrors(tx, siteId, plan.dataChecks)),
+    ...typeChanges.errors,
   ];
-  markDestructive(plan.changes, await readDataPresence(tx, siteId, plan.dataChecks));
+  markDestructive(plan.changes, { ...(await readDataPresence(tx, siteId, plan.dataChecks)), conversions: typeChanges.conversions });
   errors.push(...(await rehearsePlan(tx, siteId, plan, manifest.base)));
   return { plan, errors };
 }
 
 function appliedOf(plan: ConfigPlan): AppliedCounts {
   const counts = Object.values(plan.counts);
-  return {
+  const applied: AppliedCounts = {
     created: counts.reduce((sum, count) => sum + count.create, 0),
     updated: counts.reduce((sum, count) => sum + count.update, 0),
     deleted: counts.reduce((sum, count) => sum + count.delete, 0),
+  };
+  const conversions = plan.changes.flatMap((change) => (change.conversion ? [change.conversion] : []));
+  if (conversions.length === 0) return applied;
+  return {
+    ...applied,
+    converted: conversions.reduce((sum, conversion) => sum + conversion.converted, 0),
+    nulled: conversions.reduce((sum, conversion) => sum + conversion.nulled, 0),
   };
 }
 

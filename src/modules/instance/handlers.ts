@@ -1,4 +1,5 @@
-// Instance-level commands: create a site with its administrator role and first user, delete a site.
+// Instance-level commands: create a site with its administrator role, its public role and first user,
+// delete a site.
 import { randomUUID } from 'node:crypto';
 import { roleDecider } from '../../../domain/identity/role.ts';
 import { userDecider } from '../../../domain/identity/user.ts';
@@ -8,6 +9,7 @@ import { hashPassword } from '../../../infra/crypto/passwords.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { handleCommand, handleCommandIn } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
+import { createPublicRole } from '../roles/handlers.ts';
 
 export interface SiteView {
   id: string;
@@ -44,6 +46,8 @@ export async function createSite(context: AppContext, input: CreateSiteInput, me
       command: { type: 'createRole', roleId, name: 'Administrator', admin: true, systemKey: ADMIN_ROLE_KEY },
       metadata,
     });
+    // What requests without credentials may do: nothing until an administrator attaches a policy.
+    await createPublicRole(tx, context.projections, input.id, metadata);
     await handleCommandIn(tx, context.projections, {
       siteId: input.id,
       streamId: streamId(input.id, 'user', userId),

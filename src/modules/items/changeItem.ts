@@ -12,6 +12,7 @@ import type { ItemWriteKind } from '../../runtime/itemHooks.ts';
 import { collectionOf, declaredFields } from '../../schema/siteSchema.ts';
 import { inItemWriteTransaction, runItemCommand, type ItemsWriteContext, type ItemWriteResult } from './itemStreams.ts';
 import { prepareChanges } from './prepareChanges.ts';
+import { assertTargetsExist, placedTargets } from './referenceTargets.ts';
 
 // A config import's system write of stored values lives in its own file; its callers import it from here.
 export { changeStoredValuesIn, type StoredValuesChange } from './changeStoredValues.ts';
@@ -104,6 +105,14 @@ async function prepareItemChange(context: ItemsWriteContext, input: ChangeItemIn
       access: input.access,
       ...(input.origin !== undefined ? { origin: input.origin } : {}),
       ...(input.expectedVersion !== undefined ? { expectedVersion: input.expectedVersion } : {}),
+      // Under the item's lock: the ids the write sets (not those the item already holds) name live items.
+      check: async (state, checkTx) => {
+        // An item that is not there is the decider's 404, not a reference's 400.
+        if (state.lifecycle !== 'live' && !(input.restore && state.lifecycle === 'deleted')) return;
+        const before = (command.target === 'draft' ? (state.draft ?? state.snapshot) : state.snapshot) ?? {};
+        const targets = placedTargets(collection, { values: changes.values, before, mode: input.mode }, ['body']);
+        if (targets.length > 0) await assertTargetsExist(checkTx, input.siteId, targets);
+      },
     });
   };
 }

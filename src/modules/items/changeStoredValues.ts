@@ -1,12 +1,13 @@
 // A system write of values an item already holds (a config import moving a renamed field's values):
 // an `item.updated` without the body rules, required fields, a principal's rules or item-write hooks.
 import { itemDecider, type ItemCommand, type ItemEvent, type ItemSnapshot, type ItemState } from '../../../domain/content/itemDecider.ts';
+import type { FieldConversion } from '../../../domain/content/fieldTypeChange.ts';
 import type { Decider, EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { handleCommandIn } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { itemEventSealer } from '../encryption/itemSealer.ts';
-import { itemStreamId } from './itemStreams.ts';
+import { conversionsSince, itemStreamId, notingHead } from './itemStreams.ts';
 
 /**
  * The item decider, except that a soft-deleted item takes an update too and stays deleted: the
@@ -48,11 +49,18 @@ export interface StoredValuesChange {
  * Returns the number of events appended (0: nothing to change).
  */
 export async function changeStoredValuesIn(context: Pick<AppContext, 'projections' | 'schemas' | 'keyRing'>, tx: Queryable, change: StoredValuesChange): Promise<number> {
+  const head = { position: 0 };
+  let conversions: FieldConversion[] = [];
   const result = await handleCommandIn(tx, context.projections, {
     siteId: change.siteId,
     seal: itemEventSealer(context, change.siteId),
     streamId: itemStreamId(change.siteId, change.collection, change.itemId),
-    decider: storedValuesDecider,
+    decider: notingHead(storedValuesDecider, head),
+    // The item as the read models hold it: converted by the type changes since its last event, read
+    // from the log (the import may have changed a type earlier in this very transaction).
+    check: async (_state, checkTx) => {
+      conversions = await conversionsSince(context, checkTx, { siteId: change.siteId, collection: change.collection, headPosition: head.position, readLog: true });
+    },
     command: (state: ItemState): ItemCommand => ({
       type: 'updateItem',
       collection: change.collection,
@@ -65,6 +73,7 @@ export async function changeStoredValuesIn(context: Pick<AppContext, 'projection
       eventType: 'item.updated',
       actorId: change.metadata.actor.id,
       now: change.now,
+      conversions,
       ...(change.cause ? { cause: change.cause } : {}),
     }),
     metadata: change.metadata,

@@ -13,8 +13,10 @@ import { hasAfterCommit, runAfterWrite, runBeforeWrite, type CommittedItem, type
 import { collectionOf, declaredFields } from '../../schema/siteSchema.ts';
 import type { StreamStart } from '../../runtime/streamStarts.ts';
 import { itemEventSealer } from '../encryption/itemSealer.ts';
+import { holdCollectionSchemaShared } from '../schema/fieldTypeChanges.ts';
 import { itemStreamId, newItemId, SINGLETON_ITEM_ID, underPath, type ItemsWriteContext, type ItemWriteResult } from './itemStreams.ts';
 import { prepareChanges } from './prepareChanges.ts';
+import { assertTargetsExist, itemKey, placedTargets, type PlacedTarget } from './referenceTargets.ts';
 
 export interface CreateItemsInput {
   siteId: string;
@@ -42,6 +44,8 @@ export async function createItemsWithVersions(context: ItemsWriteContext, input:
   const hooks = context.itemHooks.applicable('create', collection);
   // What the hooks are told of each item, when any hook runs on this collection's creates.
   const writes: Omit<ItemWrite, 'after'>[] = [];
+  // The ids the items set in reference fields: looked up together, in the create's transaction.
+  const targets: PlacedTarget[] = [];
   for (const [index, body] of input.items.entries()) {
     const basePath = bulk ? ['body', index] : ['body'];
     const { id: givenId, changes } = await prepareChanges(schema, collection, body, { mode: 'create', locale: input.locale ?? null, basePath });
@@ -64,6 +68,7 @@ export async function createItemsWithVersions(context: ItemsWriteContext, input:
     }
     assertCreatable(input.access, collection.name, event!.data.snapshot, basePath);
     snapshots.push(event!.data.snapshot);
+    targets.push(...placedTargets(collection, { values: event!.data.snapshot, before: null, mode: 'create' }, basePath));
     if (hooks.length > 0) {
       writes.push({ kind: 'create', siteId: input.siteId, collection, itemId: id, target: 'main', access: input.access, metadata: input.metadata, changes: changes.values, before: null, draft: null });
     }
@@ -75,12 +80,18 @@ export async function createItemsWithVersions(context: ItemsWriteContext, input:
     });
   }
   if (streams.length === 0) return [];
-  const sealer = itemEventSealer(context, input.siteId);
+  const itemSealer = itemEventSealer(context, input.siteId);
+  // Like every item write, the creates hold their collection's schema lock shared (a type change waits for them).
+  const sealer: EventSealer = (tx, events) => {
+    holdCollectionSchemaShared(tx, input.siteId, collection.name);
+    return itemSealer(tx, events);
+  };
   const hooked = { committed: [] as CommittedItem[] };
+  const seal = hooks.length === 0 ? sealer : sealWithHooks(sealer, hooks, writes, hooked);
   await context.streamStarts.submit(input.siteId, {
     metadata: input.metadata,
     streams,
-    seal: hooks.length === 0 ? sealer : sealWithHooks(sealer, hooks, writes, hooked),
+    seal: targets.length === 0 ? seal : checkTargetsFirst(input.siteId, targets, new Set([...seen].map((id) => itemKey(collection.name, id))), seal),
   });
   if (hasAfterCommit(hooks)) await context.itemHooks.runAfterCommit(hooked.committed.map((write) => ({ hooks, write })));
   return snapshots.map((snapshot) => ({ snapshot, version: 1, draft: null }));
@@ -89,6 +100,18 @@ export async function createItemsWithVersions(context: ItemsWriteContext, input:
 /** Creates items (all or nothing) and returns their snapshots. */
 export async function createItems(context: ItemsWriteContext, input: CreateItemsInput): Promise<ItemSnapshot[]> {
   return (await createItemsWithVersions(context, input)).map((result) => result.snapshot);
+}
+
+/**
+ * The seal of a create whose items set references: every id they point at is looked up (one query,
+ * its rows locked until the commit) in the joint transaction, before the seal and the hooks; items of
+ * the same request count as existing. A missing one fails this request alone.
+ */
+function checkTargetsFirst(siteId: string, targets: readonly PlacedTarget[], created: ReadonlySet<string>, seal: EventSealer): EventSealer {
+  return async (tx, events) => {
+    await assertTargetsExist(tx, siteId, targets, created);
+    return seal(tx, events);
+  };
 }
 
 /**

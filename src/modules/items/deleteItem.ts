@@ -5,6 +5,7 @@ import type { ItemCommand } from '../../../domain/content/itemDecider.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
+import { sql } from '../../../infra/postgres/sql.ts';
 import type { Access } from '../../access/access.ts';
 import { assertRowAccess } from '../../access/itemAccess.ts';
 import { assertMay } from '../../access/itemWriteRules.ts';
@@ -44,9 +45,14 @@ export async function deleteIn(context: ItemCommandContext, tx: Queryable, reque
     kind: request.hard ? 'purge' : 'delete',
     access: request.access ?? null,
     ...(request.expectedVersion !== undefined ? { expectedVersion: request.expectedVersion } : {}),
-    check: async (state) => {
+    check: async (state, checkTx) => {
       const deletable = request.hard ? state.lifecycle === 'live' || state.lifecycle === 'deleted' : state.lifecycle === 'live';
       if (!deletable) throw new AppError('RECORD_NOT_FOUND', `Item "${itemId}" of "${collection.name}" not found`);
+      // A write that sets a reference to this item holds its row FOR KEY SHARE until it commits
+      // (referenceTargets.ts): wait for those, so that the restrict count below sees what they wrote;
+      // a write that comes after waits for this delete and finds the item deleted.
+      await checkTx.query(sql`
+        SELECT 1 FROM items WHERE site_id = ${request.siteId} AND collection = ${collection.name} AND id = ${itemId} FOR UPDATE`);
       if (restricting.length === 0) return;
       const report = await dependentsOf(tx, request.siteId, collection, itemId, restricting);
       if (report.blocking) {

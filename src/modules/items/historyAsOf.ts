@@ -39,10 +39,29 @@ function asOfSource(at: Date): ItemSource {
 
 /** A page of the collection's items as they stood at `at` (same list parameters as a live list). */
 export async function listItemsAsOf(app: ItemsReadContext, input: ListItemsInput, at: Date): Promise<ListItemsResult> {
-  return listItems(app, { ...input, draft: false, source: asOfSource(at) });
+  return comparingOldValues(() => listItems(app, { ...input, draft: false, source: asOfSource(at) }));
 }
 
 /** One item as it stood at `at`; 404 RECORD_NOT_FOUND when it did not exist then (or was soft-deleted). */
 export async function getItemAsOf(app: ItemsReadContext, input: GetItemInput, at: Date): Promise<{ item: Record<string, unknown>; version: number }> {
-  return getItem(app, { ...input, draft: false, source: asOfSource(at) });
+  return comparingOldValues(() => getItem(app, { ...input, draft: false, source: asOfSource(at) }));
+}
+
+/**
+ * History keeps the values a field held before its type changed (docs/content.md, "Changing a field's
+ * type"), while filters, sorts and aggregates read the field as its type is now: PostgreSQL refusing
+ * to read an old value so (SQLSTATE class 22, a failed cast) is the request's problem, not a fault.
+ */
+async function comparingOldValues<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('22') && !(error instanceof AppError)) {
+      throw new AppError('VALIDATION_FAILED', 'At this moment a field held values of its type before a change, which this filter, sort or aggregate cannot read as its type now; filter, sort or aggregate on other fields, or pick a moment after the change', {
+        path: ['query', 'asOf'],
+      });
+    }
+    throw error;
+  }
 }

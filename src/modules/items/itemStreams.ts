@@ -1,8 +1,12 @@
 // How an item is addressed and written: its id, its stream, and its command on the one command
 // handler (src/runtime/commandHandler.ts): the head event is the whole state (every item event
-// carries the whole item), writers of one item queue on its lock, and If-Match is a 412.
+// carries the whole item), writers of one item queue on its lock, and If-Match is a 412. An item
+// loaded from before a type change of its collection is converted as the read models converted it
+// (docs/content.md "Changing a field's type"), and every item write holds its collection's schema
+// lock shared, so that a type change waits for the writes in flight.
 import { v7 as uuidv7 } from 'uuid';
-import { itemDecider, type ItemBody, type ItemCommand, type ItemEvent, type ItemSnapshot, type ItemState } from '../../../domain/content/itemDecider.ts';
+import { convertedState, itemDecider, type ItemBody, type ItemCommand, type ItemEvent, type ItemSnapshot, type ItemState } from '../../../domain/content/itemDecider.ts';
+import type { FieldConversion } from '../../../domain/content/fieldTypeChange.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
@@ -12,6 +16,7 @@ import { hasAfterCommit, runAfterWrite, runBeforeWrite, type ItemWrite, type Ite
 import type { CollectionSchema } from '../../schema/siteSchema.ts';
 import { itemEventSealer } from '../encryption/itemSealer.ts';
 import { keepUnchangedSealedValues } from '../encryption/unchangedValues.ts';
+import { holdCollectionSchemaShared, typeChangesAfter } from '../schema/fieldTypeChanges.ts';
 import type { AppContext } from '../../runtime/context.ts';
 
 /** The item of a singleton collection always has this id, so a second one is a conflict. */
@@ -74,6 +79,36 @@ export interface ItemCommandRequest {
 
 const exists = (state: ItemState) => state.lifecycle === 'live' || state.lifecycle === 'deleted';
 
+/**
+ * An item decider that notes the log position of the event the item is loaded from (its head: the
+ * command handler evolves it as stored, position included).
+ */
+export function notingHead<Decider extends typeof itemDecider>(decider: Decider, head: { position: number }): Decider {
+  return {
+    ...decider,
+    evolve(state, event) {
+      const { position } = event as Partial<{ position: number }>;
+      if (typeof position === 'number') head.position = position;
+      return decider.evolve(state, event);
+    },
+  };
+}
+
+/**
+ * The type changes of the collection since the item's last event, which the item as loaded has not
+ * been through. None when no schema event of the site came after that event (the cached schema's
+ * version says so, unless `readLog`): the common case reads nothing more.
+ */
+export async function conversionsSince(
+  context: Pick<AppContext, 'schemas'>,
+  tx: Queryable,
+  item: { siteId: string; collection: string; headPosition: number; readLog?: boolean },
+): Promise<FieldConversion[]> {
+  if (item.headPosition === 0) return [];
+  if (!item.readLog && item.headPosition > (await context.schemas.site(item.siteId)).version) return [];
+  return typeChangesAfter(tx, item.siteId, item.collection, item.headPosition);
+}
+
 /** The write as hooks see it, from the command and the item before and after. */
 function hookWrite(request: ItemCommandRequest, before: ItemState, after: ItemEvent): ItemWrite {
   const { command } = request;
@@ -108,6 +143,7 @@ export async function runItemCommand(context: ItemCommandContext, tx: Queryable,
   let command = request.command;
   // Set by `check` and the seal, for the hooks: the item as loaded, and the write once decided.
   const seen: { loaded?: ItemState; write?: ItemWrite } = {};
+  const head = { position: 0 };
   const seal: EventSealer =
     hooks.length === 0
       ? sealer
@@ -118,10 +154,11 @@ export async function runItemCommand(context: ItemCommandContext, tx: Queryable,
           await runBeforeWrite(hooks, { ...seen.write, tx: sealTx });
           return sealed;
         };
+  holdCollectionSchemaShared(tx, request.siteId, request.collection.name);
   const result = await handleCommandIn(tx, context.projections, {
     siteId: request.siteId,
     streamId: itemStreamId(request.siteId, request.collection.name, request.itemId),
-    decider: itemDecider,
+    decider: notingHead(itemDecider, head),
     command: () => command,
     metadata: request.metadata,
     load: 'head',
@@ -131,6 +168,8 @@ export async function runItemCommand(context: ItemCommandContext, tx: Queryable,
       seen.loaded = state;
       await request.check?.(state, checkTx);
       command = await keepUnchangedSealedValues(context, checkTx, request.siteId, state, request.command);
+      const conversions = await conversionsSince(context, checkTx, { siteId: request.siteId, collection: request.collection.name, headPosition: head.position });
+      if (conversions.length > 0) command = { ...command, conversions };
     },
     ...(expectedVersion !== undefined
       ? {
@@ -146,7 +185,9 @@ export async function runItemCommand(context: ItemCommandContext, tx: Queryable,
     await runAfterWrite(hooks, { ...after, tx });
     if (hasAfterCommit(hooks)) context.itemHooks.queue(tx, { hooks, write: after });
   }
-  return { snapshot: result.state.snapshot!, version: result.version, draft: result.state.draft };
+  // A write that changes nothing answers the item as loaded: as the read models hold it, converted.
+  const state = result.events.length === 0 ? convertedState(result.state, command.conversions) : result.state;
+  return { snapshot: state.snapshot!, version: result.version, draft: state.draft };
 }
 
 /**

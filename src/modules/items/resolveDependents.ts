@@ -11,6 +11,7 @@ import { dependentIds, dependentsOf, type DependentsReport } from './dependents.
 import { deleteIn } from './deleteItem.ts';
 import { inItemWriteTransaction, runItemCommand, type ItemsWriteContext } from './itemStreams.ts';
 import { findLiveItem } from './historyQueries.ts';
+import { itemKey, lockLiveItems } from './referenceTargets.ts';
 
 export interface ResolveDependentsInput {
   siteId: string;
@@ -62,7 +63,8 @@ export async function resolveDependents(context: ItemsWriteContext, input: Resol
     }
     if (input.action === 'reassign') {
       const target = input.newTargetId!;
-      if (target === input.itemId || !(await findLiveItem(tx, input.siteId, collection.name, target))) {
+      // Locked FOR KEY SHARE like any reference a write sets: the target cannot be deleted under the reassignment.
+      if (target === input.itemId || !(await lockLiveItems(tx, input.siteId, [{ collection: collection.name, id: target }])).has(itemKey(collection.name, target))) {
         throw new AppError('INVALID_TARGET', `"${target}" is not another live item of "${collection.name}"`, { path: ['body', 'newTargetId'] });
       }
     }

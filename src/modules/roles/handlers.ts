@@ -15,6 +15,9 @@ import type { AppContext } from '../../runtime/context.ts';
 import { systemRoleId } from '../users/systemRoles.ts';
 import { findRole, policiesAttachedTo, roleHolders, roleNameTaken, type RoleView } from './queries.ts';
 
+/** The public role's name when it is created (an administrator may rename it). */
+export const PUBLIC_ROLE_NAME = 'Public';
+
 export interface RoleInput {
   name: string;
   description?: string | null;
@@ -107,17 +110,16 @@ export async function deleteRole(context: AppContext, siteId: string, roleId: st
 
 /**
  * The site's public role (systemKey `public`: what requests without credentials may do), created
- * on first need with a name-based id, so concurrent creators meet on one stream.
+ * with the site, in its transaction (src/modules/instance/handlers.ts). Its id is name-based
+ * (systemRoleId), as migration 0461 gave it to the sites created before it had one.
  */
-export async function ensurePublicRole(tx: Queryable, projections: readonly Projection[], siteId: string, metadata: EventMetadata): Promise<string> {
-  const [existing] = await tx.query<{ id: string }>(sql`SELECT id::text FROM roles WHERE site_id = ${siteId} AND system_key = ${PUBLIC_ROLE_KEY}`);
-  if (existing) return existing.id;
+export async function createPublicRole(tx: Queryable, projections: readonly Projection[], siteId: string, metadata: EventMetadata): Promise<string> {
   const roleId = systemRoleId(siteId, PUBLIC_ROLE_KEY);
   await handleCommandIn(tx, projections, {
     siteId,
     streamId: streamId(siteId, 'role', roleId),
     decider: roleDecider,
-    command: { type: 'createRole', roleId, name: 'Public', admin: false, systemKey: PUBLIC_ROLE_KEY },
+    command: { type: 'createRole', roleId, name: PUBLIC_ROLE_NAME, admin: false, systemKey: PUBLIC_ROLE_KEY },
     metadata,
   });
   return roleId;

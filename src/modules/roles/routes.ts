@@ -1,13 +1,11 @@
-// /roles (site admin): role CRUD. Listing also creates the site's public role on first need, so
-// that administrators can attach policies to it (what requests without credentials may do).
+// /roles (site admin): role CRUD. The list shows the site's public role (created with the site), to
+// which administrators attach what requests without credentials may do.
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
-import { inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { createRoleBody, roleCommands, updateRoleBody } from './commands.ts';
-import { ensurePublicRole } from './handlers.ts';
 import { findRole, listRoles } from './queries.ts';
 import { commandCaller, SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
 
@@ -27,10 +25,7 @@ export async function rolesRoutes(app: FastifyInstance, { context }: ServerDeps)
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   api.get('/roles', { config: SITE_ADMIN, schema: { tags: ['roles'], response: { 200: z.object({ data: z.array(roleSchema), meta: z.object({ total: z.number() }) }) } } }, async (request) => {
-    const roles = await inSiteTransaction(context, request.siteId, async (tx) => {
-      await ensurePublicRole(tx, context.projections, request.siteId, request.metadata);
-      return listRoles(tx, request.siteId);
-    });
+    const roles = await context.database.withSite(request.siteId, (tx) => listRoles(tx, request.siteId));
     return { data: roles, meta: { total: roles.length } };
   });
 

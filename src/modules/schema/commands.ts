@@ -64,15 +64,18 @@ const deleteCollectionCommand = defineCommand({
 
 const applyCollectionCommand = defineCommand({
   name: 'schema.applyCollection',
-  description: 'Bring a collection to exactly a schema bundle (its meta, fields and relations): only the differences are written.',
-  input: z.object({ name: collectionName, bundle: collectionSchemaInput }),
+  description:
+    'Bring a collection to exactly a schema bundle (its meta, fields and relations): only the differences are written. ' +
+    "A field's type change over values converts them (those that do not parse become null; the log keeps the old ones) and needs allowDestructive.",
+  input: z.object({ name: collectionName, bundle: collectionSchemaInput, allowDestructive: z.boolean().default(false) }),
   bodyKey: 'bundle',
   ...ADMIN,
   dangerous: true,
   async handler(context, { siteId, input, metadata }) {
-    const result = await applyCollectionSchema(context, siteId, input.name, input.bundle, metadata);
+    const result = await applyCollectionSchema(context, siteId, input.name, input.bundle, metadata, { allowDestructive: input.allowDestructive });
     const schema = await context.database.withSite(siteId, (tx) => exportCollectionSchema(tx, siteId, input.name));
-    return { schema, applied: result.events > 0, events: result.events, diff: result.diff };
+    const conversions = Object.keys(result.conversions).length > 0 ? { conversions: result.conversions } : {};
+    return { schema, applied: result.events > 0, events: result.events, diff: result.diff, ...conversions };
   },
 });
 
@@ -88,12 +91,15 @@ const createFieldCommand = defineCommand({
 
 const updateFieldCommand = defineCommand({
   name: 'schema.updateField',
-  description: "Change a field's type or properties (a reshape is refused while values would not fit).",
-  input: z.object({ collection: collectionName, field: fieldName, changes: fieldPatchInput }),
+  description:
+    "Change a field's properties or its type. A type change over values converts them (those that do not parse become null; " +
+    'the log keeps the old ones) and needs allowDestructive; a change of the translatable option is refused while values exist.',
+  input: z.object({ collection: collectionName, field: fieldName, changes: fieldPatchInput, allowDestructive: z.boolean().default(false) }),
   bodyKey: 'changes',
   ...ADMIN,
   dangerous: true,
-  handler: (context, { siteId, input, metadata }) => updateField(context, siteId, input.collection, input.field, input.changes, metadata),
+  handler: (context, { siteId, input, metadata }) =>
+    updateField(context, siteId, input.collection, input.field, input.changes, metadata, { allowDestructive: input.allowDestructive }),
 });
 
 const deleteFieldCommand = defineCommand({

@@ -26,12 +26,14 @@ import {
   type RelationPatchInput,
 } from '../../../domain/content/schemaInput.ts';
 import { aliasFieldsOf, REFERENCE_FIELD_TYPES, storedFieldsOf, type ContentField, type RelationDefinition } from '../../../domain/content/schemaModel.ts';
+import type { ConversionCounts } from '../../../domain/content/fieldTypeChange.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
+import { checkTypeChange, fieldHoldsOrHeldValues } from './fieldTypeChanges.ts';
 import { getCollection, getField, getRelation, type CollectionView, type FieldView, type RelationView } from './queries.ts';
 import { readSiteSchema, type SiteSchema } from '../../schema/siteSchema.ts';
 
@@ -41,6 +43,11 @@ export function collectionStreamId(siteId: string, collection: string): string {
 
 export function relationStreamId(siteId: string, relationId: string): string {
   return streamId(siteId, 'relation', relationId);
+}
+
+/** The lock writers of the collection's stream queue on (the command handler's `lock`), taken before the first read. */
+async function lockCollectionStream(tx: Queryable, siteId: string, collection: string): Promise<void> {
+  await tx.query(sql`SELECT pg_advisory_xact_lock(hashtextextended(${collectionStreamId(siteId, collection)}, 0))`);
 }
 
 /** One site transaction (retried on a concurrent change), then this instance forgets the site's schema. */
@@ -157,7 +164,6 @@ export async function addField(context: AppContext, siteId: string, collection: 
   });
 }
 
-/** True when a live item of the collection has a non-null value in the field. */
 /** Which part of a field's declaration changes how its values are stored, if any: its type or its translatable option. */
 function reshapedBy(current: ContentField, next: ContentField): 'type' | 'options' | null {
   if (next.type !== current.type) return 'type';
@@ -167,21 +173,25 @@ function reshapedBy(current: ContentField, next: ContentField): 'type' | 'option
 /**
  * 409 when an item holds a value in the field or ever held one: live, soft-deleted (a revert can
  * bring it back) or in its history (time travel reads past values with today's declaration, and a
- * text under a number's cast would fail).
+ * text under a number's cast would fail). What a type change over values does instead: checkTypeChange.
  */
 async function refuseReshapeOverValues(tx: Queryable, siteId: string, collection: string, field: string, path: (string | number)[]): Promise<void> {
-  const rows = await tx.query(sql`
-    SELECT 1 FROM items WHERE site_id = ${siteId} AND collection = ${collection}
-       AND data ? ${field} AND data -> ${field} <> 'null'::jsonb
-    UNION ALL
-    SELECT 1 FROM item_history WHERE site_id = ${siteId} AND collection = ${collection}
-       AND data ? ${field} AND data -> ${field} <> 'null'::jsonb
-    LIMIT 1`);
-  if (rows.length > 0) {
+  if (await fieldHoldsOrHeldValues(tx, siteId, collection, field)) {
     throw new AppError('CONFLICT', `Items of "${collection}" hold or held values in "${field}"; its type or translatable option cannot change`, { path });
   }
 }
 
+export interface FieldUpdateResult {
+  field: FieldView;
+  /** A type change's conversion of the items' values (null when the type did not change). */
+  conversion: ConversionCounts | null;
+}
+
+/**
+ * A field's properties, or its type: a type change over values is destructive (allowDestructive), and
+ * the items' values are converted by the read models as they fold it (docs/content.md). The change
+ * holds the collection stream's lock from its first read, so the counts it answers are the ones applied.
+ */
 export async function updateField(
   context: AppContext,
   siteId: string,
@@ -189,10 +199,13 @@ export async function updateField(
   field: string,
   patch: FieldPatchInput,
   metadata: EventMetadata,
-): Promise<FieldView> {
+  options: { allowDestructive: boolean } = { allowDestructive: false },
+): Promise<FieldUpdateResult> {
   return schemaTransaction(context, siteId, async (tx) => {
+    await lockCollectionStream(tx, siteId, collection);
     const schema = await readSiteSchema(tx, siteId);
     const current = schema.collections.get(collection)?.fields.get(field);
+    let conversion: ConversionCounts | null = null;
     if (current) {
       const next = patchContentField(current, patch);
       const relation = relationUsing(schema, collection, field);
@@ -204,10 +217,14 @@ export async function updateField(
         }
       }
       const reshaped = reshapedBy(current, next);
-      if (reshaped) await refuseReshapeOverValues(tx, siteId, collection, field, ['body', reshaped]);
+      if (reshaped === 'type') {
+        conversion = await checkTypeChange(tx, siteId, schema, collection, { current, next, allowDestructive: options.allowDestructive, path: ['body', 'type'] });
+      } else if (reshaped) {
+        await refuseReshapeOverValues(tx, siteId, collection, field, ['body', reshaped]);
+      }
     }
     await runCollectionCommand(context, tx, siteId, collection, { type: 'updateField', collection, field, patch }, metadata);
-    return getField(tx, siteId, collection, field);
+    return { field: await getField(tx, siteId, collection, field), conversion };
   });
 }
 
@@ -263,6 +280,8 @@ export interface ApplyResult {
   /** Events the apply appended (0: the schema was already exactly this). */
   events: number;
   diff: CollectionDiffView;
+  /** Per field whose type changed over values: what the conversion kept and what it set to null. */
+  conversions: Record<string, ConversionCounts>;
 }
 
 /** The state of a collection for a diff, from the live site schema (absent when not live; removed fields play no part). */
@@ -299,7 +318,9 @@ function diffOf(schema: SiteSchema, name: string, bundle: CollectionSchemaInput,
 
 /**
  * Brings a collection to exactly the bundle: its meta (when given), its fields, and the relations
- * declared on it. Diff-aware: only differences become events, so applying twice appends nothing.
+ * declared on it. Diff-aware: only differences become events, so applying twice appends nothing. A
+ * field's type change is checked as PATCH /fields checks it (checkTypeChange: allowDestructive, the
+ * counts), under the collection stream's lock from the first read, as updateField holds it.
  */
 export async function applyCollectionSchema(
   context: AppContext,
@@ -307,17 +328,28 @@ export async function applyCollectionSchema(
   name: string,
   bundle: CollectionSchemaInput,
   metadata: EventMetadata,
+  options: { allowDestructive: boolean } = { allowDestructive: false },
 ): Promise<ApplyResult> {
   bundleChecks(name, bundle, ['body']);
   return schemaTransaction(context, siteId, async (tx) => {
+    await lockCollectionStream(tx, siteId, name);
     const before = await readSiteSchema(tx, siteId);
     const relations = resolveBundleRelations(bundle.relations ?? [], declaredOn(before, name), randomUUID);
     const diff = diffOf(before, name, bundle, relations);
     const declared = before.collections.get(name)?.fields;
+    const conversions: Record<string, ConversionCounts> = {};
     for (const [index, input] of bundle.fields.entries()) {
       const current = declared?.get(input.field);
-      const reshaped = current ? reshapedBy(current, toContentField(input)) : null;
-      if (current && reshaped) await refuseReshapeOverValues(tx, siteId, name, input.field, ['body', 'fields', index, reshaped]);
+      if (!current) continue;
+      const next = toContentField(input);
+      const reshaped = reshapedBy(current, next);
+      const path = ['body', 'fields', index, reshaped ?? 'type'];
+      if (reshaped === 'type') {
+        const counts = await checkTypeChange(tx, siteId, before, name, { current, next, allowDestructive: options.allowDestructive, path });
+        if (counts.converted + counts.nulled > 0) conversions[input.field] = counts;
+      } else if (reshaped) {
+        await refuseReshapeOverValues(tx, siteId, name, input.field, path);
+      }
     }
     let events = 0;
     for (const relationId of diff.relations.removed) {
@@ -347,7 +379,7 @@ export async function applyCollectionSchema(
       }
       events += (await runRelationCommand(context, tx, siteId, relation.id, { type: 'replaceRelation', relation }, metadata)).events.length;
     }
-    return { collection: name, events, diff };
+    return { collection: name, events, diff, conversions };
   });
 }
 

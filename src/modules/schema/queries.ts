@@ -81,8 +81,9 @@ export async function fieldIndexStatuses(tx: Queryable, siteId: string, collecti
   const rows = await tx.query<{ field: string; state: FieldIndexStatus['state']; error: string | null; index_name: string }>(sql`
     SELECT field, state, error, index_name FROM item_field_indexes
      WHERE site_id = ${siteId} AND collection = ${collection} AND (${field}::text IS NULL OR field = ${field})
-     ORDER BY field, (state = 'dropping') DESC, kind`);
-  // Ordered so that, per field, a wanted row comes last and wins.
+     ORDER BY field, (state = 'dropping') DESC, (state = 'ready') DESC, kind LIKE '%:desc' DESC, kind`);
+  // Ordered so that, per field, a wanted row comes last and wins: of a field's two wanted rows (its
+  // kind and the descending twin), one not ready yet, else the plain kind's.
   return new Map(rows.map((row) => [row.field, { state: row.state, error: row.error, index: row.index_name }]));
 }
 

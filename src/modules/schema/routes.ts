@@ -38,6 +38,7 @@ const reader = { config: { site: 'required' as const, access: 'bearer' as const 
 const collectionParams = z.object({ name: collectionName });
 const fieldParams = z.object({ collection: collectionName, field: fieldName });
 const relationParams = z.object({ id: relationId });
+const destructiveQuery = z.object({ allowDestructive: z.enum(['true', 'false']).optional().transform((value) => value === 'true') });
 
 export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
@@ -82,13 +83,15 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
     data: await read(request.siteId, (tx) => exportCollectionSchema(tx, request.siteId, request.params.name)),
   }));
 
+  // A field's type change over values needs ?allowDestructive=true, as PATCH /fields does; the answer's
+  // meta.conversions counts what each changed field converted (docs/content.md).
   api.put(
     '/collections/:name/schema',
-    { ...admin, schema: { tags: ['schema'], params: collectionParams, body: collectionSchemaInput } },
+    { ...admin, schema: { tags: ['schema'], params: collectionParams, querystring: destructiveQuery, body: collectionSchemaInput } },
     async (request) => {
       const { schema, ...meta } = await context.commands.runValidated(
         schemaCommands.applyCollection,
-        { name: request.params.name, bundle: request.body },
+        { name: request.params.name, bundle: request.body, allowDestructive: request.query.allowDestructive },
         commandCaller(request),
       );
       return { data: schema, meta };
@@ -134,9 +137,16 @@ export async function schemaRoutes(app: FastifyInstance, { context }: ServerDeps
     return { data, meta: { indexStatus: indexes.get(field) ?? null } };
   });
 
-  api.patch('/fields/:collection/:field', { ...admin, schema: { tags: ['schema'], params: fieldParams, body: fieldPatchInput } }, async (request) => ({
-    data: await context.commands.runValidated(schemaCommands.updateField, { ...request.params, changes: request.body }, commandCaller(request)),
-  }));
+  // A type change over values needs ?allowDestructive=true; its answer counts what was converted (docs/content.md).
+  api.patch(
+    '/fields/:collection/:field',
+    { ...admin, schema: { tags: ['schema'], params: fieldParams, querystring: destructiveQuery, body: fieldPatchInput } },
+    async (request) => {
+      const input = { ...request.params, changes: request.body, allowDestructive: request.query.allowDestructive };
+      const { field, conversion } = await context.commands.runValidated(schemaCommands.updateField, input, commandCaller(request));
+      return conversion ? { data: field, meta: conversion } : { data: field };
+    },
+  );
 
   api.delete('/fields/:collection/:field', { ...admin, schema: { tags: ['schema'], params: fieldParams } }, async (request, reply) => {
     await context.commands.runValidated(schemaCommands.deleteField, request.params, commandCaller(request));

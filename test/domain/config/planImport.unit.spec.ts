@@ -120,7 +120,8 @@ describe('destructive changes and risk', () => {
   it('marks drops and renames over data, type changes and onDelete widened to cascade', () => {
     const retyped = plan({ fields: [{ collection: 'articles', field: 'title', type: 'text' }] });
     expect(markDestructive(retyped.changes, { collections: new Set(), fields: new Map() })).toHaveLength(1);
-    expect(retyped.dataChecks.reshaped).toEqual([{ collection: 'articles', field: 'title', path: ['body', 'fields', 0, 'type'] }]);
+    expect(retyped.dataChecks.retyped).toEqual([expect.objectContaining({ collection: 'articles', path: ['body', 'fields', 0, 'type'] })]);
+    expect(retyped.dataChecks.reshaped).toEqual([]);
     expect(diffOf(retyped).risk).toBe('high');
 
     const dropped = plan({ ...articles }, 'replace-all');

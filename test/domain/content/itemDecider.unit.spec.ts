@@ -214,3 +214,32 @@ describe('item input', () => {
     expect(appErrorThrownBy(() => checkItemInput({ title: 'T', summary: { en: 5 } }, context(), ['body'])).path).toEqual(['body', 'summary', 'en']);
   });
 });
+
+describe('item decider after a type change of the collection', () => {
+  const toInteger = [{ field: 'views', to: 'integer' as const, maxLength: null }];
+
+  it('decides on the item converted by the conversions: the new snapshot holds what the read models hold, the delta only the change', () => {
+    const state = given(created({ title: 'Hello', views: '12' }));
+    const [event] = itemDecider.decide({ ...update({ title: 'Renamed' }), conversions: toInteger }, state);
+    expect(event!.data.snapshot).toMatchObject({ title: 'Renamed', views: 12 });
+    expect(event!.data.delta).toEqual({ title: 'Renamed' });
+  });
+
+  it('converts in order, nulls what does not parse, and converts the draft and a delete too', () => {
+    const state = given([
+      ...created({ title: 'Hello', views: '12.5' }),
+      ...itemDecider.decide(update({ title: 'Draft' }, { target: 'draft' }), given(created({ title: 'Hello', views: '12.5' }))),
+    ]);
+    const [deleted] = itemDecider.decide({ type: 'deleteItem', ...acting, conversions: [{ field: 'views', to: 'float', maxLength: null }, ...toInteger] }, state);
+    expect(deleted!.data.snapshot.views).toBeNull();
+    expect(deleted!.data.draft).toMatchObject({ title: 'Draft', views: null });
+    // Float first: "12.5" → 12.5, then integer: 12.5 is no integer.
+    const [kept] = itemDecider.decide({ type: 'deleteItem', ...acting, conversions: [{ field: 'views', to: 'float', maxLength: null }] }, state);
+    expect(kept!.data.snapshot.views).toBe(12.5);
+  });
+
+  it('writes nothing for a change that changes nothing, even when the item as loaded would convert', () => {
+    const state = given(created({ title: 'Hello', views: '12' }));
+    expect(itemDecider.decide({ ...update({ title: 'Hello' }), conversions: toInteger }, state)).toEqual([]);
+  });
+});

@@ -69,7 +69,8 @@ describe('layoutConfig', () => {
     const cases: [unknown, (string | number)[]][] = [
       [{}, ['blocks']],
       [{ blocks: {} }, ['blocks']],
-      [{ blocks: [{ type: 'hero' }] }, ['blocks', 0, 'key']],
+      [{ blocks: [{ collection: 'articles' }] }, ['blocks', 0, 'key']],
+      [{ blocks: [{ collection: 'articles', id: 'a1' }] }, ['blocks', 0, 'key']],
       [{ blocks: [{ key: 'has space' }] }, ['blocks', 0, 'key']],
       [{ blocks: [{ key: 'a' }, { key: 'a' }] }, ['blocks', 1, 'key']],
       [{ blocks: [{ key: 'a', collection: '1bad' }] }, ['blocks', 0, 'collection']],
@@ -90,6 +91,11 @@ describe('layoutConfig', () => {
     for (const [config, path] of cases) expect(firstProblem(layoutConfigSchema, config), JSON.stringify(config).slice(0, 200)).toEqual(path);
   });
 
+  it('takes blocks that read nothing without a key, and keeps keys unique among those that have one', () => {
+    expect(firstProblem(layoutConfigSchema, { blocks: [{ type: 'hero' }, { type: 'spacer' }, one] })).toBeNull();
+    expect(firstProblem(layoutConfigSchema, { blocks: [{ type: 'hero', key: 'featured' }, one] })).toEqual(['blocks', 1, 'key']);
+  });
+
   it('refuses a layout nested deeper than 32 levels', () => {
     let deep: unknown = 'leaf';
     for (let level = 0; level < 40; level += 1) deep = [deep];
@@ -97,8 +103,9 @@ describe('layoutConfig', () => {
   });
 
   it('tells the delivery route what each block reads', () => {
-    const parsed = layoutConfigSchema.parse({ blocks: [{ key: 'hero' }, one, { key: 'all', collection: 'articles' }, list] });
+    const parsed = layoutConfigSchema.parse({ blocks: [{ key: 'hero' }, { type: 'divider' }, one, { key: 'all', collection: 'articles' }, list] });
     expect(parsed.blocks.map((block: LayoutBlock) => readingOf(block))).toEqual([
+      { kind: 'none' },
       { kind: 'none' },
       { kind: 'item', collection: 'articles', id: 'a1', fields: ['*'] },
       { kind: 'list', collection: 'articles', filter: null, sort: [], limit: null, fields: null },

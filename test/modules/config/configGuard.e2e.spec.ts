@@ -69,7 +69,7 @@ describe('the destructive guard', () => {
     expect((await importManifest(withoutArticles, 'mode=replace-all&allowDestructive=true')).status).toBe(200);
   });
 
-  it("refuses a field's type change; with values it stays refused (409 CONFLICT) whatever the flag", async () => {
+  it("refuses a field's type change without the flag; with it, values are converted (docs/configuration.md)", async () => {
     const { importManifest } = await blogSite();
     const retyped = (field: string, type: string) =>
       manifest({ ...blogSchema, fields: blogSchema.fields.map((entry) => (entry.field === field ? { ...entry, type } : entry)) });
@@ -78,9 +78,11 @@ describe('the destructive guard', () => {
     expect(emptyField.body.errors[0].extensions.blocked[0]).toMatchObject({ key: 'articles.author', destructive: 'the type changes from uuid to string' });
     expect((await importManifest(retyped('author', 'string'), 'mode=merge&allowDestructive=true')).status).toBe(200);
 
+    const blocked = await importManifest(retyped('views', 'string'));
+    expect([blocked.status, blocked.body.errors[0].code]).toEqual([409, 'DESTRUCTIVE_BLOCKED']);
     const withValues = await importManifest(retyped('views', 'string'), 'mode=merge&allowDestructive=true');
-    expect(withValues.status).toBe(409);
-    expect(withValues.body.errors[0]).toMatchObject({ code: 'CONFLICT', path: ['body', 'fields', 1, 'type'] });
+    expect(withValues.status, JSON.stringify(withValues.body)).toBe(200);
+    expect(withValues.body.data.applied).toMatchObject({ converted: 1, nulled: 0 });
   });
 
   it("refuses widening a relation's onDelete to cascade, not narrowing it", async () => {

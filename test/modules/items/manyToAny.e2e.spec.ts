@@ -38,12 +38,14 @@ async function createBlocksSite(prefix = 'blocks'): Promise<ContentSite> {
 
 /**
  * One article with five blocks: b1 a heading, b2 a text, b3 a quote, b4 an author (a collection the
- * relation does not allow), b5 a heading that does not exist.
+ * relation does not allow), b5 a heading that no longer exists (a reference must name a live item
+ * when it is written, so it is deleted after).
  */
 async function seedPage(site: ContentSite) {
   const ann = await createItem(site, 'authors', { name: 'Ann' });
   const article = await createItem(site, 'articles', { title: 'Page' });
   await createItem(site, 'headings', { id: 'h1', title: 'Intro', level: 1 });
+  await createItem(site, 'headings', { id: 'missing', title: 'Gone', level: 2 });
   await createItem(site, 'texts', { id: 't1', title: 'Body', body: 'Lorem', editor: 'ed@example.test' });
   await createItem(site, 'quotes', { id: 'q1', quote: 'Be brief', author: ann.id });
   const blocks = [
@@ -55,6 +57,7 @@ async function seedPage(site: ContentSite) {
   ];
   const created = await site.call('POST', '/items/articles_blocks', blocks.map((block) => ({ ...block, article: article.id })));
   expect(created.status, JSON.stringify(created.body)).toBe(201);
+  expect((await site.call('DELETE', '/items/headings/missing')).status).toBe(204);
   return { ann, article };
 }
 
@@ -244,10 +247,18 @@ describe('reading m2a relations with fields', () => {
     await createItem(siteA, 'headings', { id: 'a-only', title: 'Only in A' });
     await createItem(siteB, 'headings', { id: 'h1', title: 'B heading' });
     const articleB = await createItem(siteB, 'articles', { title: 'B page' });
-    await siteB.call('POST', '/items/articles_blocks', [
+    const blocks = [
       { id: 'b1', article: articleB.id, item: 'h1', collection: 'headings' },
       { id: 'b2', article: articleB.id, item: 'a-only', collection: 'headings' },
-    ]);
+    ];
+    // A write cannot point at site A's item: it is no item of site B.
+    const crossing = await siteB.call('POST', '/items/articles_blocks', blocks);
+    expect(crossing.status).toBe(400);
+    expect(crossing.body.errors[0]).toMatchObject({ code: 'VALIDATION_FAILED', path: ['body', 1, 'item'] });
+    // Nor does a read reach it: site B's own "a-only", deleted since, reads null while site A's lives.
+    await createItem(siteB, 'headings', { id: 'a-only', title: 'Only in B, deleted' });
+    expect((await siteB.call('POST', '/items/articles_blocks', blocks)).status).toBe(201);
+    expect((await siteB.call('DELETE', '/items/headings/a-only')).status).toBe(204);
     expect(itemsOf(await siteB.call('GET', `/items/articles/${articleB.id}?fields=blocks.item.title`))).toEqual([{ title: 'B heading' }, null]);
     expect(itemsOf(await siteB.call('GET', `/items/articles?fields=blocks.item:headings.*`)).map((item) => (item as Json)?.title ?? null)).toEqual([
       'B heading',

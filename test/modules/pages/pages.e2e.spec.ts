@@ -121,7 +121,8 @@ describe('/pages', () => {
       ['blocks', ['body', 'layoutConfig']],
       [[], ['body', 'layoutConfig']],
       [{ sections: [] }, ['body', 'layoutConfig', 'blocks']],
-      [{ blocks: [{ type: 'hero' }] }, ['body', 'layoutConfig', 'blocks', 0, 'key']],
+      [{ blocks: [{ type: 'hero' }, { collection: 'articles' }] }, ['body', 'layoutConfig', 'blocks', 1, 'key']],
+      [{ blocks: [{ type: 'hero', key: 'a' }, { key: 'a', collection: 'articles' }] }, ['body', 'layoutConfig', 'blocks', 1, 'key']],
       [{ blocks: [{ key: 'a' }, { key: 'a' }] }, ['body', 'layoutConfig', 'blocks', 1, 'key']],
       [{ blocks: [{ key: 'a', id: 'a1' }] }, ['body', 'layoutConfig', 'blocks', 0, 'id']],
       [{ blocks: [{ key: 'a', collection: 'articles', id: 'a1', limit: 2 }] }, ['body', 'layoutConfig', 'blocks', 0, 'limit']],
@@ -138,6 +139,21 @@ describe('/pages', () => {
     expect((await site.call('GET', '/pages')).body.meta.total).toBe(0);
     const fifty = { blocks: Array.from({ length: 50 }, (_, index) => ({ key: `b${index}`, collection: 'articles', limit: 200 })) };
     expect((await createPage(site, { slug: 'p', title: 'P', layoutConfig: fifty })).layoutConfig).toEqual(fifty);
+  });
+
+  it('takes blocks that read nothing without a key: delivery keys what the others read, and keeps them in layoutConfig by place', async () => {
+    const site = await pagesSite();
+    const layout = { blocks: [{ type: 'hero', props: { heading: 'Hi' } }, { key: 'latest', collection: 'articles' }, { type: 'divider' }] };
+    const page = await createPage(site, { slug: 'home', title: 'Home', layoutConfig: layout });
+    expect(page.layoutConfig).toEqual(layout);
+    const delivered = await service.request('GET', `/deliver/page/${site.siteId}/home`);
+    expect(delivered.status, JSON.stringify(delivered.body)).toBe(200);
+    expect(delivered.body.data.layoutConfig).toEqual(layout);
+    expect(delivered.body.data.blocks).toEqual({ latest: { collection: 'articles', items: [] } });
+    const keyless = { blocks: [{ type: 'spacer' }, { type: 'spacer' }] };
+    const patched = await site.call('PATCH', `/pages/${page.id}`, { layoutConfig: keyless });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body.data.layoutConfig).toEqual(keyless);
   });
 
   it('lets members read, only site administrators write, and nobody without a token', async () => {

@@ -141,7 +141,7 @@ describe('fields', () => {
     expect((await call('DELETE', '/fields/articles/summary')).body.errors[0].code).toBe('NOT_FOUND');
   });
 
-  it('refuses duplicates (409), bad declarations (400 with path) and type changes over existing values (409)', async () => {
+  it('refuses duplicates (409), bad declarations (400 with path) and a type change its index cannot follow (409)', async () => {
     const site = await createTestSite(service);
     const call = adminCalls(service, site);
     await call('POST', '/collections', articles);
@@ -157,8 +157,9 @@ describe('fields', () => {
 
     expect((await call('PATCH', '/fields/articles/views', { type: 'float' })).status).toBe(200);
     await call('POST', '/items/articles', { title: 'T', views: 2.5 });
-    const retype = await call('PATCH', '/fields/articles/views', { type: 'string' });
+    const retype = await call('PATCH', '/fields/articles/views?allowDestructive=true', { type: 'string' });
     expect([retype.status, retype.body.errors[0].code, retype.body.errors[0].path]).toEqual([409, 'CONFLICT', ['body', 'type']]);
+    expect(retype.body.errors[0].extensions.reason).toBe('index');
   });
 
   it('keeps a field\'s storage while any item holds or held a value in it, and a removed name for its old storage', async () => {
@@ -181,14 +182,18 @@ describe('fields', () => {
     expect((await call('GET', `/items/notes/${item.id}`)).body.data.code).toBe('abc');
 
     // A value cleared, or an item deleted, still leaves values in the history that time travel reads.
+    // A type change over them is destructive (fieldTypeChange.e2e.spec.ts: what allowDestructive=true does).
+    const blocked = (response: { status: number; body: { errors: { code: string; path: unknown[] }[] } }) =>
+      expect([response.status, response.body.errors?.[0]?.code, response.body.errors?.[0]?.path]).toEqual([409, 'DESTRUCTIVE_BLOCKED', ['body', 'type']]);
     expect((await call('PATCH', `/items/notes/${item.id}`, { n: null })).status).toBe(200);
-    expect409(await call('PATCH', '/fields/notes/n', { type: 'boolean' }), ['body', 'type']);
+    blocked(await call('PATCH', '/fields/notes/n', { type: 'boolean' }));
     expect((await call('DELETE', `/items/notes/${item.id}`)).status).toBe(204);
-    expect409(await call('PATCH', '/fields/notes/code', { type: 'integer' }), ['body', 'type']);
+    blocked(await call('PATCH', '/fields/notes/code', { type: 'integer' }));
     const putBundle = (await call('GET', '/collections/notes/schema')).body.data;
     const index = putBundle.fields.findIndex((field: { field: string }) => field.field === 'n');
     putBundle.fields[index] = { ...putBundle.fields[index], type: 'boolean' };
-    expect409(await call('PUT', '/collections/notes/schema', putBundle), ['body', 'fields', index, 'type']);
+    const applied = await call('PUT', '/collections/notes/schema', putBundle);
+    expect([applied.status, applied.body.errors?.[0]?.code, applied.body.errors?.[0]?.path]).toEqual([409, 'DESTRUCTIVE_BLOCKED', ['body', 'fields', index, 'type']]);
     // A field no item ever had a value in may change freely.
     expect((await call('POST', '/fields/notes', { field: 'fresh', type: 'string' })).status).toBe(201);
     expect((await call('PATCH', '/fields/notes/fresh', { type: 'integer' })).status).toBe(200);
@@ -224,18 +229,21 @@ describe('fields', () => {
     // Indexes are built after the schema command returns: wait until the site's index rows settle.
     const settled = () => settledIndexes(service, owner, site.siteId);
     await settled();
-    expect(await indexes()).toEqual([expect.stringMatching(/\(\(\(data ->> 'views'::text\)\)::numeric\).*collection = 'articles'::text.*deleted_at IS NULL/)]);
+    // The field's index and its DESC NULLS LAST twin (sort=-views with empty values last).
+    const viewsIndex = expect.stringMatching(/\(\(\(data ->> 'views'::text\)\)::numeric\).*collection = 'articles'::text.*deleted_at IS NULL/);
+    expect(await indexes()).toEqual([viewsIndex, viewsIndex]);
+    expect((await indexes()).filter((definition) => definition.includes('DESC NULLS LAST'))).toHaveLength(1);
     const views = await call('GET', '/fields/articles/views');
     expect(views.body.meta.indexStatus).toEqual({ state: 'ready', error: null, index: expect.stringMatching(/^items_f_[0-9a-f]{24}$/) });
     expect((await call('GET', '/fields/articles')).body.meta.indexStatus).toEqual({ title: null, views: views.body.meta.indexStatus, author: null });
     await call('POST', '/relations', { kind: 'm2o', collection: 'articles', field: 'author', relatedCollection: 'authors' });
     await settled();
-    expect(await indexes()).toHaveLength(2);
+    expect(await indexes()).toHaveLength(4);
     expect((await indexes()).some((definition) => definition.includes("(data ->> 'author'::text)"))).toBe(true);
     expect((await call('GET', '/fields/articles/author')).body.meta.indexStatus.state).toBe('ready');
     await call('PATCH', '/fields/articles/views', { indexed: false });
     await settled();
-    expect(await indexes()).toHaveLength(1);
+    expect(await indexes()).toHaveLength(2);
     expect((await call('GET', '/fields/articles/views')).body.meta.indexStatus).toBeNull();
     await call('DELETE', '/collections/articles');
     expect(await settled()).toEqual([]);

@@ -6,6 +6,7 @@
 import type { AppError } from '../../domain/shared/appError.ts';
 import type { EventMetadata, NewEvent } from '../../domain/shared/events.ts';
 import { appendFirstEvents, startedStreams } from '../../infra/eventstore/eventStore.ts';
+import type { Queryable } from '../../infra/postgres/database.ts';
 import { inSiteTransaction, type CommandContext, type EventSealer } from './commandHandler.ts';
 import { createGroupCommit, type GroupCommit, type WriteOutcome } from './groupCommit.ts';
 import { applyInline } from './projectionRunner.ts';
@@ -28,6 +29,19 @@ export interface StreamStartRequest {
   streams: StreamStart[];
   /** Seals the streams' first events before the append, in the joint transaction (see EventSealer). */
   seal?: EventSealer;
+  /** A check made once for all the joint transaction's requests that carry the same `run` (see JointCheck). */
+  check?: JointCheck;
+}
+
+/**
+ * A check of the requests of one joint transaction made in one call for all of them (one lookup, not
+ * one per request), before their seals: `run` gets the `data` of every accepted request whose check
+ * has this `run`. Throwing fails the joint transaction; each request is then run alone (groupCommit.ts)
+ * and gets its own answer.
+ */
+export interface JointCheck<T = unknown> {
+  run(tx: Queryable, data: readonly T[]): Promise<void>;
+  data: T;
 }
 
 export type StreamStarts = GroupCommit<StreamStartRequest, void>;
@@ -58,6 +72,9 @@ async function startJointly(
     });
     const accepted = requests.filter((_, index) => outcomes[index]!.ok);
     if (accepted.length === 0) return outcomes;
+    const checks = new Map<JointCheck['run'], unknown[]>();
+    for (const { check } of accepted) if (check) checks.set(check.run, [...(checks.get(check.run) ?? []), check.data]);
+    for (const [run, data] of checks) await run(tx, data);
     const starts = [];
     for (const request of accepted) {
       const decided = request.streams.map((stream) => stream.event);

@@ -5,6 +5,7 @@
 import { initialItemState, itemDecider, type ItemEvent, type ItemSnapshot } from '../../../domain/content/itemDecider.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
+import type { Queryable } from '../../../infra/postgres/database.ts';
 import type { Access } from '../../access/access.ts';
 import { assertCreatable } from '../../access/itemAccess.ts';
 import { assertMayCreate } from '../../access/itemWriteRules.ts';
@@ -91,7 +92,8 @@ export async function createItemsWithVersions(context: ItemsWriteContext, input:
   await context.streamStarts.submit(input.siteId, {
     metadata: input.metadata,
     streams,
-    seal: targets.length === 0 ? seal : checkTargetsFirst(input.siteId, targets, new Set([...seen].map((id) => itemKey(collection.name, id))), seal),
+    seal,
+    check: targets.length === 0 ? undefined : { run: checkReferences, data: { siteId: input.siteId, targets, created: new Set([...seen].map((id) => itemKey(collection.name, id))) } },
   });
   if (hasAfterCommit(hooks)) await context.itemHooks.runAfterCommit(hooked.committed.map((write) => ({ hooks, write })));
   return snapshots.map((snapshot) => ({ snapshot, version: 1, draft: null }));
@@ -102,16 +104,21 @@ export async function createItems(context: ItemsWriteContext, input: CreateItems
   return (await createItemsWithVersions(context, input)).map((result) => result.snapshot);
 }
 
+interface CreatedReferences {
+  siteId: string;
+  targets: readonly PlacedTarget[];
+  /** The request's own new items (a bulk create's items may point at each other), by `itemKey`. */
+  created: ReadonlySet<string>;
+}
+
 /**
- * The seal of a create whose items set references: every id they point at is looked up (one query,
- * its rows locked until the commit) in the joint transaction, before the seal and the hooks; items of
- * the same request count as existing. A missing one fails this request alone.
+ * The references of the creates of one joint transaction: every id they point at, looked up in one
+ * query (its rows locked until the commit), before the seals and the hooks. A missing one fails the
+ * joint transaction, and each create, run alone then, gets its own answer.
  */
-function checkTargetsFirst(siteId: string, targets: readonly PlacedTarget[], created: ReadonlySet<string>, seal: EventSealer): EventSealer {
-  return async (tx, events) => {
-    await assertTargetsExist(tx, siteId, targets, created);
-    return seal(tx, events);
-  };
+async function checkReferences(tx: Queryable, creates: readonly CreatedReferences[]): Promise<void> {
+  const targets = creates.flatMap(({ targets, created }) => targets.filter((target) => !created.has(itemKey(target.collection, target.id))));
+  await assertTargetsExist(tx, creates[0]!.siteId, targets);
 }
 
 /**

@@ -6,9 +6,9 @@ import { afterAll, inject } from 'vitest';
 import { createDatabase, type Database } from '../../infra/postgres/database.ts';
 import { createFreshDatabase, type FreshDatabase } from '../projections/freshDatabase.ts';
 
-/** A plain pg client as the owner of the test run's database. */
-export async function connectOwnerClientForFile(): Promise<pg.Client> {
-  const owner = new pg.Client({ connectionString: inject('databaseUrl') });
+/** A plain pg client as the owner of the test run's database (or of the database at `url`). */
+export async function connectOwnerClientForFile(url: string = inject('databaseUrl')): Promise<pg.Client> {
+  const owner = new pg.Client({ connectionString: url });
   await owner.connect();
   afterAll(() => owner.end());
   return owner;

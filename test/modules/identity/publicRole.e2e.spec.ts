@@ -15,14 +15,17 @@ import { sql } from '../../../infra/postgres/sql.ts';
 import { findProjection } from '../../../projections/index.ts';
 import { handleCommandIn } from '../../../src/runtime/commandHandler.ts';
 import { systemRoleId } from '../../../src/modules/users/systemRoles.ts';
-import { connectOwnerClientForFile, openOwnerDatabaseForFile } from '../../support/databases.ts';
+import { connectOwnerClientForFile, createFreshDatabaseForFile } from '../../support/databases.ts';
 import { expectRebuildToGiveSameRows } from '../../support/rebuild.ts';
 import { createTestSite, startTestServiceForFile, uniqueSiteId, type TestSite } from '../../support/testService.ts';
 import { createMember } from './support/identity.ts';
 
-const service = await startTestServiceForFile();
-const owner = await connectOwnerClientForFile();
-const ownerDatabase = openOwnerDatabaseForFile();
+// A database of the file's own: the rebuild below truncates the roles read models, which would drop
+// every other test file's cached grants on the shared one.
+const fresh = await createFreshDatabaseForFile();
+const service = await startTestServiceForFile({ DATABASE_URL: fresh.url });
+const owner = await connectOwnerClientForFile(fresh.url);
+const ownerDatabase = fresh.owner;
 
 type Role = { id: string; name: string; systemKey: string | null; admin: boolean };
 

@@ -5,13 +5,16 @@ import { describe, expect, it } from 'vitest';
 import { identifier, sql } from '../../../infra/postgres/sql.ts';
 import { findProjection } from '../../../projections/index.ts';
 import { rebuildProjection } from '../../../src/runtime/projectionRunner.ts';
-import { openOwnerDatabaseForFile } from '../../support/databases.ts';
+import { createFreshDatabaseForFile } from '../../support/databases.ts';
 import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
 import { createContentModel, createItem, createMember, createRole, grant, withHelpers } from './support.ts';
 
-const service = await startTestServiceForFile();
-const other = await startTestServiceForFile();
-const owner = openOwnerDatabaseForFile();
+// A database of the file's own: the query counts below would otherwise take in the background work
+// (the async daemon, index builds) that every other test file's writes cause on the shared one.
+const fresh = await createFreshDatabaseForFile();
+const service = await startTestServiceForFile({ DATABASE_URL: fresh.url });
+const other = await startTestServiceForFile({ DATABASE_URL: fresh.url });
+const owner = fresh.owner;
 
 const TABLES = ['roles', 'policies', 'policy_permissions', 'policy_attachments', 'access_versions'];
 

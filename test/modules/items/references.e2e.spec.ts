@@ -3,10 +3,13 @@
 // up in one query per write.
 import { describe, expect, it } from 'vitest';
 import { createCollection, createRelation } from '../../support/contentModel.ts';
+import { createFreshDatabaseForFile } from '../../support/databases.ts';
 import { startTestServiceForFile } from '../../support/testService.ts';
 import { createContentSite, createItem, type ContentSite, type Json } from './support.ts';
 
-const service = await startTestServiceForFile();
+// A database of the file's own: the statement counts below would otherwise take in the background work
+// (the async daemon, index builds) that every other test file's writes cause on the shared one.
+const service = await startTestServiceForFile({ DATABASE_URL: (await createFreshDatabaseForFile()).url });
 
 const NOWHERE = '0190f000-0000-7000-8000-000000000000';
 

@@ -24,7 +24,10 @@ export function placedTargets(collection: CollectionSchema, write: ReferenceWrit
   return referenceTargets(references, write).map((target) => ({ ...target, path: [...basePath, target.field] }));
 }
 
-const targetKey = (collection: string, id: string) => `${collection}\u0000${id}`;
+/** An item's key in the sets below: `assertTargetsExist`'s `created`, what `lockLiveItems` answers. */
+export function itemKey(collection: string, id: string): string {
+  return `${collection}\u0000${id}`;
+}
 
 /**
  * 400 VALIDATION_FAILED at the first target that is no live item of this site; the others are
@@ -32,10 +35,10 @@ const targetKey = (collection: string, id: string) => `${collection}\u0000${id}`
  * create's items may point at each other), by `itemKey`.
  */
 export async function assertTargetsExist(tx: Queryable, siteId: string, targets: readonly PlacedTarget[], created: ReadonlySet<string> = new Set()): Promise<void> {
-  const wanted = targets.filter((target) => !created.has(targetKey(target.collection, target.id)));
+  const wanted = targets.filter((target) => !created.has(itemKey(target.collection, target.id)));
   if (wanted.length === 0) return;
   const live = await lockLiveItems(tx, siteId, wanted);
-  const missing = wanted.find((target) => !live.has(targetKey(target.collection, target.id)));
+  const missing = wanted.find((target) => !live.has(itemKey(target.collection, target.id)));
   if (missing) {
     throw new AppError('VALIDATION_FAILED', `"${missing.field}" points at "${missing.id}", which is no item of "${missing.collection}"`, {
       path: missing.path,
@@ -49,7 +52,7 @@ export async function assertTargetsExist(tx: Queryable, siteId: string, targets:
  * FOR KEY SHARE until the transaction ends. Taken in one order, so writers locking several never cross.
  */
 export async function lockLiveItems(tx: Queryable, siteId: string, items: readonly { collection: string; id: string }[]): Promise<Set<string>> {
-  const unique = new Map(items.map((item) => [targetKey(item.collection, item.id), item]));
+  const unique = new Map(items.map((item) => [itemKey(item.collection, item.id), item]));
   const sorted = [...unique.keys()].sort().map((key) => unique.get(key)!);
   const rows = await tx.query<{ collection: string; id: string }>(sql`
     SELECT t.collection, t.id FROM items t
@@ -58,10 +61,5 @@ export async function lockLiveItems(tx: Queryable, siteId: string, items: readon
      WHERE t.site_id = ${siteId} AND t.deleted_at IS NULL
      ORDER BY t.collection, t.id
        FOR KEY SHARE OF t`);
-  return new Set(rows.map((row) => targetKey(row.collection, row.id)));
-}
-
-/** An item's key in the sets above: `assertTargetsExist`'s `created`, what `lockLiveItems` answers. */
-export function itemKey(collection: string, id: string): string {
-  return targetKey(collection, id);
+  return new Set(rows.map((row) => itemKey(row.collection, row.id)));
 }

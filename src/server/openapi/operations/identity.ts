@@ -1,21 +1,12 @@
 // Users, teams, API keys, trusted issuers, roles, policies, permissions and the audit log.
 import { z } from 'zod';
 import { teamSchema } from '../../../modules/teams/schemas.ts';
+import { userSchema } from '../../../modules/users/routes.ts';
 import type { OperationCatalogue } from '../operationEntry.ts';
 import { noContent, openObject, pageMeta, timestamp } from './shapes.ts';
 
-const user = z.object({
-  id: z.string(),
-  email: z.string(),
-  firstName: z.string().nullable(),
-  lastName: z.string().nullable(),
-  avatar: z.string().nullable(),
-  roleId: z.string().nullable(),
-  status: z.string(),
-  emailVerified: z.boolean(),
-  createdAt: timestamp,
-  updatedAt: timestamp,
-});
+/** The users routes' own shape, its times documented as ISO 8601. */
+const user = userSchema.extend({ createdAt: timestamp, updatedAt: timestamp });
 const policy = z.object({
   id: z.string(),
   name: z.string(),

@@ -24,6 +24,9 @@ import { releasesProjection } from './releasesProjection.ts';
 import { restrictionsProjection } from './restrictionsProjection.ts';
 import { rolesProjection } from './rolesProjection.ts';
 import { sessionsProjection } from './sessionsProjection.ts';
+import { emailSendsProjection } from './emailSendsProjection.ts';
+import { emailSuppressionsProjection } from './emailSuppressionsProjection.ts';
+import { emailTemplatesProjection } from './emailTemplatesProjection.ts';
 import { settingsProjection } from './settingsProjection.ts';
 import { sitesProjection } from './sitesProjection.ts';
 import { subscriberAccessProjection } from './subscriberAccessProjection.ts';
@@ -61,6 +64,9 @@ export const projections: readonly Projection[] = [
   restrictionsProjection,
   encryptionSettingsProjection,
   erasureRequestsProjection,
+  emailTemplatesProjection,
+  emailSuppressionsProjection,
+  emailSendsProjection,
   // Async ones are applied by the daemon in this order: the change feed first, as realtime-ish consumers wait on it.
   changeFeedProjection,
   searchProjection,

@@ -179,6 +179,34 @@ export const AUDIT_DETAILS: { readonly [Type in EventType]: Declaration<EventDat
   erasure_requested: (data) => ({ erasureId: data.erasureId, collection: data.collection, recordCount: data.recordIds.length }),
   erasure_confirmed: ['erasureId', 'confirmedBy'],
   data_erased: ['erasureId', 'collection', 'recordCount', 'shreddedValues'],
+
+  // Email: ids, versions, changed keys, categories and counts; never an address, its hash, a subject
+  // or a body. A suppression's reason is shown as its kind (an administrator's text is free text).
+  'email_layout.created': ['layoutId', 'version'],
+  'email_layout.updated': (data) => ({ layoutId: data.layoutId, version: data.version, changed: data.changed }),
+  'email_layout.deleted': ['layoutId'],
+  'email_template.created': (data) => ({ templateId: data.templateId, version: data.version, key: data.template.key, category: data.template.category }),
+  'email_template.updated': (data) => ({ templateId: data.templateId, version: data.version, key: data.template.key, changed: data.changed }),
+  'email_template.deleted': ['templateId', 'key'],
+  email_suppressed: (data) => ({ reason: data.reason === 'bounce' || data.reason === 'unsubscribe' ? data.reason : 'manual' }),
+  email_unsubscribed: ['method'],
+  email_unsuppressed: () => ({}),
+  'email_send.planned': (data) => ({
+    sendId: data.sendId,
+    category: data.category,
+    test: data.test,
+    templateKey: data.templateKey,
+    templateVersion: data.templateVersion,
+    recipientCount: data.recipients.length,
+    skippedCount: data.skipped.suppressed + data.skipped.noConsent + data.skipped.restricted,
+  }),
+  'email_send.delivered': (data) => ({
+    sendId: data.sendId,
+    sent: data.results.filter((result) => result.status === 'sent').length,
+    deferred: data.results.filter((result) => result.status === 'deferred').length,
+    bounced: data.results.filter((result) => result.status === 'bounced').length,
+    failed: data.results.filter((result) => result.status === 'failed').length,
+  }),
 };
 
 /**

@@ -46,7 +46,8 @@ export const errorCatalogue = {
   CURSOR_EXPIRED: { status: 410, when: 'a change-feed cursor past retention' },
   ACK_REGRESSION: { status: 409, when: 'a checkpoint rewind' },
   PUSH_NOT_CONFIGURED: { status: 404, when: 'no public push key is configured' },
-  DELIVERY_FAILED: { status: 502, when: 'a send to an outside service failed' },
+  DELIVERY_FAILED: { status: 502, when: 'a send to an outside service failed (an email relay refused the message)' },
+  EMAIL_NOT_CONFIGURED: { status: 503, when: 'email degraded mode: no SMTP_URL, nothing is sent or recorded' },
   // Regulated content (docs/privacy.md)
   KEY_NOT_PROVISIONED: { status: 422, when: 'rotating to, or rewrapping from, a key whose bytes SVC_ENCRYPTION_KEYS does not hold' },
   DECRYPTION_FAILED: { status: 500, when: 'a sealed value would not open (a wrong key, tampered bytes); audited, never a placeholder' },

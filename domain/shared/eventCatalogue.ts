@@ -8,6 +8,7 @@ import { contentEventSchemas } from '../content/events.ts';
 import { pageEventSchemas } from '../delivery/events.ts';
 import { fileEventSchemas } from '../files/events.ts';
 import { editorialEventSchemas } from '../editorial/events.ts';
+import { emailEventSchemas } from '../email/events.ts';
 import { identityEventSchemas } from '../identity/events.ts';
 import { privacyEventSchemas } from '../privacy/events.ts';
 import { releaseEventSchemas } from '../releases/events.ts';
@@ -26,6 +27,7 @@ export const eventCatalogue = {
   ...pageEventSchemas,
   ...fileEventSchemas,
   ...privacyEventSchemas,
+  ...emailEventSchemas,
 };
 
 export type EventType = keyof typeof eventCatalogue;

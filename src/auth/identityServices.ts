@@ -55,6 +55,7 @@ export function createIdentityServices(deps: IdentityServicesDeps): { services: 
     sendInBackground(message) {
       const sending = mailer
         .send(message)
+        .then(() => undefined)
         .catch((error: unknown) => logger.error({ err: error, subject: message.subject }, 'mail delivery failed'))
         .finally(() => pending.delete(sending));
       pending.add(sending);

@@ -161,6 +161,12 @@ const environmentSchema = z.object({
   SVC_EMAIL_VERIFICATION_TTL: z.coerce.number().int().min(60).default(48 * 3600),
   SVC_PASSWORD_RESET_TTL: z.coerce.number().int().min(60).default(3600),
   SVC_INVITE_TTL: z.coerce.number().int().min(60).default(7 * 86_400),
+  // Site email (docs/email.md): queued batches in flight, pooled SMTP connections, retries of deferrals.
+  SVC_EMAIL_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  SVC_EMAIL_SMTP_CONNECTIONS: z.coerce.number().int().min(1).max(100).default(5),
+  SVC_EMAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(5),
+  SVC_EMAIL_RETRY_BASE_MS: z.coerce.number().int().min(10).default(60_000),
+  SVC_EMAIL_UNSUBSCRIBE_MAILTO: optionalString.pipe(z.email().optional()),
   // Trusted issuers: public key sets are cached; an unknown kid refetches after the cooldown.
   SVC_JWKS_CACHE_SECONDS: z.coerce.number().int().min(0).default(600),
   SVC_JWKS_COOLDOWN_SECONDS: z.coerce.number().int().min(0).default(30),
@@ -175,6 +181,8 @@ const environmentSchema = z.object({
   SVC_RATE_LIMIT_FILE_UPLOAD: z.coerce.number().int().min(0).default(100),
   SVC_RATE_LIMIT_AI_CHAT: z.coerce.number().int().min(0).default(60),
   SVC_RATE_LIMIT_SITE_LOOKUP: z.coerce.number().int().min(0).default(600),
+  /** Unsubscribes per client IP and window: mail providers post one-click unsubscribes for many recipients from few addresses. */
+  SVC_RATE_LIMIT_UNSUBSCRIBE: z.coerce.number().int().min(0).default(600),
   SVC_RATE_LIMIT_FAIL_CLOSED: booleanFlag,
   // Failed sign-ins per account (site and normalized email, whatever the IP; src/modules/auth/signInLimits.ts): this many
   // are free (0 turns the account limit off), then each failure locks the account 1 s, 2 s, 4 s … up to the lockout.

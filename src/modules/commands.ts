@@ -7,6 +7,7 @@ import { configCommands } from './config/commands.ts';
 import { cdcCommands } from './cdc/commands.ts';
 import { encryptionCommands } from './encryption/commands.ts';
 import { editorialCommands } from './editorial/commands.ts';
+import { emailCommands } from './email/commands.ts';
 import { erasureCommands } from './erasure/commands.ts';
 import { fileCommands } from './files/commands.ts';
 import { issuerCommands } from './issuers/commands.ts';
@@ -45,4 +46,5 @@ export const areaCommands: readonly AnyAppCommand[] = [
   ...Object.values(schemaCommands),
   ...Object.values(configCommands),
   ...Object.values(editorialCommands),
+  ...Object.values(emailCommands),
 ];

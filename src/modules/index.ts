@@ -34,6 +34,9 @@ import { teamsProjection } from '../../projections/teamsProjection.ts';
 import { trustedIssuersProjection } from '../../projections/trustedIssuersProjection.ts';
 import { userIdentitiesProjection } from '../../projections/userIdentitiesProjection.ts';
 import { usersProjection } from '../../projections/usersProjection.ts';
+import { emailSendsProjection } from '../../projections/emailSendsProjection.ts';
+import { emailSuppressionsProjection } from '../../projections/emailSuppressionsProjection.ts';
+import { emailTemplatesProjection } from '../../projections/emailTemplatesProjection.ts';
 import { createAccessTokenIssuer } from '../auth/accessTokens.ts';
 import type { ServerDeps } from '../server/serverDeps.ts';
 import { accountRoutes } from './account/routes.ts';
@@ -89,6 +92,10 @@ import { impersonationCommands } from './users/commands.ts';
 import { usersRoutes } from './users/routes.ts';
 import { utilsRoutes } from './utils/routes.ts';
 import { editorialItemHook } from './editorial/editorialHooks.ts';
+import { emailRuntimeCommands } from './email/commands.ts';
+import { startEmailRuntime } from './email/emailRuntime.ts';
+import { emailRoutes } from './email/routes.ts';
+import { unsubscribeRoutes } from './email/unsubscribeRoutes.ts';
 
 const realtimeArea = defineArea({
   name: 'realtime',
@@ -118,6 +125,22 @@ const cdcArea = defineArea({
   scheduledTasks: [{ name: 'cdc-retention', run: pruneChangeFeeds }],
   runtime: { start: startChangeFeedRuntime, stop: (runtime) => runtime.stop() },
   commands: (runtime) => Object.values(subscriptionCommands(runtime)),
+});
+
+const emailArea = defineArea({
+  name: 'email',
+  routes: [emailRoutes, unsubscribeRoutes],
+  projections: [emailTemplatesProjection, emailSuppressionsProjection, emailSendsProjection],
+  reactors: [
+    {
+      name: 'email-send',
+      cursor: "each recipient's status in email_send_recipients, recorded (email_send.delivered) after the relay answers; a retry skips the sent and bounced",
+      leader: "the job queue 'email-send': one job per batch of a marketing send, on whichever instance takes it",
+    },
+  ],
+  // The keys over addresses, the pooled SMTP mailer and the send queue with its worker.
+  runtime: { start: startEmailRuntime, stop: (email) => email.stop() },
+  commands: (email) => Object.values(emailRuntimeCommands(email)),
 });
 
 /** Every area, in the order its routes are registered (and its runtime started). */
@@ -204,6 +227,7 @@ export const areas: readonly AreaManifest<unknown>[] = [
     runtime: { start: createFilesRuntime, stop: async (files) => files.close() },
     commands: (files) => Object.values(fileStorageCommands(files)),
   }),
+  emailArea,
 ];
 
 /** The order a scheduler tick runs the areas' tasks in: due releases first (their time was promised), then upkeep. */

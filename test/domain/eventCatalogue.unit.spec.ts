@@ -237,6 +237,38 @@ const samples: { [Type in EventType]: EventDataOf<Type> } = {
   erasure_requested: { erasureId: uuid, collection: 'patients', subjectHash: 'h', reason: 'Art. 17 request', requestedBy: uuid, recordIds: ['p1'] },
   erasure_confirmed: { erasureId: uuid, confirmedBy: uuid },
   data_erased: { erasureId: uuid, collection: 'patients', subjectHash: 'h', recordCount: 1, recordIds: ['p1'], shreddedValues: 3 },
+  'email_layout.created': { layoutId: uuid, version: 1, layout: { name: 'Default', html: '<main>{{content}}</main>' } },
+  'email_layout.updated': { layoutId: uuid, version: 2, layout: { name: 'Plain', html: '{{content}}' }, changed: ['html', 'name'] },
+  'email_layout.deleted': { layoutId: uuid },
+  'email_template.created': {
+    templateId: uuid,
+    version: 1,
+    template: { key: 'welcome', subject: 'Hi {{ name }}', html: '<p>Hi</p>', text: null, layoutId: uuid, category: 'transactional', variables: ['name'] },
+  },
+  'email_template.updated': {
+    templateId: uuid,
+    version: 2,
+    template: { key: 'welcome', subject: 'Hello', html: null, text: 'Hello', layoutId: null, category: 'marketing', variables: [] },
+    changed: ['subject'],
+  },
+  'email_template.deleted': { templateId: uuid, key: 'welcome' },
+  email_suppressed: { emailHash: 'h', email: 'a@example.test', reason: 'bounce' },
+  email_unsubscribed: { emailHash: 'h', email: 'a@example.test', method: 'one_click' },
+  email_unsuppressed: { emailHash: 'h' },
+  'email_send.planned': {
+    sendId: uuid,
+    category: 'marketing',
+    test: false,
+    templateId: uuid,
+    templateKey: 'news',
+    templateVersion: 3,
+    layoutId: null,
+    layoutVersion: null,
+    recipients: ['h1', 'h2'],
+    skipped: { suppressed: 1, noConsent: 0, restricted: 0 },
+    variableNames: ['issue'],
+  },
+  'email_send.delivered': { sendId: uuid, results: [{ hash: 'h1', status: 'sent', messageId: '<m@x>', response: '250 ok' }] },
 };
 
 describe('the event catalogue', () => {

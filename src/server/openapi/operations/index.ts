@@ -3,6 +3,7 @@
 import type { OperationCatalogue } from '../operationEntry.ts';
 import { authOperations } from './auth.ts';
 import { contentOperations } from './content.ts';
+import { emailOperations } from './email.ts';
 import { identityOperations } from './identity.ts';
 import { platformOperations } from './platform.ts';
 import { privacyOperations } from './privacy.ts';
@@ -15,4 +16,5 @@ export const operationCatalogue: OperationCatalogue = {
   ...contentOperations,
   ...platformOperations,
   ...publishingOperations,
+  ...emailOperations,
 };

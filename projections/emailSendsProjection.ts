@@ -1,5 +1,6 @@
 // A site's sends with their counts, and each recipient's outcome (by keyed hash). The counts are
-// recounted from the recipients after each delivery, so they are what the recipients say.
+// recounted from the recipients after each delivery, so they are what the recipients say. A send
+// that reached no recipient (every one failed or bounced) is `failed`.
 import { sql } from '../infra/postgres/sql.ts';
 import { defineProjection } from './projection.ts';
 
@@ -39,7 +40,7 @@ export const emailSendsProjection = defineProjection({
             FROM email_send_recipients WHERE site_id = ${event.siteId} AND send_id = ${sendId})
         UPDATE email_sends s
            SET queued = c.queued, sent = c.sent, deferred = c.deferred, bounced = c.bounced, failed = c.failed, updated_at = ${event.recordedAt},
-               status = CASE WHEN c.queued + c.deferred > 0 THEN 'queued' WHEN c.sent = 0 AND c.failed > 0 THEN 'failed' ELSE 'completed' END,
+               status = CASE WHEN c.queued + c.deferred > 0 THEN 'queued' WHEN c.sent = 0 AND c.failed + c.bounced > 0 THEN 'failed' ELSE 'completed' END,
                completed_at = CASE WHEN c.queued + c.deferred > 0 THEN NULL ELSE coalesce(s.completed_at, ${event.recordedAt}) END
           FROM counts c
          WHERE s.site_id = ${event.siteId} AND s.id = ${sendId}`);

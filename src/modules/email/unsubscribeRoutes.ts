@@ -46,12 +46,17 @@ export async function unsubscribeRoutes(app: FastifyInstance, { context }: Serve
   async function unsubscribe(token: string | undefined, method: 'link' | 'one_click', metadata: EventMetadata, path: string[]): Promise<string> {
     const claims = token ? await runtime.keys.readUnsubscribeToken(token) : null;
     if (!token || !claims) throw new AppError('VALIDATION_FAILED', 'This unsubscribe link is not valid', { path });
-    const { email } = await context.commands.run<{ email: string }>(
-      'email.unsubscribe',
-      { token, method },
-      { siteId: claims.siteId, principal: { kind: 'anonymous' }, metadata },
-    );
-    return email;
+    try {
+      const { email } = await context.commands.run<{ email: string }>(
+        'email.unsubscribe',
+        { token, method },
+        { siteId: claims.siteId, principal: { kind: 'anonymous' }, metadata },
+      );
+      return email;
+    } catch (error) {
+      // The command names its input's token; the route names where the caller put it.
+      throw error instanceof AppError && error.code === 'VALIDATION_FAILED' ? error.at(path) : error;
+    }
   }
 
   api.get('/email/unsubscribe', { config: route, schema: { tags: ['email'], querystring: z.object({ token: tokenSchema }) } }, async (request, reply) => {

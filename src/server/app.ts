@@ -40,7 +40,8 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
       const incoming = request.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
     },
-    routerOptions: { ignoreTrailingSlash: true },
+    // A path parameter may be an email address, URL-encoded (DELETE /email/suppressions/:email: 254 characters, up to three each).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1_000 },
     clientErrorHandler: handleClientError,
     frameworkErrors: handleFrameworkError,
     // Node's bare 400 for an HTTP/1.1 request without Host becomes requireHostHeader's envelope.

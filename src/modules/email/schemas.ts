@@ -1,6 +1,7 @@
 // The shapes the email routes take and answer (docs/email.md), shared with the area's commands.
 import { z } from 'zod';
 import { EMAIL_CATEGORIES, RECIPIENT_STATUSES, SUPPRESSION_REASON_MAX } from '../../../domain/email/events.ts';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../../domain/shared/jsonDepth.ts';
 import { addressSchema } from './addresses.ts';
 import { MAX_SOURCE_LENGTH } from './render.ts';
 
@@ -18,8 +19,21 @@ const subjectSchema = z
   .refine((subject) => !/[\r\n]/.test(subject), 'must be one line');
 const sourceSchema = z.string().max(MAX_SOURCE_LENGTH);
 const variableNameSchema = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,99}$/, 'must be a name of letters, digits and "_"');
-/** Variables of a preview or a send: a JSON object (its depth is bounded by the JSON parser). */
-export const variablesSchema = z.record(z.string(), z.unknown());
+/**
+ * Variables of a preview or a send: a JSON object, nested at most MAX_JSON_DEPTH deep (the HTTP body
+ * parser checks that already; a flow or an AI skill calling the command has no parser in front).
+ */
+export const variablesSchema = z
+  .record(z.string(), z.unknown())
+  .refine((variables) => !nestsTooDeep(variables), `must nest at most ${MAX_JSON_DEPTH} levels`);
+
+function nestsTooDeep(value: unknown): boolean {
+  try {
+    return jsonNestsDeeperThan(JSON.stringify(value));
+  } catch {
+    return true;
+  }
+}
 
 export const layoutBody = z.object({ name: z.string().trim().min(1).max(200), html: sourceSchema.min(1) }).strict();
 export const layoutPatchBody = layoutBody.partial().strict();
@@ -38,7 +52,7 @@ export const templatePatchBody = z.object(templateFields).partial().strict();
 export type TemplateBody = z.infer<typeof templateBody>;
 export type TemplatePatch = z.infer<typeof templatePatchBody>;
 
-export const previewBody = z.object({ variables: variablesSchema.optional(), version: z.number().int().min(1).optional() }).strict();
+export const previewBody = z.object({ variables: variablesSchema.optional(), version: z.number().int().min(1).max(2_147_483_647).optional() }).strict();
 
 const inlineMessage = z
   .object({ subject: subjectSchema, html: sourceSchema.optional(), text: sourceSchema.optional() })

@@ -129,7 +129,13 @@ async function recordResults(context: AppContext, siteId: string, sendId: string
   });
 }
 
-const clip = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, RESPONSE_MAX);
+/** A relay's answer as recorded: one line, bounded, and without the address it may name (Postfix's `<bob@…>: Recipient address rejected`). */
+const clip = (text: string) =>
+  text
+    .replace(/[^\s<>"'@]+@[^\s<>"'@]+/g, '<address>')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, RESPONSE_MAX);
 
 /** The outcome of one refused recipient: a 5xx is a hard bounce, a 4xx (or no answer) a deferral. */
 function refusedOutcome(refused: RefusedRecipient): 'bounced' | 'deferred' {

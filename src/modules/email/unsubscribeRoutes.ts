@@ -10,7 +10,8 @@ import type { ServerDeps } from '../../server/serverDeps.ts';
 import type { EmailRuntime } from './emailRuntime.ts';
 
 const FORM_LIMIT = 4_096;
-const tokenSchema = z.string().max(2_000).optional();
+const MAX_TOKEN = 2_000;
+const tokenSchema = z.string().max(MAX_TOKEN).optional();
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
@@ -59,9 +60,12 @@ export async function unsubscribeRoutes(app: FastifyInstance, { context }: Serve
     }
   }
 
-  api.get('/email/unsubscribe', { config: route, schema: { tags: ['email'], querystring: z.object({ token: tokenSchema }) } }, async (request, reply) => {
+  // Whatever the query holds, the person who clicked gets a page: a repeated or oversized token is the error page, not JSON.
+  const linkQuery = z.object({ token: z.union([z.string(), z.array(z.string())]).optional() });
+  api.get('/email/unsubscribe', { config: route, schema: { tags: ['email'], querystring: linkQuery } }, async (request, reply) => {
     try {
-      const email = await unsubscribe(request.query.token, 'link', request.metadata, ['query', 'token']);
+      const { token } = request.query;
+      const email = await unsubscribe(typeof token === 'string' && token.length <= MAX_TOKEN ? token : undefined, 'link', request.metadata, ['query', 'token']);
       return page(reply, 200, 'You are unsubscribed', `${maskAddress(email)} will receive no more newsletters or other marketing email from this sender.`);
     } catch (error) {
       if (error instanceof AppError && error.status === 400) {

@@ -27,6 +27,8 @@ import { sessionsProjection } from './sessionsProjection.ts';
 import { emailSendsProjection } from './emailSendsProjection.ts';
 import { emailSuppressionsProjection } from './emailSuppressionsProjection.ts';
 import { emailTemplatesProjection } from './emailTemplatesProjection.ts';
+import { flowRunsProjection } from './flowRunsProjection.ts';
+import { flowsProjection } from './flowsProjection.ts';
 import { settingsProjection } from './settingsProjection.ts';
 import { sitesProjection } from './sitesProjection.ts';
 import { subscriberAccessProjection } from './subscriberAccessProjection.ts';
@@ -67,6 +69,8 @@ export const projections: readonly Projection[] = [
   emailTemplatesProjection,
   emailSuppressionsProjection,
   emailSendsProjection,
+  flowsProjection,
+  flowRunsProjection,
   // Async ones are applied by the daemon in this order: the change feed first, as realtime-ish consumers wait on it.
   changeFeedProjection,
   searchProjection,

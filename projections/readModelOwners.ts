@@ -121,6 +121,11 @@ const TABLES_BESIDE_PROJECTIONS: readonly TableOwnership[] = [
     ],
   },
   {
+    table: 'flow_trigger_cursor',
+    owner: { reactor: 'src/modules/flows/flowTriggerReactor.ts' },
+    maintainers: [],
+  },
+  {
     table: 'cdc_webhook_state',
     owner: { reactor: 'src/modules/cdc/webhookReactor.ts' },
     maintainers: [

@@ -80,13 +80,14 @@ describe('the architecture', () => {
       'src/modules/realtime/logTailer.ts': 'the tailer poll fallback (realtime runtime)',
       'src/modules/realtime/realtimeHub.ts': 'socket heartbeats (realtime runtime)',
       'src/modules/pageviews/pageviewService.ts': 'the counter flush (pageviews runtime)',
+      'src/modules/flows/flowsRuntime.ts': 'the dispatcher of runs queued without a job (flows runtime)',
       'src/runtime/fieldIndexBuilder.ts': 'cancelling a build while it stops',
       'src/rateLimit/rateLimitStore.ts': 'sweeping expired windows of the in-memory store',
       'src/server/app.ts': 'closing idle connections while the server closes',
     };
     // What starts a background part; called only by the composition root and these runtime files.
     const starter = /(?<!function )\b(start\w*(Runtime|Service|Reactor|Tailer|Scheduler)|create\w*(Runtime|Daemon|Builder))\(/;
-    const starterFiles = ['src/modules/cdc/changeFeedRuntime.ts', 'src/modules/realtime/realtimeService.ts'];
+    const starterFiles = ['src/modules/cdc/changeFeedRuntime.ts', 'src/modules/realtime/realtimeService.ts', 'src/modules/flows/flowsRuntime.ts'];
     // A routes file registers routes: a one-off timeout of a request is all the timing it may do.
     const requestTimeouts = ['src/modules/utils/routes.ts'];
     const isRoutes = (file: string) => file.startsWith('src/modules/') && (/\/(routes|\w+Routes)\.ts$/.test(file) || file === 'src/modules/index.ts');

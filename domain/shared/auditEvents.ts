@@ -200,6 +200,17 @@ export const AUDIT_DETAILS: { readonly [Type in EventType]: Declaration<EventDat
     recipientCount: data.recipients.length,
     skippedCount: data.skipped.suppressed + data.skipped.noConsent + data.skipped.restricted,
   }),
+  // Flows: ids, versions, states, changed keys and step outcomes; never an input, an output or a token hash.
+  'flow.created': (data) => ({ flowId: data.flowId, version: data.version, status: data.flow.status, trigger: data.flow.trigger }),
+  'flow.updated': (data) => ({ flowId: data.flowId, version: data.version, status: data.flow.status, changed: data.changed }),
+  'flow.deleted': ['flowId'],
+  'flow.token_set': ['flowId'],
+  'flow.token_cleared': ['flowId'],
+  'flow.schedule_fired': ['flowId', 'dueAt', 'runId', 'nextRunAt'],
+  'flow_run.queued': ['runId', 'flowId', 'trigger', 'depth', 'dryRun', 'replayOf'],
+  'flow_run.started': ['runId', 'flowId'],
+  'flow_run.step_recorded': ['runId', 'flowId', 'seq', 'nodeId', 'operation', 'status', 'durationMs', 'attempts'],
+  'flow_run.finished': ['runId', 'flowId', 'status'],
   'email_send.delivered': (data) => ({
     sendId: data.sendId,
     sent: data.results.filter((result) => result.status === 'sent').length,

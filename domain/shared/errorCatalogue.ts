@@ -47,6 +47,13 @@ export const errorCatalogue = {
   ACK_REGRESSION: { status: 409, when: 'a checkpoint rewind' },
   PUSH_NOT_CONFIGURED: { status: 404, when: 'no public push key is configured' },
   DELIVERY_FAILED: { status: 502, when: 'a send to an outside service failed (an email relay refused the message)' },
+  GRAPH_DANGLING_EDGE: { status: 400, when: 'an active flow has an edge naming a node that is not in its graph (`extensions.nodeId`, `extensions.edge`)' },
+  GRAPH_CYCLE: { status: 400, when: 'an active flow’s edges loop (`extensions.nodeId` is on the loop)' },
+  GRAPH_NO_ENTRY: { status: 400, when: 'an active flow has no node without an incoming edge' },
+  GRAPH_UNKNOWN_OPERATION: { status: 400, when: 'an active flow has a node whose operation is not registered (`extensions.nodeId`)' },
+  CRON_INVALID: { status: 400, when: 'a schedule flow’s cron is not five valid fields' },
+  CRON_REQUIRED: { status: 400, when: 'activating a schedule flow without a cron' },
+  WEBHOOK_NOT_CONFIGURED: { status: 401, when: 'a webhook flow has no token' },
   EMAIL_NOT_CONFIGURED: { status: 503, when: 'email degraded mode: no SMTP_URL, nothing is sent or recorded' },
   // Regulated content (docs/privacy.md)
   KEY_NOT_PROVISIONED: { status: 422, when: 'rotating to, or rewrapping from, a key whose bytes SVC_ENCRYPTION_KEYS does not hold' },

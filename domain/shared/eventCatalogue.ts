@@ -9,6 +9,7 @@ import { pageEventSchemas } from '../delivery/events.ts';
 import { fileEventSchemas } from '../files/events.ts';
 import { editorialEventSchemas } from '../editorial/events.ts';
 import { emailEventSchemas } from '../email/events.ts';
+import { flowsEventSchemas } from '../flows/events.ts';
 import { identityEventSchemas } from '../identity/events.ts';
 import { privacyEventSchemas } from '../privacy/events.ts';
 import { releaseEventSchemas } from '../releases/events.ts';
@@ -28,6 +29,7 @@ export const eventCatalogue = {
   ...fileEventSchemas,
   ...privacyEventSchemas,
   ...emailEventSchemas,
+  ...flowsEventSchemas,
 };
 
 export type EventType = keyof typeof eventCatalogue;

@@ -11,8 +11,8 @@ export type Principal =
       admin: boolean;
       sessionId: string | null;
       impersonatorId?: string | null;
-      /** Where the credential came from: a login token, an API key, an external issuer. */
-      via: 'session' | 'apiKey' | 'external';
+      /** Where the credential came from: a login token, an API key, an external issuer, a flow acting for its owner or role (docs/flows.md). */
+      via: 'session' | 'apiKey' | 'external' | 'flow';
       realm: 'studio' | 'frontend';
       /** The API key used (via 'apiKey'). A key bound to a role has the synthetic userId `apikey:<id>`. */
       apiKeyId?: string;
@@ -25,15 +25,17 @@ export type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 
 /** Prefix of the synthetic user id of a principal that comes from an API key bound to a role. */
 export const API_KEY_USER_PREFIX = 'apikey:';
+/** Prefix of the synthetic user id of a flow that acts as a role (`actAs`), not as its owner. */
+export const FLOW_USER_PREFIX = 'flow:';
 
-/** Whether the principal is a real user of the site (not a role-bound API key): a person, or an agent (a key) acting for one. */
+/** Whether the principal is a real user of the site (not a role-bound API key or flow): a person, or an agent (a key, a flow) acting for one. */
 export function isSiteUser(principal: Principal): principal is UserPrincipal {
-  return principal.kind === 'user' && !principal.userId.startsWith(API_KEY_USER_PREFIX);
+  return principal.kind === 'user' && !principal.userId.startsWith(API_KEY_USER_PREFIX) && !principal.userId.startsWith(FLOW_USER_PREFIX);
 }
 
-/** Whether the principal is a person signed in (a session or an identity provider's token), not an API key. */
+/** Whether the principal is a person signed in (a session or an identity provider's token), not an API key or a flow. */
 export function isPerson(principal: Principal): principal is UserPrincipal {
-  return isSiteUser(principal) && principal.via !== 'apiKey';
+  return isSiteUser(principal) && principal.via !== 'apiKey' && principal.via !== 'flow';
 }
 
 /** Whether the principal is one of the site's administrators (a user of an admin role, or a key of one). */

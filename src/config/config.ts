@@ -166,6 +166,14 @@ const environmentSchema = z.object({
   SVC_EMAIL_SMTP_CONNECTIONS: z.coerce.number().int().min(1).max(100).default(5),
   SVC_EMAIL_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(5),
   SVC_EMAIL_RETRY_BASE_MS: z.coerce.number().int().min(10).default(60_000),
+  // Flows (docs/flows.md): the loop guard, concurrency, the run timeout, retention, the webhook limit, private targets.
+  SVC_FLOW_MAX_CHAIN: z.coerce.number().int().min(0).max(20).default(3),
+  SVC_FLOW_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  SVC_FLOW_SITE_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  SVC_FLOW_RUN_TIMEOUT_MS: z.coerce.number().int().min(100).default(30_000),
+  SVC_FLOW_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
+  SVC_FLOW_TRIGGER_RATE_LIMIT: z.coerce.number().int().min(0).default(600),
+  SVC_FLOW_ALLOW_PRIVATE: booleanFlag,
   SVC_EMAIL_UNSUBSCRIBE_MAILTO: optionalString.pipe(z.email().optional()),
   // Trusted issuers: public key sets are cached; an unknown kid refetches after the cooldown.
   SVC_JWKS_CACHE_SECONDS: z.coerce.number().int().min(0).default(600),
@@ -321,6 +329,9 @@ export function configWarnings(config: Config, environment: NodeJS.ProcessEnv = 
   }
   if (config.SVC_WEBHOOK_ALLOW_PRIVATE) {
     warnings.push('SVC_WEBHOOK_ALLOW_PRIVATE=true: webhooks and web push may reach loopback, private and cloud metadata addresses');
+  }
+  if (config.SVC_FLOW_ALLOW_PRIVATE) {
+    warnings.push('SVC_FLOW_ALLOW_PRIVATE=true: the request operation of flows may reach loopback, private and cloud metadata addresses');
   }
   if (config.SVC_ISSUER_ALLOW_PRIVATE) {
     warnings.push('SVC_ISSUER_ALLOW_PRIVATE=true: trusted issuers\' key sets may be fetched from loopback, private and cloud metadata addresses');

@@ -8,6 +8,7 @@ import { cdcCommands } from './cdc/commands.ts';
 import { encryptionCommands } from './encryption/commands.ts';
 import { editorialCommands } from './editorial/commands.ts';
 import { emailCommands } from './email/commands.ts';
+import { flowCommands } from './flows/commands.ts';
 import { erasureCommands } from './erasure/commands.ts';
 import { fileCommands } from './files/commands.ts';
 import { issuerCommands } from './issuers/commands.ts';
@@ -47,4 +48,5 @@ export const areaCommands: readonly AnyAppCommand[] = [
   ...Object.values(configCommands),
   ...Object.values(editorialCommands),
   ...Object.values(emailCommands),
+  ...Object.values(flowCommands),
 ];

@@ -37,6 +37,8 @@ import { usersProjection } from '../../projections/usersProjection.ts';
 import { emailSendsProjection } from '../../projections/emailSendsProjection.ts';
 import { emailSuppressionsProjection } from '../../projections/emailSuppressionsProjection.ts';
 import { emailTemplatesProjection } from '../../projections/emailTemplatesProjection.ts';
+import { flowRunsProjection } from '../../projections/flowRunsProjection.ts';
+import { flowsProjection } from '../../projections/flowsProjection.ts';
 import { createAccessTokenIssuer } from '../auth/accessTokens.ts';
 import type { ServerDeps } from '../server/serverDeps.ts';
 import { accountRoutes } from './account/routes.ts';
@@ -90,9 +92,16 @@ import { siteRoutes } from './site/routes.ts';
 import { teamsRoutes } from './teams/routes.ts';
 import { impersonationCommands } from './users/commands.ts';
 import { usersRoutes } from './users/routes.ts';
+import { templateUtilityRoutes } from './utils/templateRoutes.ts';
 import { utilsRoutes } from './utils/routes.ts';
 import { editorialItemHook } from './editorial/editorialHooks.ts';
 import { emailRuntimeCommands } from './email/commands.ts';
+import { flowRunCommands } from './flows/commands.ts';
+import { maintainFlowRuns } from './flows/flowRetention.ts';
+import { fireDueSchedules } from './flows/flowSchedule.ts';
+import { startFlowsRuntime } from './flows/flowsRuntime.ts';
+import { flowsRoutes } from './flows/routes.ts';
+import { flowWebhookRoutes } from './flows/webhookRoutes.ts';
 import { startEmailRuntime } from './email/emailRuntime.ts';
 import { emailRoutes } from './email/routes.ts';
 import { unsubscribeRoutes } from './email/unsubscribeRoutes.ts';
@@ -143,9 +152,34 @@ const emailArea = defineArea({
   commands: (email) => Object.values(emailRuntimeCommands(email)),
 });
 
+const flowsArea = defineArea({
+  name: 'flows',
+  routes: [flowsRoutes, flowWebhookRoutes],
+  projections: [flowsProjection, flowRunsProjection],
+  reactors: [
+    {
+      name: 'flow-trigger',
+      cursor: 'flow_trigger_cursor, moved after the runs it queued commit; a run id is derived from its event and flow, so a batch read twice queues nothing twice',
+      leader: "the lock 'flow-trigger'",
+    },
+    {
+      name: 'flow-run',
+      cursor: 'each run’s stream (queued, started, its steps, finished): a job that runs again finds its run started and does nothing',
+      leader: "the job queue 'flow-run': one job per run, on whichever instance takes it, at most SVC_FLOW_SITE_CONCURRENCY per site",
+    },
+  ],
+  scheduledTasks: [
+    { name: 'flows-schedule', run: fireDueSchedules },
+    { name: 'flow-runs', run: maintainFlowRuns },
+  ],
+  // The request operation's guarded HTTP client, the run queue and its worker, the event reactor, the dispatcher.
+  runtime: { start: startFlowsRuntime, stop: (flows) => flows.stop() },
+  commands: (flows) => Object.values(flowRunCommands(flows)),
+});
+
 /** Every area, in the order its routes are registered (and its runtime started). */
 export const areas: readonly AreaManifest<unknown>[] = [
-  defineArea({ name: 'utils', routes: [utilsRoutes] }),
+  defineArea({ name: 'utils', routes: [utilsRoutes, templateUtilityRoutes] }),
   defineArea({ name: 'instance', routes: [instanceRoutes] }),
   defineArea({
     name: 'auth',
@@ -228,10 +262,11 @@ export const areas: readonly AreaManifest<unknown>[] = [
     commands: (files) => Object.values(fileStorageCommands(files)),
   }),
   emailArea,
+  flowsArea,
 ];
 
 /** The order a scheduler tick runs the areas' tasks in: due releases first (their time was promised), then upkeep. */
-const TICK_ORDER = ['releases', 'cdc', 'items', 'audit', 'auth'];
+const TICK_ORDER = ['releases', 'flows', 'cdc', 'items', 'audit', 'auth'];
 
 /** Every area's scheduled tasks, in tick order (areas not in TICK_ORDER after those that are). */
 export const scheduledTasks: readonly ScheduledTask[] = [...areas]

@@ -1,7 +1,7 @@
 // What every area's routes share (the route kit): the caller of a command, the route config of site
 // administration, ids in paths, paging, and the 422 answer of the routes the spec gives it. Areas
 // import this module, serverDeps.ts and errorHandler.ts from src/server/, nothing else of it.
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { AppError, errors } from '../../domain/shared/appError.ts';
 import { isUuid } from '../../domain/shared/uuid.ts';
@@ -61,4 +61,14 @@ export function unprocessableOnInvalidBody(error: FastifyError, request: Fastify
     return handleError(new AppError('VALIDATION_FAILED', appError.message, { path: appError.path, unprocessable: true }), request, reply);
   }
   return handleError(error, request, reply);
+}
+
+/**
+ * Parses `application/x-www-form-urlencoded` bodies into an object of strings (the last of repeated
+ * keys), in the scope of the routes that take forms from outside callers: one-click unsubscribes, webhooks.
+ */
+export function acceptFormBodies(app: FastifyInstance, bodyLimit: number): void {
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
 }

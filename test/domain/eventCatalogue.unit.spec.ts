@@ -269,6 +269,16 @@ const samples: { [Type in EventType]: EventDataOf<Type> } = {
     variableNames: ['issue'],
   },
   'email_send.delivered': { sendId: uuid, results: [{ hash: 'h1', status: 'sent', messageId: '<m@x>', response: '250 ok' }] },
+  'flow.created': { flowId: uuid, ownerId: uuid, version: 1, flow: { name: 'Notify', description: null, status: 'active' as const, trigger: 'event' as const, triggerOptions: { collection: 'articles', action: ['create' as const] }, graph: { nodes: [{ id: 'log', operation: 'log', options: { message: 'hi' } }], edges: [] }, actAs: null }, nextRunAt: null },
+  'flow.updated': { flowId: uuid, version: 2, flow: { name: 'Notify', description: null, status: 'active' as const, trigger: 'event' as const, triggerOptions: { collection: 'articles', action: ['create' as const] }, graph: { nodes: [{ id: 'log', operation: 'log', options: { message: 'hi' } }], edges: [] }, actAs: null }, changed: ['graph'], nextRunAt: at },
+  'flow.deleted': { flowId: uuid },
+  'flow.token_set': { flowId: uuid, tokenHash: 'h' },
+  'flow.token_cleared': { flowId: uuid },
+  'flow.schedule_fired': { flowId: uuid, dueAt: at, runId: uuid, nextRunAt: at },
+  'flow_run.queued': { runId: uuid, flowId: uuid, trigger: 'manual', input: { a: 1 }, depth: 0, dryRun: false, replayOf: null },
+  'flow_run.started': { runId: uuid, flowId: uuid },
+  'flow_run.step_recorded': { runId: uuid, flowId: uuid, seq: 1, nodeId: 'log', operation: 'log', status: 'succeeded', output: { message: 'hi' }, error: null, durationMs: 1.5, attempts: 1 },
+  'flow_run.finished': { runId: uuid, flowId: uuid, status: 'succeeded', error: null },
 };
 
 describe('the event catalogue', () => {

@@ -21,7 +21,7 @@ describe('the area manifests', () => {
     expect(taskNames.sort()).toEqual(areas.flatMap((area) => area.scheduledTasks ?? []).map((task) => task.name).sort());
   });
 
-  it('run the tasks of a tick in the order the scheduler always has: due releases first', () => {
-    expect(scheduledTasks.map((task) => task.name)).toEqual(['releases', 'cdc-retention', 'item-counts', 'log-checkpoints', 'sign-in-failures']);
+  it('run the tasks of a tick in the order the scheduler always has: due releases first, then due schedule flows', () => {
+    expect(scheduledTasks.map((task) => task.name)).toEqual(['releases', 'flows-schedule', 'flow-runs', 'cdc-retention', 'item-counts', 'log-checkpoints', 'sign-in-failures']);
   });
 });

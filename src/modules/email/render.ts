@@ -1,67 +1,18 @@
-// Rendering of a site's email (docs/email.md "Rendering"): one sandboxed LiquidJS engine. No tag reads
-// a file (the engine's template store is empty, so include, render and layout find nothing), no filter
-// runs code, and parsing and rendering are bounded. The HTML part escapes every output; the subject
-// and the text part are plain. Parsed sources are cached (bounded): a marketing send renders one
-// template for thousands of recipients.
+// Rendering of a site's email (docs/email.md "Rendering") with the service's sandboxed LiquidJS engines
+// (infra/templates/liquid.ts: no file, no code, bounded, parsed sources cached). The HTML part escapes
+// every output; the subject and the text part are plain.
 import { convert } from 'html-to-text';
-import { Liquid, type Template } from 'liquidjs';
-import { LRUCache } from 'lru-cache';
 import { AppError } from '../../../domain/shared/appError.ts';
+import { MAX_SOURCE_LENGTH, parseLiquid, renderLiquid } from '../../../infra/templates/liquid.ts';
 
 /** The most source a template part or a layout may hold, in characters. */
-export const MAX_SOURCE_LENGTH = 200_000;
-const RENDER_LIMIT_MS = 1_000;
-const MEMORY_LIMIT = 10_000_000;
+export { MAX_SOURCE_LENGTH };
 const SUBJECT_MAX = 998;
 
 /** `{{content}}` in a layout, spaces allowed inside the braces. */
 const CONTENT_MARKER = /\{\{\s*content\s*\}\}/g;
 /** The name the rendered body takes in a layout's scope: a hyphen keeps it apart from any variable a template declares. */
 const LAYOUT_CONTENT = 'svc-layout-content';
-
-function engine(escapeHtml: boolean): Liquid {
-  return new Liquid({
-    ...(escapeHtml ? { outputEscape: 'escape' as const } : {}),
-    templates: {},
-    strictFilters: true,
-    ownPropertyOnly: true,
-    parseLimit: MAX_SOURCE_LENGTH * 2,
-    renderLimit: RENDER_LIMIT_MS,
-    memoryLimit: MEMORY_LIMIT,
-  });
-}
-
-const engines = { html: engine(true), plain: engine(false) };
-type EngineName = keyof typeof engines;
-
-const parsed = new LRUCache<string, Template[]>({ max: 500 });
-
-function parse(kind: EngineName, source: string, path: (string | number)[]): Template[] {
-  const cacheKey = `${kind}\u0000${source}`;
-  const cached = parsed.get(cacheKey);
-  if (cached) return cached;
-  try {
-    const templates = engines[kind].parse(source);
-    parsed.set(cacheKey, templates);
-    return templates;
-  } catch (error) {
-    throw templateError(error, path);
-  }
-}
-
-function templateError(error: unknown, path: (string | number)[]): AppError {
-  const message = error instanceof Error ? error.message.split('\n')[0]!.slice(0, 300) : 'the template does not render';
-  return new AppError('VALIDATION_FAILED', `Template error: ${message}`, { path });
-}
-
-async function render(kind: EngineName, source: string, scope: Record<string, unknown>, path: (string | number)[]): Promise<string> {
-  const templates = parse(kind, source, path);
-  try {
-    return String(await engines[kind].render(templates, scope));
-  } catch (error) {
-    throw templateError(error, path);
-  }
-}
 
 export interface TemplateSource {
   subject: string;
@@ -81,7 +32,7 @@ export function checkLayoutSource(html: string, path: (string | number)[]): void
   if (markers !== 1) {
     throw new AppError('VALIDATION_FAILED', markers === 0 ? 'A layout must contain {{content}}' : 'A layout must contain {{content}} exactly once', { path });
   }
-  parse('html', layoutSource(html), path);
+  parseLiquid('html', layoutSource(html), path);
 }
 
 function layoutSource(html: string): string {
@@ -99,13 +50,13 @@ export async function renderEmail(
   variables: Record<string, unknown>,
   pathOf: (part: 'subject' | 'html' | 'text' | 'layout') => (string | number)[] = (part) => ['body', part],
 ): Promise<RenderedEmail> {
-  const subject = (await render('plain', template.subject, variables, pathOf('subject'))).replace(/[\r\n]+/g, ' ').trim().slice(0, SUBJECT_MAX);
+  const subject = (await renderLiquid('plain', template.subject, variables, pathOf('subject'))).replace(/[\r\n]+/g, ' ').trim().slice(0, SUBJECT_MAX);
   let html: string | null = null;
   if (template.html !== null) {
-    const body = await render('html', template.html, variables, pathOf('html'));
-    html = layoutHtml === null ? body : await render('html', layoutSource(layoutHtml), { ...variables, [LAYOUT_CONTENT]: body }, pathOf('layout'));
+    const body = await renderLiquid('html', template.html, variables, pathOf('html'));
+    html = layoutHtml === null ? body : await renderLiquid('html', layoutSource(layoutHtml), { ...variables, [LAYOUT_CONTENT]: body }, pathOf('layout'));
   }
-  const text = template.text !== null ? await render('plain', template.text, variables, pathOf('text')) : convert(html ?? '', { wordwrap: 78 });
+  const text = template.text !== null ? await renderLiquid('plain', template.text, variables, pathOf('text')) : convert(html ?? '', { wordwrap: 78 });
   return { subject, html, text };
 }
 

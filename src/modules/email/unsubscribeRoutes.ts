@@ -6,6 +6,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
+import { acceptFormBodies } from '../../server/routeKit.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import type { EmailRuntime } from './emailRuntime.ts';
 
@@ -39,9 +40,7 @@ export async function unsubscribeRoutes(app: FastifyInstance, { context }: Serve
     rateLimit: { name: 'emailUnsubscribe', limit: context.config.SVC_RATE_LIMIT_UNSUBSCRIBE, per: 'ip' as const },
   };
   // What a mail client posts: `List-Unsubscribe=One-Click` (and, from a form, `token=…`).
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT }, (_request, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
-  });
+  acceptFormBodies(app, FORM_LIMIT);
 
   /** Runs `email.unsubscribe` in the site the token names; a token that does not verify is 400 at `path`. */
   async function unsubscribe(token: string | undefined, method: 'link' | 'one_click', metadata: EventMetadata, path: string[]): Promise<string> {

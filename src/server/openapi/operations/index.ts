@@ -4,6 +4,8 @@ import type { OperationCatalogue } from '../operationEntry.ts';
 import { authOperations } from './auth.ts';
 import { contentOperations } from './content.ts';
 import { emailOperations } from './email.ts';
+import { flowOperationsCatalogue } from './flows.ts';
+import { flowsUtilityOperations } from './flowsUtilities.ts';
 import { identityOperations } from './identity.ts';
 import { platformOperations } from './platform.ts';
 import { privacyOperations } from './privacy.ts';
@@ -17,4 +19,6 @@ export const operationCatalogue: OperationCatalogue = {
   ...platformOperations,
   ...publishingOperations,
   ...emailOperations,
+  ...flowOperationsCatalogue,
+  ...flowsUtilityOperations,
 };

@@ -27,6 +27,7 @@ export const documentTags = [
   { name: 'delivery', description: 'Public delivery of pages, items, menus and llms.txt; the delivery cache.' },
   { name: 'files', description: 'Files and media: registration, raw uploads, downloads, image transforms and presets, the upload policy.' },
   { name: 'email', description: 'A site’s email: layouts, versioned templates, sending with an outcome per recipient, one-click unsubscribe and the suppression list.' },
+  { name: 'flows', description: 'Flows: automation graphs started by item events, schedules, webhooks or by hand; their runs and replays.' },
   { name: 'instance', description: 'The instance’s sites (the operator’s, with the instance token).' },
   { name: 'utils', description: 'Health and version.' },
   { name: 'graphql', description: 'GraphQL over HTTP.' },

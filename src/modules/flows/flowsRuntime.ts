@@ -1,0 +1,99 @@
+// The flows area's background part, started by its manifest (src/modules/index.ts) and stopped with the
+// context: the SSRF-guarded HTTP client of the `request` operation, the run queue with its worker
+// (BullMQ with REDIS_URL, else the PostgreSQL-backed queue), the reactor that starts event flows, and
+// the dispatcher that queues the jobs of runs queued without one (a schedule's, or a job lost with a
+// stopped instance). Each site runs at most SVC_FLOW_SITE_CONCURRENCY runs at once per instance.
+import type { EventMetadata } from '../../../domain/shared/events.ts';
+import { createOutboundHttp, type OutboundHttp } from '../../../infra/http/outboundHttp.ts';
+import { createJobQueue } from '../../../infra/queue/createJobQueue.ts';
+import { deploymentNamespace } from '../../../infra/queue/deploymentNamespace.ts';
+import type { JobQueue } from '../../../infra/queue/jobQueue.ts';
+import { sql } from '../../../infra/postgres/sql.ts';
+import type { AppContext } from '../../runtime/context.ts';
+import { executeRun } from './executor.ts';
+import { startFlowTriggerReactor } from './flowTriggerReactor.ts';
+import { findFlow } from './queries.ts';
+import { queueRun } from './runs.ts';
+import type { RunStarted } from './schemas.ts';
+import { randomUUID } from 'node:crypto';
+
+const RUN_QUEUE = 'flow-run';
+const DISPATCH_MS = 1_000;
+/** A run queued this long ago without having started is given its job again (a no-op when it has one). */
+const DISPATCH_AFTER_MS = 2_000;
+const BUSY_RETRY_MS = 100;
+
+export interface FlowsRuntime {
+  http: OutboundHttp;
+  queue: JobQueue;
+  maxChain: number;
+  enqueue(siteId: string, runId: string): Promise<void>;
+  /** Queues a run of a flow of the site (trigger_flow): null past the depth limit or when the flow is not active. */
+  startFlow(siteId: string, flowId: string, input: unknown, depth: number, metadata: EventMetadata): Promise<RunStarted | null>;
+  stop(): Promise<void>;
+}
+
+export function startFlowsRuntime(context: AppContext): FlowsRuntime {
+  const { config } = context;
+  const http = createOutboundHttp({ allowPrivate: config.SVC_FLOW_ALLOW_PRIVATE, userAgent: `svc-flows/${context.version}` });
+  const queue = createJobQueue({
+    redisUrl: config.REDIS_URL,
+    namespace: deploymentNamespace(config.DATABASE_URL ?? config.dataDir),
+    database: context.database,
+    logger: context.logger,
+  });
+  const enqueue = (siteId: string, runId: string) => queue.enqueue(RUN_QUEUE, runId, { siteId, runId });
+  const maxChain = config.SVC_FLOW_MAX_CHAIN;
+
+  async function startFlow(siteId: string, flowId: string, input: unknown, depth: number, metadata: EventMetadata): Promise<RunStarted | null> {
+    if (depth > maxChain) return null;
+    const flow = await context.database.withSite(siteId, (tx) => findFlow(tx, siteId, flowId));
+    if (!flow || flow.status !== 'active') return null;
+    return queueRun(context, enqueue, siteId, { runId: randomUUID(), flowId, trigger: 'flow', input, depth }, metadata);
+  }
+
+  const running = new Map<string, number>();
+  queue.process<{ siteId: string; runId: string }>(
+    RUN_QUEUE,
+    async ({ siteId, runId }) => {
+      const busy = running.get(siteId) ?? 0;
+      if (busy >= config.SVC_FLOW_SITE_CONCURRENCY) return { retryInMs: BUSY_RETRY_MS };
+      running.set(siteId, busy + 1);
+      try {
+        await executeRun({ context, http, runTimeoutMs: config.SVC_FLOW_RUN_TIMEOUT_MS, startFlow }, siteId, runId);
+      } finally {
+        const left = (running.get(siteId) ?? 1) - 1;
+        if (left === 0) running.delete(siteId);
+        else running.set(siteId, left);
+      }
+      return undefined;
+    },
+    { concurrency: config.SVC_FLOW_CONCURRENCY },
+  );
+
+  const reactor = startFlowTriggerReactor({ context, maxChain, pollMs: config.SVC_PROJECTION_POLL_MS, enqueue });
+
+  // Runs a schedule queued (the scheduler has no queue of its own) or whose job was lost: queued again (a no-op for a waiting key).
+  const dispatcher = setInterval(() => {
+    void (async () => {
+      const before = new Date(Date.now() - DISPATCH_AFTER_MS);
+      const runs = await context.database.query<{ site_id: string; id: string }>(sql`SELECT * FROM svc_flow_runs_in_state('queued', ${before}, 500)`);
+      for (const run of runs) await enqueue(run.site_id, run.id);
+    })().catch((error: unknown) => context.logger.warn({ err: error }, 'flow run dispatch failed; retrying'));
+  }, DISPATCH_MS);
+  dispatcher.unref();
+
+  return {
+    http,
+    queue,
+    maxChain,
+    enqueue,
+    startFlow,
+    async stop() {
+      clearInterval(dispatcher);
+      await reactor.stop();
+      await queue.close();
+      http.close();
+    },
+  };
+}

@@ -39,7 +39,7 @@ const update = defineCommand({
 
 const deleteCommand = defineCommand({
   name: 'flows.delete',
-  description: 'Delete a flow (its runs stay in the run history until retention prunes them).',
+  description: 'Delete a flow (its run history goes with it from the API; the log keeps every run).',
   input: idInput,
   access: 'siteAdmin',
   dangerous: true,

@@ -1,6 +1,6 @@
 // The shapes the email routes take and answer (docs/email.md), shared with the area's commands.
 import { z } from 'zod';
-import { EMAIL_CATEGORIES, RECIPIENT_STATUSES, SUPPRESSION_REASON_MAX } from '../../../domain/email/events.ts';
+import { EMAIL_CATEGORIES, RECIPIENT_STATUSES, SUPPRESSION_REASON_MAX, templateContentSchema } from '../../../domain/email/events.ts';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../../domain/shared/jsonDepth.ts';
 import { addressSchema } from './addresses.ts';
 import { MAX_SOURCE_LENGTH } from './render.ts';
@@ -92,16 +92,8 @@ export const layoutSchema = z.object({
 });
 export type LayoutView = z.infer<typeof layoutSchema>;
 
-const templateContentView = {
-  key: z.string(),
-  subject: z.string(),
-  html: z.string().nullable(),
-  text: z.string().nullable(),
-  layoutId: z.string().nullable(),
-  category: z.enum(EMAIL_CATEGORIES),
-  variables: z.array(z.string()),
-  version: z.number(),
-};
+/** A template's content as its events carry it, with the version it is. */
+const templateContentView = { ...templateContentSchema.shape, version: z.number() };
 export const templateSchema = z.object({ id: z.string(), ...templateContentView, createdAt: z.string(), updatedAt: z.string() });
 export type TemplateView = z.infer<typeof templateSchema>;
 export const templateVersionSchema = z.object({ templateId: z.string(), ...templateContentView, createdAt: z.string() });

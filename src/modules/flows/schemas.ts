@@ -1,6 +1,6 @@
 // The shapes the flows routes take and answer (docs/flows.md), shared with the area's commands.
 import { z } from 'zod';
-import { FLOW_ACTIONS, FLOW_STATUSES, FLOW_TRIGGERS, RUN_TRIGGERS, STEP_STATUSES } from '../../../domain/flows/events.ts';
+import { FLOW_ACTIONS, FLOW_STATUSES, FLOW_TRIGGERS, flowRunEventSchemas, RUN_TRIGGERS } from '../../../domain/flows/events.ts';
 
 export const MAX_NODES = 100;
 export const MAX_EDGES = 500;
@@ -74,16 +74,8 @@ export type FlowView = z.infer<typeof flowSchema>;
 export const runStartedSchema = z.object({ runId: z.string(), status: z.enum(RUN_STATUSES), startedAt: z.string() });
 export type RunStarted = z.infer<typeof runStartedSchema>;
 
-export const stepSchema = z.object({
-  nodeId: z.string(),
-  operation: z.string(),
-  status: z.enum(STEP_STATUSES),
-  output: z.unknown(),
-  error: z.string().nullable(),
-  durationMs: z.number(),
-  attempts: z.number(),
-  startedAt: z.string(),
-});
+/** A step as its event records it, with when it started. */
+export const stepSchema = flowRunEventSchemas['flow_run.step_recorded'].omit({ runId: true, flowId: true, seq: true }).extend({ startedAt: z.string() });
 
 export const runSchema = z.object({
   id: z.string(),

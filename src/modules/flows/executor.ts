@@ -54,7 +54,7 @@ export async function executeRun(deps: ExecutorDeps, siteId: string, runId: stri
   const timeout = AbortSignal.timeout(deps.runTimeoutMs);
   const data: FlowRunData = { $trigger: run.input, $last: null, $steps: {}, $flow: { id: flow.id, name: flow.name }, $run: { id: runId, depth: run.depth } };
   const metadata = runMetadata(principal, runId);
-  const call = (node: FlowNode): OperationCall => ({
+  const call = (): OperationCall => ({
     context,
     siteId,
     flow: data.$flow,
@@ -66,13 +66,12 @@ export async function executeRun(deps: ExecutorDeps, siteId: string, runId: stri
     signal: timeout,
     data: { ...data, $steps: { ...data.$steps } },
     startFlow: (flowId, input) => deps.startFlow(siteId, flowId, input, run.depth + 1, metadata),
-    ...{ nodeId: node.id },
   });
 
   const graph = flow.graph as FlowGraph;
   const outcome = await walk(graph, data, async (node) => {
     const started = performance.now();
-    const result = await runNode(node, call(node), run.dryRun, timeout);
+    const result = await runNode(node, call(), run.dryRun, timeout);
     await recordRun(context, siteId, runId, {
       type: 'recordStep',
       step: {
@@ -138,7 +137,8 @@ async function walk(graph: FlowGraph, data: FlowRunData, execute: (node: FlowNod
   for (const id of topologicalOrder(graph)) {
     const followed = graph.edges.filter((edge) => edge.to === id && outcomes.get(edge.from) === (edge.when ?? 'success'));
     if (!entries.has(id) && followed.length === 0) continue;
-    data.$last = followed.length > 0 ? data.$steps[followed.at(-1)!.from] ?? null : data.$last;
+    // An entry node has no node before it; any other, the output of the last that led to it.
+    data.$last = followed.length > 0 ? (data.$steps[followed.at(-1)!.from] ?? null) : null;
     const result = await execute(nodes.get(id)!);
     data.$steps[id] = result.status === 'failed' ? { error: result.error } : result.output;
     if (result.status === 'failed') {

@@ -26,9 +26,9 @@ export const flowRunsProjection = defineProjection({
     'flow_run.step_recorded': async (tx, event) => {
       const d = event.data;
       await tx.query(sql`
-        INSERT INTO flow_run_steps (site_id, run_id, seq, node_id, operation, status, output, error, duration_ms, attempts, recorded_at)
+        INSERT INTO flow_run_steps (site_id, run_id, seq, node_id, operation, status, output, error, duration_ms, attempts, started_at)
         VALUES (${event.siteId}, ${d.runId}, ${d.seq}, ${d.nodeId}, ${d.operation}, ${d.status}, ${JSON.stringify(d.output ?? null)}::jsonb, ${d.error},
-                ${d.durationMs}, ${d.attempts}, ${event.recordedAt})
+                ${d.durationMs}, ${d.attempts}, ${d.startedAt}::timestamptz)
         ON CONFLICT DO NOTHING`);
     },
     'flow_run.finished': async (tx, event) => {

@@ -84,6 +84,7 @@ export const flowRunEventSchemas = {
     error: z.string().nullable(),
     durationMs: z.number(),
     attempts: z.number().int(),
+    startedAt: z.string(),
   }),
   'flow_run.finished': z.object({ runId: z.string(), flowId: z.string(), status: z.enum(['succeeded', 'failed']), error: z.string().nullable() }),
 };

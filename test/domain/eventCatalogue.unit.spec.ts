@@ -277,7 +277,7 @@ const samples: { [Type in EventType]: EventDataOf<Type> } = {
   'flow.schedule_fired': { flowId: uuid, dueAt: at, runId: uuid, nextRunAt: at },
   'flow_run.queued': { runId: uuid, flowId: uuid, trigger: 'manual', input: { a: 1 }, depth: 0, dryRun: false, replayOf: null },
   'flow_run.started': { runId: uuid, flowId: uuid },
-  'flow_run.step_recorded': { runId: uuid, flowId: uuid, seq: 1, nodeId: 'log', operation: 'log', status: 'succeeded', output: { message: 'hi' }, error: null, durationMs: 1.5, attempts: 1 },
+  'flow_run.step_recorded': { runId: uuid, flowId: uuid, seq: 1, nodeId: 'log', operation: 'log', status: 'succeeded', output: { message: 'hi' }, error: null, durationMs: 1.5, attempts: 1, startedAt: at },
   'flow_run.finished': { runId: uuid, flowId: uuid, status: 'succeeded', error: null },
 };
 

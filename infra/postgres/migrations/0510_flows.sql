@@ -63,7 +63,7 @@ CREATE TABLE flow_run_steps (
   error        text,
   duration_ms  double precision NOT NULL,
   attempts     integer NOT NULL,
-  recorded_at  timestamptz NOT NULL,
+  started_at   timestamptz NOT NULL,
   PRIMARY KEY (site_id, run_id, seq)
 );
 SELECT svc_enable_site_rls('flow_run_steps');

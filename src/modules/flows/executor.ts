@@ -8,7 +8,7 @@ import { entryNodes, topologicalOrder } from '../../../domain/flows/graph.ts';
 import type { FlowGraph, FlowNode } from '../../../domain/flows/events.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
 import type { OutboundHttp } from '../../../infra/http/outboundHttp.ts';
-import { handleCommand } from '../../runtime/commandHandler.ts';
+import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import type { FlowRunData, OperationCall } from './operation.ts';
 import { findOperation } from './operations/index.ts';
@@ -27,29 +27,55 @@ export interface ExecutorDeps {
   startFlow(siteId: string, flowId: string, input: unknown, depth: number, metadata: EventMetadata): Promise<{ runId: string } | null>;
 }
 
-function recordRun(context: AppContext, siteId: string, runId: string, command: FlowRunCommand) {
-  return handleCommand(context, { siteId, streamId: runStream(siteId, runId), decider: flowRunDecider, command, metadata: EXECUTOR_METADATA, lock: true });
+/** Records commands of the run's stream in one transaction, under its lock. */
+function recordRun(context: AppContext, siteId: string, runId: string, commands: FlowRunCommand[]) {
+  return inSiteTransaction(context, siteId, async (tx) => {
+    let recorded = 0;
+    for (const command of commands) {
+      const result = await handleCommandIn(tx, context.projections, { siteId, streamId: runStream(siteId, runId), decider: flowRunDecider, command, metadata: EXECUTOR_METADATA, lock: true });
+      recorded += result.events.length;
+    }
+    return recorded;
+  });
 }
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).slice(0, 1_000);
 
+type Step = Extract<FlowRunCommand, { type: 'recordStep' }>['step'];
+
+/**
+ * Runs a queued run: it is loaded and started in one transaction (a run that is not queued is another
+ * job's, or was cut short by a stopped instance, which the flow-runs task finishes as interrupted: its
+ * side effects may have happened, it never runs twice); its steps and its end are recorded together
+ * in one more when it finishes.
+ */
 export async function executeRun(deps: ExecutorDeps, siteId: string, runId: string): Promise<void> {
   const { context } = deps;
-  const loaded = await context.database.withSite(siteId, async (tx) => {
+  const loaded = await inSiteTransaction(context, siteId, async (tx) => {
     const run = await findRun(tx, siteId, runId);
-    const flow = run ? await findFlow(tx, siteId, run.flowId) : null;
+    if (!run || run.status !== 'queued') return null;
+    const started = await handleCommandIn(tx, context.projections, {
+      siteId,
+      streamId: runStream(siteId, runId),
+      decider: flowRunDecider,
+      command: { type: 'startRun' },
+      metadata: EXECUTOR_METADATA,
+      lock: true,
+    });
+    if (started.events.length === 0) return null;
+    const flow = await findFlow(tx, siteId, run.flowId);
     const principal = flow ? await actingPrincipal(tx, siteId, flow) : null;
     return { run, flow, principal };
   });
+  if (!loaded) return;
   const { run, flow, principal } = loaded;
-  // Only a queued run starts: a running one is another job's (or was cut short by a stopped instance,
-  // which the flow-runs task finishes as interrupted: its side effects may have happened, it never runs twice).
-  if (!run || run.status !== 'queued') return;
-  const started = await recordRun(context, siteId, runId, { type: 'startRun' });
-  if (started.events.length === 0) return;
-  const fail = (error: string) => recordRun(context, siteId, runId, { type: 'finishRun', status: 'failed', error });
-  if (!flow) return void (await fail('the flow was deleted'));
-  if (!principal) return void (await fail(flow.actAs ? 'the role the flow acts as no longer exists' : 'the flow’s owner is no longer an active user'));
+  const finish = (steps: Step[], error: string | null) =>
+    recordRun(context, siteId, runId, [
+      ...steps.map((step): FlowRunCommand => ({ type: 'recordStep', step })),
+      { type: 'finishRun', status: error === null ? 'succeeded' : 'failed', error },
+    ]);
+  if (!flow) return void (await finish([], 'the flow was deleted'));
+  if (!principal) return void (await finish([], flow.actAs ? 'the role the flow acts as no longer exists' : 'the flow’s owner is no longer an active user'));
 
   const timeout = AbortSignal.timeout(deps.runTimeoutMs);
   const data: FlowRunData = { $trigger: run.input, $last: null, $steps: {}, $flow: { id: flow.id, name: flow.name }, $run: { id: runId, depth: run.depth } };
@@ -68,25 +94,24 @@ export async function executeRun(deps: ExecutorDeps, siteId: string, runId: stri
     startFlow: (flowId, input) => deps.startFlow(siteId, flowId, input, run.depth + 1, metadata),
   });
 
-  const graph = flow.graph as FlowGraph;
-  const outcome = await walk(graph, data, async (node) => {
-    const started = performance.now();
+  const steps: Step[] = [];
+  const outcome = await walk(flow.graph as FlowGraph, data, async (node) => {
+    const startedAt = new Date().toISOString();
+    const began = performance.now();
     const result = await runNode(node, call(), run.dryRun, timeout);
-    await recordRun(context, siteId, runId, {
-      type: 'recordStep',
-      step: {
-        nodeId: node.id,
-        operation: node.operation,
-        status: result.status,
-        output: recordable(result.output),
-        error: result.error,
-        durationMs: Math.round((performance.now() - started) * 100) / 100,
-        attempts: result.attempts,
-      },
+    steps.push({
+      nodeId: node.id,
+      operation: node.operation,
+      status: result.status,
+      output: recordable(result.output),
+      error: result.error,
+      durationMs: Math.round((performance.now() - began) * 100) / 100,
+      attempts: result.attempts,
+      startedAt,
     });
     return result;
   });
-  await recordRun(context, siteId, runId, { type: 'finishRun', status: outcome === null ? 'succeeded' : 'failed', error: outcome });
+  await finish(steps, outcome);
 }
 
 interface NodeResult {

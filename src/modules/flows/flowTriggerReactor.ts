@@ -2,7 +2,8 @@
 // every projector uses) from its cursor, under one leader lock across instances; for each item write,
 // the site's active event flows that listen to its collection and action get a run, whose id is
 // derived from the event and the flow, so a batch read twice (a crash before the cursor moved) queues
-// nothing twice. The cursor moves after the runs commit; their jobs are queued after that.
+// nothing twice. A batch's runs of a site share transactions (the group commit of stream starts). The
+// cursor moves after the runs commit; their jobs are queued after that.
 import type { StoredEvent } from '../../../domain/shared/events.ts';
 import type { FlowAction, TriggerOptions } from '../../../domain/flows/events.ts';
 import { cursorOf, readAll, readLogHead, type GlobalCursor } from '../../../infra/eventstore/eventStore.ts';
@@ -10,7 +11,7 @@ import { sql } from '../../../infra/postgres/sql.ts';
 import { createLeaderSession } from '../../runtime/leaderElection.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { runDepths } from './queries.ts';
-import { derivedRunId, queueRunIn, RUN_CAUSATION_PREFIX } from './runs.ts';
+import { derivedRunId, queueRunsJointly, RUN_CAUSATION_PREFIX } from './runs.ts';
 
 const LEADER_LOCK = 'flow-trigger';
 const BATCH = 500;
@@ -102,14 +103,16 @@ export function startFlowTriggerReactor(options: {
               .map((flow) => ({ runId: derivedRunId(`${event.eventId}/${flow.id}`), flowId: flow.id, trigger: 'event' as const, input: inputOf(event, action), depth }));
           });
         if (runs.length === 0) continue;
-        await context.database.withSite(siteId, async (tx) => {
-          for (const run of runs) if (await queueRunIn(tx, context, siteId, run, REACTOR_METADATA)) queued.push({ siteId, runId: run.runId });
-        });
+        for (const runId of await queueRunsJointly(context, siteId, runs, REACTOR_METADATA)) queued.push({ siteId, runId });
       }
     }
     const last = cursorOf(events.at(-1)!);
     await context.database.query(sql`UPDATE flow_trigger_cursor SET tx_id = ${last.txId}::xid8, position = ${last.position}`);
-    for (const run of queued) await options.enqueue(run.siteId, run.runId).catch((error: unknown) => context.logger.error({ err: error, ...run }, 'flow run not enqueued; the flow-runs task will'));
+    await Promise.all(
+      queued.map((run) =>
+        options.enqueue(run.siteId, run.runId).catch((error: unknown) => context.logger.error({ err: error, ...run }, 'flow run not enqueued; the dispatcher will')),
+      ),
+    );
     return events.length;
   }
 

@@ -141,8 +141,8 @@ export async function findRunDetail(tx: Queryable, siteId: string, flowId: strin
     error: string | null;
     duration_ms: number;
     attempts: number;
-    recorded_at: Date;
-  }>(sql`SELECT node_id, operation, status, output, error, duration_ms, attempts, recorded_at FROM flow_run_steps WHERE site_id = ${siteId} AND run_id = ${runId} ORDER BY seq`);
+    started_at: Date;
+  }>(sql`SELECT node_id, operation, status, output, error, duration_ms, attempts, started_at FROM flow_run_steps WHERE site_id = ${siteId} AND run_id = ${runId} ORDER BY seq`);
   return {
     ...run,
     steps: steps.map((step) => ({
@@ -153,7 +153,7 @@ export async function findRunDetail(tx: Queryable, siteId: string, flowId: strin
       error: step.error,
       durationMs: step.duration_ms,
       attempts: step.attempts,
-      startedAt: new Date(step.recorded_at.getTime() - step.duration_ms).toISOString(),
+      startedAt: step.started_at.toISOString(),
     })),
   };
 }

@@ -42,6 +42,18 @@ export interface RunRequest {
   replayOf?: string | null;
 }
 
+function queuedData(run: RunRequest) {
+  return {
+    runId: run.runId,
+    flowId: run.flowId,
+    trigger: run.trigger,
+    input: recordable(run.input),
+    depth: run.depth,
+    dryRun: run.dryRun ?? false,
+    replayOf: run.replayOf ?? null,
+  };
+}
+
 /** Queues the run in the caller's transaction; false when a run of this id exists already (an event's, queued before). */
 export async function queueRunIn(tx: Queryable, context: AppContext, siteId: string, run: RunRequest, metadata: EventMetadata): Promise<boolean> {
   try {
@@ -49,18 +61,7 @@ export async function queueRunIn(tx: Queryable, context: AppContext, siteId: str
       siteId,
       streamId: runStream(siteId, run.runId),
       decider: flowRunDecider,
-      command: {
-        type: 'queueRun',
-        run: {
-          runId: run.runId,
-          flowId: run.flowId,
-          trigger: run.trigger,
-          input: recordable(run.input),
-          depth: run.depth,
-          dryRun: run.dryRun ?? false,
-          replayOf: run.replayOf ?? null,
-        },
-      },
+      command: { type: 'queueRun', run: queuedData(run) },
       metadata,
     });
     return true;
@@ -68,6 +69,35 @@ export async function queueRunIn(tx: Queryable, context: AppContext, siteId: str
     if (error instanceof AppError && error.code === 'CONFLICT') return false;
     throw error;
   }
+}
+
+/**
+ * Queues many runs of a site through the group commit of stream starts (one transaction, one append
+ * and one insert for those that arrive together): the event reactor's path. Answers the ids queued; a
+ * run whose id exists already (an event's, queued before) is left out.
+ */
+export async function queueRunsJointly(context: AppContext, siteId: string, runs: readonly RunRequest[], metadata: EventMetadata): Promise<string[]> {
+  const outcomes = await Promise.allSettled(
+    runs.map((run) =>
+      context.streamStarts.submit(siteId, {
+        metadata,
+        streams: [
+          {
+            streamId: runStream(siteId, run.runId),
+            event: flowRunDecider.decide({ type: 'queueRun', run: queuedData(run) }, flowRunDecider.initialState())[0]!,
+            claimed: true,
+            taken: () => new AppError('CONFLICT', 'This run is already queued'),
+          },
+        ],
+      }),
+    ),
+  );
+  const queued: string[] = [];
+  outcomes.forEach((outcome, index) => {
+    if (outcome.status === 'fulfilled') queued.push(runs[index]!.runId);
+    else if (!(outcome.reason instanceof AppError && outcome.reason.code === 'CONFLICT')) throw outcome.reason;
+  });
+  return queued;
 }
 
 /** Queues one run in its own transaction, then its job: what the manual, webhook and replay routes answer. */

@@ -74,8 +74,8 @@ export type FlowView = z.infer<typeof flowSchema>;
 export const runStartedSchema = z.object({ runId: z.string(), status: z.enum(RUN_STATUSES), startedAt: z.string() });
 export type RunStarted = z.infer<typeof runStartedSchema>;
 
-/** A step as its event records it, with when it started. */
-export const stepSchema = flowRunEventSchemas['flow_run.step_recorded'].omit({ runId: true, flowId: true, seq: true }).extend({ startedAt: z.string() });
+/** A step as its event records it. */
+export const stepSchema = flowRunEventSchemas['flow_run.step_recorded'].omit({ runId: true, flowId: true, seq: true });
 
 export const runSchema = z.object({
   id: z.string(),

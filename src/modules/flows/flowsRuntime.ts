@@ -3,6 +3,8 @@
 // (BullMQ with REDIS_URL, else the PostgreSQL-backed queue), the reactor that starts event flows, and
 // the dispatcher that queues the jobs of runs queued without one (a schedule's, or a job lost with a
 // stopped instance). Each site runs at most SVC_FLOW_SITE_CONCURRENCY runs at once per instance.
+import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
 import { createOutboundHttp, type OutboundHttp } from '../../../infra/http/outboundHttp.ts';
 import { createJobQueue } from '../../../infra/queue/createJobQueue.ts';
@@ -15,12 +17,14 @@ import { startFlowTriggerReactor } from './flowTriggerReactor.ts';
 import { findFlow } from './queries.ts';
 import { queueRun } from './runs.ts';
 import type { RunStarted } from './schemas.ts';
-import { randomUUID } from 'node:crypto';
 
 const RUN_QUEUE = 'flow-run';
 const DISPATCH_MS = 1_000;
-/** A run queued this long ago without having started is given its job again (a no-op when it has one). */
-const DISPATCH_AFTER_MS = 2_000;
+/**
+ * A run queued this long ago without having started lost its job (the instance that queued it stopped
+ * before the job was taken): past the job queue's lease, so a job that is only waiting is not doubled.
+ */
+const DISPATCH_AFTER_MS = 150_000;
 const BUSY_RETRY_MS = 100;
 
 export interface FlowsRuntime {
@@ -73,12 +77,17 @@ export function startFlowsRuntime(context: AppContext): FlowsRuntime {
 
   const reactor = startFlowTriggerReactor({ context, maxChain, pollMs: config.SVC_PROJECTION_POLL_MS, enqueue });
 
-  // Runs a schedule queued (the scheduler has no queue of its own) or whose job was lost: queued again (a no-op for a waiting key).
+  // Runs a schedule queued (the scheduler has no queue of its own) or whose job was lost get their job,
+  // once per instance: a run this instance gave a job is not given another while it waits its turn.
+  const dispatched = new LRUCache<string, true>({ max: 50_000, ttl: DISPATCH_AFTER_MS });
   const dispatcher = setInterval(() => {
     void (async () => {
       const before = new Date(Date.now() - DISPATCH_AFTER_MS);
       const runs = await context.database.query<{ site_id: string; id: string }>(sql`SELECT * FROM svc_flow_runs_in_state('queued', ${before}, 500)`);
-      for (const run of runs) await enqueue(run.site_id, run.id);
+      for (const run of runs.filter((candidate) => !dispatched.has(candidate.id))) {
+        await enqueue(run.site_id, run.id);
+        dispatched.set(run.id, true);
+      }
     })().catch((error: unknown) => context.logger.warn({ err: error }, 'flow run dispatch failed; retrying'));
   }, DISPATCH_MS);
   dispatcher.unref();

@@ -24,7 +24,7 @@ import pg from 'pg';
 import { createContext } from '../../src/boot/boot.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { buildServer } from '../../src/server/app.ts';
-import { BENCH_INSTANCE_TOKEN } from './support/benchService.ts';
+import { inProcessBenchEnvironment } from './support/benchService.ts';
 import { prepareSite } from './support/benchSite.ts';
 import { administrator, planRecipients, seconds, seedSuppressions, seedUsers, SITE, SKIPPED_PREFIXES, thousands, type RecipientPlan } from './support/emailSeed.ts';
 import { caller, cpuClock, createTemplate, followDelivery, POLL_MS, timePlanning, WARM_UP_RECIPIENTS, warmUp, type Delivery, type Measure, type Planning } from './support/emailSend.ts';
@@ -117,23 +117,7 @@ type Context = Awaited<ReturnType<typeof createContext>>;
 
 /** The service in this process, production settings, its SMTP relay the sink. */
 async function startService(databaseUrl: string, dataDir: string, redisUrl: string, smtpUrl: string, emailSettings: Record<string, string>) {
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: redisUrl,
-    SVC_DATA_DIR: dataDir,
-    SVC_SECRET: 'bench-secret-that-is-long-enough-0123456789',
-    SVC_INSTANCE_TOKEN: BENCH_INSTANCE_TOKEN,
-    SVC_RATE_LIMIT_ITEMS_READ: '0',
-    SVC_RATE_LIMIT_ITEMS_WRITE: '0',
-    SVC_RATE_LIMIT_AUTH: '0',
-    SVC_ACCESS_TOKEN_TTL: '86400',
-    SMTP_URL: smtpUrl,
-    ...emailSettings,
-  });
+  const config = loadConfig(inProcessBenchEnvironment(databaseUrl, dataDir, { REDIS_URL: redisUrl, SMTP_URL: smtpUrl, ...emailSettings }));
   const context = await createContext(config);
   const server = await buildServer(context);
   const base = `${await server.listen({ host: '127.0.0.1', port: 0 })}/api/v1`;

@@ -23,7 +23,7 @@ import pg from 'pg';
 import { createContext } from '../../src/boot/boot.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { buildServer } from '../../src/server/app.ts';
-import { BENCH_INSTANCE_TOKEN } from './support/benchService.ts';
+import { inProcessBenchEnvironment } from './support/benchService.ts';
 import type { Measure } from './support/emailSend.ts';
 import { measureEventLatency, type LatencyOutcome } from './support/flowsLatency.ts';
 import { countPooledStatements, describeDistribution, median, thousands } from './support/flowsProbe.ts';
@@ -116,24 +116,14 @@ function serviceSettings(): Record<string, string> {
 }
 
 async function startService(databaseUrl: string, dataDir: string, redisUrl: string, settings: Record<string, string>) {
-  const config = loadConfig({
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    DATABASE_URL: databaseUrl,
-    REDIS_URL: redisUrl,
-    SVC_DATA_DIR: dataDir,
-    SVC_SECRET: 'bench-secret-that-is-long-enough-0123456789',
-    SVC_INSTANCE_TOKEN: BENCH_INSTANCE_TOKEN,
-    SVC_RATE_LIMIT_ITEMS_READ: '0',
-    SVC_RATE_LIMIT_ITEMS_WRITE: '0',
-    SVC_RATE_LIMIT_AUTH: '0',
-    SVC_ACCESS_TOKEN_TTL: '86400',
-    // The bench runs the flows-schedule task itself; a background tick would fire flows in between.
-    SVC_SCHEDULER_TICK_MS: '3600000',
-    ...settings,
-  });
+  const config = loadConfig(
+    inProcessBenchEnvironment(databaseUrl, dataDir, {
+      REDIS_URL: redisUrl,
+      // The bench runs the flows-schedule task itself; a background tick would fire flows in between.
+      SVC_SCHEDULER_TICK_MS: '3600000',
+      ...settings,
+    }),
+  );
   const context = await createContext(config);
   // Before any statement of the queue or the reactor: they call the same database object.
   const pooled = countPooledStatements(context.database);

@@ -17,7 +17,7 @@ import { scheduledTasks, startScheduler } from '../../src/boot/scheduler.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { publishDueReleases } from '../../src/modules/releases/scheduledReleases.ts';
 import { buildServer } from '../../src/server/app.ts';
-import { BENCH_INSTANCE_TOKEN } from './support/benchService.ts';
+import { inProcessBenchEnvironment } from './support/benchService.ts';
 import { prepareSite } from './support/benchSite.ts';
 import { positiveInteger } from './support/options.ts';
 import { waitForAsyncProjections } from './support/readiness.ts';
@@ -259,22 +259,8 @@ export async function run(args: string[]): Promise<void> {
   let tick: { taskMs: number[]; tickMs: number[]; statementsPerTask: number; stillScheduled: number };
   let explain: { custom: string[]; generic: string[] };
   try {
-    const config = loadConfig({
-      NODE_ENV: 'production',
-      LOG_LEVEL: 'warn',
-      HOST: '127.0.0.1',
-      PORT: '0',
-      DATABASE_URL: scratch.url,
-      SVC_DATA_DIR: dataDir,
-      SVC_SECRET: 'bench-secret-that-is-long-enough-0123456789',
-      SVC_INSTANCE_TOKEN: BENCH_INSTANCE_TOKEN,
-      SVC_RATE_LIMIT_ITEMS_READ: '0',
-      SVC_RATE_LIMIT_ITEMS_WRITE: '0',
-      SVC_RATE_LIMIT_AUTH: '0',
-      SVC_ACCESS_TOKEN_TTL: '86400',
-      // The bench runs the release task itself; a background tick would run it in between.
-      SVC_SCHEDULER_TICK_MS: '3600000',
-    });
+    // The bench runs the release task itself; a background tick would run it in between.
+    const config = loadConfig(inProcessBenchEnvironment(scratch.url, dataDir, { SVC_SCHEDULER_TICK_MS: '3600000' }));
     context = await createContext(config);
     server = await buildServer(context);
     const base = `${await server.listen({ host: '127.0.0.1', port: 0 })}/api/v1`;

@@ -52,3 +52,25 @@ export async function stopBenchService(child: ChildProcess): Promise<void> {
   child.kill('SIGTERM');
   await exited;
 }
+
+/**
+ * The environment of a service a benchmark runs in its own process: production settings, no rate
+ * limits, day-long access tokens, the bench's secret and instance token; `settings` on top.
+ */
+export function inProcessBenchEnvironment(databaseUrl: string, dataDir: string, settings: Record<string, string> = {}): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATABASE_URL: databaseUrl,
+    SVC_DATA_DIR: dataDir,
+    SVC_SECRET: 'bench-secret-that-is-long-enough-0123456789',
+    SVC_INSTANCE_TOKEN: BENCH_INSTANCE_TOKEN,
+    SVC_RATE_LIMIT_ITEMS_READ: '0',
+    SVC_RATE_LIMIT_ITEMS_WRITE: '0',
+    SVC_RATE_LIMIT_AUTH: '0',
+    SVC_ACCESS_TOKEN_TTL: '86400',
+    ...settings,
+  };
+}

@@ -76,6 +76,16 @@ export function startFlowTriggerReactor(options: {
   /** One batch: the runs it starts, committed per site; then the cursor; then their jobs. Answers how many events it read. */
   async function step(): Promise<number> {
     const from = await readCursor();
+    // No active event flow anywhere: nothing to start, whatever was written; skip to the head unread.
+    // The head is read first: a flow active by the time of the check sees every write after that head.
+    const head = await readLogHead(context.database);
+    const [any] = await context.database.query<{ any: boolean }>(sql`SELECT svc_flow_any_event_flows() AS any`);
+    if (!any?.any) {
+      if (head.txId !== from.txId || head.position !== from.position) {
+        await context.database.query(sql`UPDATE flow_trigger_cursor SET tx_id = ${head.txId}::xid8, position = ${head.position}`);
+      }
+      return 0;
+    }
     const events = await readAll(context.database, from, BATCH);
     if (events.length === 0) return 0;
     const writes = events.filter((event) => ACTIONS[event.type] !== undefined);

@@ -4,6 +4,7 @@
 // derived from the event and the flow, so a batch read twice (a crash before the cursor moved) queues
 // nothing twice. A batch's runs of a site share transactions (the group commit of stream starts). The
 // cursor moves after the runs commit; their jobs are queued after that.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { StoredEvent } from '../../../domain/shared/events.ts';
 import type { FlowAction, TriggerOptions } from '../../../domain/flows/events.ts';
 import { cursorOf, readAll, readLogHead, type GlobalCursor } from '../../../infra/eventstore/eventStore.ts';
@@ -15,6 +16,9 @@ import { derivedRunId, queueRunsJointly, RUN_CAUSATION_PREFIX } from './runs.ts'
 
 const LEADER_LOCK = 'flow-trigger';
 const BATCH = 500;
+/** How often the reactor looks for event flows while there is none (a new one reacts within this). */
+const IDLE_MS = 1_000;
+const IDLE = 'idle' as const;
 const ACTIONS: Record<string, FlowAction> = { 'item.created': 'create', 'item.updated': 'update', 'item.deleted': 'delete' };
 const REACTOR_METADATA = { actor: { kind: 'system' as const, id: 'flows' } };
 
@@ -73,8 +77,8 @@ export function startFlowTriggerReactor(options: {
     return head;
   }
 
-  /** One batch: the runs it starts, committed per site; then the cursor; then their jobs. Answers how many events it read. */
-  async function step(): Promise<number> {
+  /** One batch: the runs it starts, committed per site; then the cursor; then their jobs. Answers how many events it read, or IDLE. */
+  async function step(): Promise<number | typeof IDLE> {
     const from = await readCursor();
     // No active event flow anywhere: nothing to start, whatever was written; skip to the head unread.
     // The head is read first: a flow active by the time of the check sees every write after that head.
@@ -84,7 +88,7 @@ export function startFlowTriggerReactor(options: {
       if (head.txId !== from.txId || head.position !== from.position) {
         await context.database.query(sql`UPDATE flow_trigger_cursor SET tx_id = ${head.txId}::xid8, position = ${head.position}`);
       }
-      return 0;
+      return IDLE;
     }
     const events = await readAll(context.database, from, BATCH);
     if (events.length === 0) return 0;
@@ -128,14 +132,19 @@ export function startFlowTriggerReactor(options: {
 
   const loop = (async () => {
     while (!stopping.signal.aborted) {
+      let idle = false;
       try {
         if (await leadership.lead(LEADER_LOCK)) {
-          if ((await step()) === BATCH) continue;
+          const read = await step();
+          if (read === BATCH) continue;
+          idle = read === IDLE;
         }
       } catch (error) {
         context.logger.error({ err: error }, 'flow trigger reactor step failed; retrying');
       }
-      await context.notifier.next('svc_events', options.pollMs, stopping.signal).catch(() => undefined);
+      // Without event flows it looks again after IDLE_MS, not at every commit: a busy log costs it nothing.
+      if (idle) await sleep(IDLE_MS, undefined, { signal: stopping.signal }).catch(() => undefined);
+      else await context.notifier.next('svc_events', options.pollMs, stopping.signal).catch(() => undefined);
     }
   })();
 

@@ -39,7 +39,7 @@ export interface SendBatch {
   recipients: CandidateRecipient[];
 }
 
-export const BATCH_SIZE = 500;
+const BATCH_SIZE = 500;
 const RESPONSE_MAX = 200;
 const DELIVERY_METADATA: EventMetadata = { actor: { kind: 'system', id: 'email-delivery' } };
 

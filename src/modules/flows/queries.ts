@@ -43,16 +43,6 @@ const flowView = (row: FlowRow): FlowView => ({
   updatedAt: row.updated_at.toISOString(),
 });
 
-export const contentOf = (flow: FlowView): FlowContent => ({
-  name: flow.name,
-  description: flow.description,
-  status: flow.status,
-  trigger: flow.trigger,
-  triggerOptions: flow.triggerOptions as TriggerOptions,
-  graph: flow.graph as FlowGraph,
-  actAs: flow.actAs,
-});
-
 export async function listFlows(
   tx: Queryable,
   siteId: string,

@@ -14,7 +14,7 @@ import { ownerIdentity, roleIdentity } from './queries.ts';
 import type { FlowView, RunStarted } from './schemas.ts';
 
 /** Inputs and outputs kept per run and step, in bytes of JSON. */
-export const MAX_RECORDED_BYTES = 64 * 1024;
+const MAX_RECORDED_BYTES = 64 * 1024;
 
 export const runStream = (siteId: string, runId: string) => streamId(siteId, 'flow-run', runId);
 

@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { FLOW_ACTIONS, FLOW_STATUSES, FLOW_TRIGGERS, flowRunEventSchemas, RUN_TRIGGERS } from '../../../domain/flows/events.ts';
 
-export const MAX_NODES = 100;
-export const MAX_EDGES = 500;
+const MAX_NODES = 100;
+const MAX_EDGES = 500;
 export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
 
 const nodeSchema = z

@@ -277,7 +277,7 @@ async function deliverTransactional(
     return { hash: hashOf.get(email)!, status: 'sent', messageId: receipt!.messageId, response: clip(receipt!.response) };
   });
   await recordResults(context, siteId, sendId, results);
-  const bounced = candidates.filter((c) => results.find((r) => r.hash === c.hash)?.status === 'bounced').map((c) => c.email);
+  const bounced = candidates.filter((_, index) => results[index]!.status === 'bounced').map((c) => c.email);
   await suppressBounces(context, sender, siteId, bounced);
   if (failure) {
     throw new AppError('DELIVERY_FAILED', `The mail relay refused the message: ${clip(failure.message)}`, { extensions: { sendId, smtpCode: failure.code } });

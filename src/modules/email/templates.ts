@@ -6,6 +6,7 @@ import { layoutDecider, templateDecider, type LayoutContent, type TemplateConten
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import { isUuid } from '../../../domain/shared/uuid.ts';
+import { withoutUndefined } from '../../../domain/shared/withoutUndefined.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { handleCommandIn, inSiteTransaction, openCommandIn } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
@@ -47,7 +48,7 @@ export async function updateLayout(
     const opened = await openCommandIn(tx, context.projections, { siteId, streamId: layoutStream(siteId, layoutId), decider: layoutDecider, metadata });
     const current = opened.state.content;
     if (opened.state.status !== 'active' || !current) throw errors.notFound('Layout not found');
-    await opened.decide({ type: 'updateLayout', layout: { ...current, ...definedOf(changes) } });
+    await opened.decide({ type: 'updateLayout', layout: { ...current, ...withoutUndefined(changes) } });
     return (await findLayout(tx, siteId, layoutId))!;
   });
 }
@@ -117,18 +118,13 @@ export async function updateTemplate(context: AppContext, siteId: string, templa
     if (opened.state.status !== 'active' || !current) throw errors.notFound('Template not found');
     const template: TemplateContent = {
       ...current,
-      ...definedOf(changes),
+      ...withoutUndefined(changes),
       variables: changes.variables !== undefined ? [...new Set(changes.variables)] : current.variables,
     };
     await assertTemplate(tx, siteId, templateId, template);
     await opened.decide({ type: 'updateTemplate', template });
     return (await findTemplate(tx, siteId, templateId))!;
   });
-}
-
-/** The keys a PATCH body sets (null included: it clears), without those it leaves out. */
-function definedOf<Changes extends object>(changes: Changes): Partial<Changes> {
-  return Object.fromEntries(Object.entries(changes).filter((entry) => entry[1] !== undefined)) as Partial<Changes>;
 }
 
 export async function deleteTemplate(context: AppContext, siteId: string, templateId: string, metadata: EventMetadata): Promise<void> {

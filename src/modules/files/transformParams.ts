@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { MAX_OBJECT_KEY_LENGTH } from '../../../infra/storage/objectStorage.ts';
+import { withoutUndefined } from '../../../domain/shared/withoutUndefined.ts';
 
 /** The spec's dimension cap: a larger `width` or `height` is refused (400), and no render is larger. */
 export const MAX_TRANSFORM_DIMENSION = 5000;
@@ -193,6 +194,3 @@ function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
-function withoutUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as T;
-}

@@ -9,6 +9,7 @@ import { assertValidGraph, type OperationCatalogue } from '../../../domain/flows
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import { isUuid } from '../../../domain/shared/uuid.ts';
+import { withoutUndefined } from '../../../domain/shared/withoutUndefined.ts';
 import { randomToken, tokenHash } from '../../../infra/crypto/secrets.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { isSiteUser, type Principal } from '../../auth/principal.ts';
@@ -90,7 +91,7 @@ export async function updateFlow(context: AppContext, siteId: string, flowId: st
     const opened = await openCommandIn(tx, context.projections, { siteId, streamId: flowStream(siteId, flowId), decider: flowDecider, metadata, lock: true });
     const current = opened.state.flow;
     if (opened.state.status !== 'present' || !current) throw errors.notFound('Flow not found');
-    const flow: FlowContent = { ...current, ...(Object.fromEntries(Object.entries(changes).filter((entry) => entry[1] !== undefined)) as Partial<FlowContent>) };
+    const flow: FlowContent = { ...current, ...(withoutUndefined(changes) as Partial<FlowContent>) };
     const next = await checkFlow(tx, siteId, flow, new Date());
     // The next run moves only when the schedule changes (its cron, its status, its trigger); an unrelated edit keeps it.
     const scheduleChanged = flow.status !== current.status || flow.trigger !== current.trigger || flow.triggerOptions.cron !== current.triggerOptions.cron;

@@ -41,8 +41,12 @@ export interface Database {
   /** A dedicated connection, for LISTEN and session-level advisory locks. */
   connect(): Promise<pg.PoolClient>;
   readonly pool: pg.Pool;
-  /** Statements sent through `query` (here and in transactions); tests use it to count a request's queries. */
-  readonly stats: { queries: number };
+  /**
+   * Statements sent through `query` (here and in transactions), and those of them sent in a site's
+   * transaction or reads: tests count a request's statements with the second, which the instance's
+   * own background work (queue polls, reactors, leader locks: system statements) never moves.
+   */
+  readonly stats: { queries: number; siteQueries: number };
   /**
    * Calls `listener` in this process with each after-commit notification of a committed transaction,
    * before the transaction's caller continues: this instance's caches see its own writes at once,
@@ -119,13 +123,17 @@ export function createDatabase(options: DatabaseOptions): Database {
     options: options.asApplicationRole === false ? undefined : `-c role=${APPLICATION_ROLE}`,
     connectionTimeoutMillis: DATABASE_CONNECT_TIMEOUT_MS,
   });
-  const stats = { queries: 0 };
+  const stats = { queries: 0, siteQueries: 0 };
   const statementCaches = new WeakMap<PgConnection, StatementCache>();
   const capacity = options.statementsPerConnection ?? 200;
   function statementCacheOf(connection: PgConnection): StatementCache {
     let cache = statementCaches.get(connection);
     if (!cache) statementCaches.set(connection, (cache = new StatementCache(capacity)));
     return cache;
+  }
+  function count(site: string | null): void {
+    stats.queries += 1;
+    if (site !== null) stats.siteQueries += 1;
   }
   function sendAfter(client: pg.PoolClient, prelude: Statement[], query: SqlQuery): Promise<pg.QueryResult> {
     return sendPipeline(client, statementCacheOf, prelude, query);
@@ -192,11 +200,11 @@ export function createDatabase(options: DatabaseOptions): Database {
     }
     const tx: Queryable = {
       async query<Row extends object>(query: SqlQuery) {
-        stats.queries += 1;
+        count(site);
         return (await send(query)).rows as Row[];
       },
       defer(query: SqlQuery) {
-        stats.queries += 1;
+        count(site);
         pending.push(statementOf(query));
       },
       async setSite(siteId: string) {
@@ -235,12 +243,12 @@ export function createDatabase(options: DatabaseOptions): Database {
         // Deferred statements queue behind the site in effect when they were deferred (and any later
         // setting): the queue, when there is one, ends with the current site.
         async query<Row extends object>(query: SqlQuery) {
-          stats.queries += 1;
+          count(site);
           const prelude = pending.length > 0 ? pending.splice(0) : [setSiteStatement(site)];
           return (await sendAfter(client, prelude, query)).rows as Row[];
         },
         defer(query: SqlQuery) {
-          stats.queries += 1;
+          count(site);
           if (pending.length === 0) pending.push(setSiteStatement(site));
           pending.push(statementOf(query));
         },

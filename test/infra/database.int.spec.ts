@@ -86,6 +86,16 @@ describe('site scoping in one round trip', () => {
     expect(rows[1]!.transaction).toBe(rows[0]!.transaction);
   });
 
+  it('count a site\'s statements apart from the system\'s, which background work sends', async () => {
+    const before = { ...database.stats };
+    await database.query(setting);
+    await database.withSystem((tx) => tx.query(setting));
+    await database.withSite('site-a', (tx) => tx.query(setting));
+    await database.withSiteReads('site-b', async (tx) => [await tx.query(setting), await tx.query(setting)]);
+    expect(database.stats.queries - before.queries).toBe(5);
+    expect(database.stats.siteQueries - before.siteQueries).toBe(3);
+  });
+
   it('runs each read of withSiteReads in its own transaction set to the site, and leaves the connection unset', async () => {
     const rows = await database.withSiteReads('site-b', async (tx) => [...(await tx.query(setting)), ...(await tx.query(setting))]);
     expect(rows.map((row) => row.site)).toEqual(['site-b', 'site-b']);

@@ -118,6 +118,11 @@ export const itemsProjection = defineProjection({
       writer: 'scripts/bench/sortIndexes.ts (seeding)',
       why: 'the sort-index check seeds a million items straight into a scratch database to read list plans; never a service database.',
     },
+    {
+      table: 'items',
+      writer: 'scripts/bench/support/insightsPanels.ts (seeding)',
+      why: 'the insights panels benchmark seeds a million items straight into a scratch database to time a grouped count; never a service database.',
+    },
   ],
   // The live-item counts (item_count_deltas) follow `items` through its triggers: projections/readModelOwners.ts.
   handlers: {

@@ -2,8 +2,8 @@
 // back into the response form `{ author, sum: { views } }` (`count=*` alone gives a plain `count`).
 import { AppError } from '../../domain/shared/appError.ts';
 import { join, raw, sql, type SqlFragment } from '../../infra/postgres/sql.ts';
-import { fieldExpression, isToManyField, isValidName, kindOfField, lookupField } from './fieldExpressions.ts';
-import type { AggregateFunction, AggregateSpec, FieldDefinition, FieldMap } from './types.ts';
+import { dateShapeOf, fieldExpression, isToManyField, isValidName, kindOfField, lookupField } from './fieldExpressions.ts';
+import { DATE_BUCKETS, type AggregateFunction, type AggregateSpec, type FieldDefinition, type FieldMap, type GroupBucket } from './types.ts';
 
 export type AggregateColumn =
   | { alias: string; role: 'group'; field: string }
@@ -26,16 +26,24 @@ const SQL_FUNCTIONS: Record<AggregateFunction, string> = {
   max: 'max',
 };
 
-export function compileAggregate(aggregate: AggregateSpec | null, groupBy: readonly string[], fields: FieldMap, alias: string): CompiledAggregate {
+/** `bucket`: the first group is that date field truncated to its unit (the groupBy names follow). */
+export function compileAggregate(
+  aggregate: AggregateSpec | null,
+  groupBy: readonly string[],
+  fields: FieldMap,
+  alias: string,
+  bucket: GroupBucket | null = null,
+): CompiledAggregate {
   const columns: AggregateColumn[] = [];
   const selected: SqlFragment[] = [];
   const grouped: SqlFragment[] = [];
-  groupBy.forEach((name, index) => {
+  const groups = bucket ? [bucket.field, ...groupBy] : groupBy;
+  groups.forEach((name, index) => {
     const field = resolveField(name, fields, ['groupBy']);
     if (kindOfField(field) === 'json') throw invalid(`Cannot group by the JSON field "${name}"`, ['groupBy']);
     // Groups would be answered with their key: the stored hash.
     if (field.type === 'hash') throw invalid(`Cannot group by the hash field "${name}"`, ['groupBy']);
-    const expression = fieldExpression(alias, field);
+    const expression = bucket && index === 0 ? truncatedDate(fieldExpression(alias, field), field, bucket) : fieldExpression(alias, field);
     columns.push({ alias: `g${index}`, role: 'group', field: name });
     selected.push(sql`${expression} AS ${raw(`g${index}`)}`);
     // By position: the same expression written twice would carry its parameters (a language) twice,
@@ -44,7 +52,7 @@ export function compileAggregate(aggregate: AggregateSpec | null, groupBy: reado
   });
   for (const [fn, names] of Object.entries(aggregate ?? {}) as [AggregateFunction, string[]][]) {
     for (const name of names) {
-      const columnAlias = `a${columns.length - groupBy.length}`;
+      const columnAlias = `a${columns.length - groups.length}`;
       selected.push(sql`${aggregateExpression(fn, name, fields, alias)} AS ${raw(columnAlias)}`);
       const keepText = fn !== 'count' && fn !== 'countDistinct' && !isFloatingNumber(lookupField(fields, name));
       const plain = fn === 'count' && names.length === 1 && name === '*';
@@ -53,6 +61,21 @@ export function compileAggregate(aggregate: AggregateSpec | null, groupBy: reado
   }
   if (selected.length === 0) throw invalid('Nothing to aggregate: give aggregate[...] or groupBy', ['aggregate']);
   return { select: join(selected, ', '), groupBy: grouped.length > 0 ? join(grouped, ', ') : null, columns };
+}
+
+/**
+ * A date field truncated to the bucket's unit in UTC, as a timestamptz: structural times directly,
+ * stored ISO date-times through timestamptz (their offset kept), stored dates as midnight UTC.
+ */
+function truncatedDate(expression: SqlFragment, field: FieldDefinition, bucket: GroupBucket): SqlFragment {
+  if (!DATE_BUCKETS.includes(bucket.unit)) throw invalid(`Unknown bucket "${String(bucket.unit)}"`, ['bucket']);
+  const unit = raw(`'${bucket.unit}'`);
+  const kind = kindOfField(field);
+  if (kind === 'timestamptz') return sql`date_trunc(${unit}, ${expression}, 'UTC')`;
+  const shape = kind === 'dateText' ? dateShapeOf(field.type) : null;
+  if (shape === 'dateTime') return sql`date_trunc(${unit}, (${expression})::timestamptz, 'UTC')`;
+  if (shape === 'date') return sql`date_trunc(${unit}, ((${expression})::date)::timestamp AT TIME ZONE 'UTC', 'UTC')`;
+  throw invalid(`Cannot bucket "${bucket.field}": it is not a date or a date-time`, ['bucket']);
 }
 
 function aggregateExpression(fn: AggregateFunction, name: string, fields: FieldMap, alias: string): SqlFragment {

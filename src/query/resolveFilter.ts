@@ -1,7 +1,7 @@
 // Validates a client filter against a collection's fields and turns it into a FilterNode tree:
 // fields resolved, operators checked against field kinds, values coerced, dynamic values substituted.
 // compileFilter (SQL) and evaluateFilter (in memory) both start here, so they accept the same filters.
-import { AppError } from '../../domain/shared/appError.ts';
+import { AppError, type ErrorCode } from '../../domain/shared/appError.ts';
 import { assertJsonValue, coerceScalar, coerceText, invalidValue, isPlainObject } from './coerceValue.ts';
 import { resolveDynamicValue, type DynamicValueContext } from './dynamicValues.ts';
 import { STRUCTURAL_COLUMNS, dateShapeOf, isValidName, kindOfField, lookupField, pathBaseOf } from './fieldExpressions.ts';
@@ -34,6 +34,12 @@ export interface FilterContext extends DynamicValueContext {
    * inspected for the fields it reads (permission guards), never compiled to SQL over sealed values.
    */
   sealedComparable?: boolean;
+  /**
+   * The code of a key naming no field of `fields` (or a relation whose collection `resolveFields`
+   * does not give): VALIDATION_FAILED unless set. Panel queries (docs/insights.md) resolve against
+   * the fields the caller may read and answer INVALID_FIELD.
+   */
+  unknownFieldCode?: ErrorCode;
 }
 
 interface Walk {
@@ -82,7 +88,7 @@ function resolveFieldKey(key: string, value: unknown, fields: FieldMap, path: Er
   const segments = key.split('.');
   const [name = '', ...jsonPath] = segments;
   const field = segments.every(isValidName) ? lookupField(fields, name) : undefined;
-  if (!field) throw invalid(`Unknown field "${segments.every(isValidName) ? name : key}"`, path);
+  if (!field) throw new AppError(walk.context.unknownFieldCode ?? 'VALIDATION_FAILED', `Unknown field "${segments.every(isValidName) ? name : key}"`, { path });
   const relation = STRUCTURAL_COLUMNS.has(name) ? undefined : field.relation;
 
   if (jsonPath.length > 0) {
@@ -122,7 +128,9 @@ function resolveRelation(field: FieldDefinition, relation: FieldRelation, filter
     throw invalid(`Relational filters may nest at most ${MAX_RELATION_DEPTH} relations deep`, path);
   }
   const relatedFields = walk.context.resolveFields?.(relation.relatedCollection);
-  if (!relatedFields) throw invalid(`Cannot filter through "${field.field}": its related collection is unknown`, path);
+  if (!relatedFields) {
+    throw new AppError(walk.context.unknownFieldCode ?? 'VALIDATION_FAILED', `Cannot filter through "${field.field}": its related collection is unknown`, { path });
+  }
   const toOne = relation.kind === 'm2o';
   if (!toOne && !relation.relatedField) {
     throw invalid(`Cannot filter through "${field.field}": the relation names no field on the related side`, path);

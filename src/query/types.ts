@@ -108,6 +108,14 @@ export const AGGREGATE_FUNCTIONS = ['count', 'countDistinct', 'sum', 'avg', 'min
 export type AggregateFunction = (typeof AGGREGATE_FUNCTIONS)[number];
 export type AggregateSpec = Partial<Record<AggregateFunction, string[]>>;
 
+export const DATE_BUCKETS = ['hour', 'day', 'week', 'month', 'year'] as const;
+export type DateBucket = (typeof DATE_BUCKETS)[number];
+/** A group by a date field truncated to `unit` (UTC, weeks from Monday), answered as an ISO time under the field's name. */
+export interface GroupBucket {
+  field: string;
+  unit: DateBucket;
+}
+
 /**
  * Per-relation query parameters (`deep[author][limit]=5`); nested relations sit in `deep`, keyed by
  * field name, or for the item field of an m2a junction also by `<field>:<collection>`
@@ -133,6 +141,8 @@ export interface ListQuery {
   meta: 'total_count' | 'none';
   aggregate: AggregateSpec | null;
   groupBy: string[];
+  /** Grouped first by this date field truncated to a unit (dashboard panels, docs/insights.md); the parameters never set it. */
+  bucket?: GroupBucket | null;
   deep: Record<string, DeepQuery>;
   search: string | null;
 }

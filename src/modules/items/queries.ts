@@ -195,12 +195,12 @@ async function aggregateItems(app: ItemsReadContext, input: ListItemsInput): Pro
   return withReadContext(app, input, query.filter, async ({ context, collection, where }) => {
     const visible = input.restrictions?.fields;
     if (visible) {
-      for (const name of [...query.groupBy, ...Object.values(query.aggregate ?? {}).flat()]) {
+      for (const name of [...query.groupBy, ...(query.bucket ? [query.bucket.field] : []), ...Object.values(query.aggregate ?? {}).flat()]) {
         if (name !== '*' && name !== 'id' && !visible.has(name)) throw new AppError('PERMISSION_DENIED', `You may not read "${name}"`);
       }
     }
     refuseSensitiveValues(collection, query);
-    const compiled = compileAggregate(query.aggregate, query.groupBy, queryFieldsOf(context, collection), 'i');
+    const compiled = compileAggregate(query.aggregate, query.groupBy, queryFieldsOf(context, collection), 'i', query.bucket ?? null);
     const grouped = compiled.groupBy !== null;
     const rows = await context.tx.query<Record<string, unknown>>(
       grouped
@@ -225,7 +225,7 @@ function refuseSensitiveValues(collection: CollectionSchema, query: ListItemsInp
       throw new AppError('VALIDATION_FAILED', `"${name}" is a ${sensitivity} field: its values are read item by item, each read logged`, { path });
     }
   };
-  for (const name of query.groupBy) refuse(name, ['groupBy']);
+  for (const name of [...query.groupBy, ...(query.bucket ? [query.bucket.field] : [])]) refuse(name, ['groupBy']);
   for (const [fn, names] of Object.entries(query.aggregate ?? {})) {
     if (fn !== 'count') for (const name of names ?? []) refuse(name, ['aggregate', fn]);
   }

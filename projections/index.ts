@@ -2,8 +2,10 @@
 import { apiKeysProjection } from './apiKeysProjection.ts';
 import { auditProjection } from './auditProjection.ts';
 import { cdcSubscriptionsProjection } from './cdcSubscriptionsProjection.ts';
+import { complianceReportsProjection } from './complianceReportsProjection.ts';
 import { changeFeedProjection } from './changeFeedProjection.ts';
 import { consentsProjection } from './consentsProjection.ts';
+import { dashboardsProjection } from './dashboardsProjection.ts';
 import { encryptionSettingsProjection } from './encryptionSettingsProjection.ts';
 import { erasureRequestsProjection } from './erasureRequestsProjection.ts';
 import { editorialProjection } from './editorialProjection.ts';
@@ -30,10 +32,12 @@ import { emailTemplatesProjection } from './emailTemplatesProjection.ts';
 import { flowRunsProjection } from './flowRunsProjection.ts';
 import { flowsProjection } from './flowsProjection.ts';
 import { settingsProjection } from './settingsProjection.ts';
+import { presetsProjection } from './presetsProjection.ts';
 import { sitesProjection } from './sitesProjection.ts';
 import { subscriberAccessProjection } from './subscriberAccessProjection.ts';
 import { teamsProjection } from './teamsProjection.ts';
 import { trustedIssuersProjection } from './trustedIssuersProjection.ts';
+import { translationMemoryProjection } from './translationMemoryProjection.ts';
 import { userIdentitiesProjection } from './userIdentitiesProjection.ts';
 import { usersProjection } from './usersProjection.ts';
 
@@ -71,6 +75,10 @@ export const projections: readonly Projection[] = [
   emailSendsProjection,
   flowsProjection,
   flowRunsProjection,
+  presetsProjection,
+  dashboardsProjection,
+  complianceReportsProjection,
+  translationMemoryProjection,
   // Async ones are applied by the daemon in this order: the change feed first, as realtime-ish consumers wait on it.
   changeFeedProjection,
   searchProjection,

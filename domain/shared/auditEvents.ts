@@ -40,6 +40,14 @@ const fieldDetails = (data: EventDataOf<'field.added'>) => ({
   sensitivity: data.field.sensitivity,
 });
 const versionKey = ['collection', 'itemId', 'key'] as const;
+const textOf = (value: unknown) => (typeof value === 'string' ? value : null);
+const panelDetails = (panel: EventDataOf<'dashboard.panel_added'>['panel']) => ({
+  type: panel.type,
+  source: textOf(panel.query.source) ?? 'items',
+  // Not `collection`: the audit source's `collection` (docs/insights.md) counts writes of a collection's items.
+  queryCollection: textOf(panel.query.collection),
+  aggregate: textOf(panel.query.aggregate),
+});
 
 /**
  * One declaration per event type: a new event type does not compile until it says what its audit
@@ -211,6 +219,37 @@ export const AUDIT_DETAILS: { readonly [Type in EventType]: Declaration<EventDat
   'flow_run.started': ['runId', 'flowId'],
   'flow_run.step_recorded': ['runId', 'flowId', 'seq', 'nodeId', 'operation', 'status', 'durationMs', 'attempts'],
   'flow_run.finished': ['runId', 'flowId', 'status'],
+  // View presets: ids, the collection, the scope and its owner, the layout, what changed; never a bookmark's name, a query or options.
+  'preset.created': (data) => ({ presetId: data.presetId, collection: data.preset.collection, userId: data.preset.userId, roleId: data.preset.roleId, layout: data.preset.layout }),
+  'preset.updated': (data) => ({ presetId: data.presetId, collection: data.preset.collection, userId: data.preset.userId, roleId: data.preset.roleId, changed: data.changed }),
+  'preset.deleted': ['presetId'],
+  // Insights: ids, the panel's type and what its query reads (a collection and an aggregate are schema names); never a name or a note.
+  'dashboard.created': ['dashboardId'],
+  'dashboard.updated': (data) => ({ dashboardId: data.dashboardId, changed: data.changed }),
+  'dashboard.deleted': (data) => ({ dashboardId: data.dashboardId, panels: data.panelIds.length }),
+  'dashboard.panel_added': (data) => ({ dashboardId: data.dashboardId, panelId: data.panelId, ...panelDetails(data.panel) }),
+  'dashboard.panel_updated': (data) => ({ dashboardId: data.dashboardId, panelId: data.panelId, ...panelDetails(data.panel), changed: data.changed }),
+  'dashboard.panel_removed': ['dashboardId', 'panelId'],
+  // Translation memory: ids, languages, kinds and changed keys; never a text, a context or a source.
+  'tm_entry.saved': ['entryId', 'sourceLang', 'targetLang', 'entrySource', 'quality'],
+  'tm_entry.updated': (data) => ({ entryId: data.entryId, changed: changedKeys(data.changes) }),
+  'tm_entry.deleted': ['entryId'],
+  'tm_glossary_term.created': ['termId', 'sourceLang', 'targetLang', 'caseSensitive'],
+  'tm_glossary_term.updated': (data) => ({ termId: data.termId, changed: changedKeys(data.changes) }),
+  'tm_glossary_term.deleted': ['termId'],
+  // Compliance reports: the period, filters' sizes, format, counts and the verdict; never a filter's text.
+  'report.requested': (data) => ({
+    reportId: data.reportId,
+    from: data.params.from,
+    to: data.params.to,
+    format: data.params.format,
+    collections: data.params.collections.length,
+    actions: data.params.actions.length,
+  }),
+  'report.started': ['reportId', 'attempt', 'total'],
+  'report.progressed': ['reportId', 'entries', 'total'],
+  'report.completed': ['reportId', 'entries', 'bytes', 'sha256', 'valid', 'problems', 'keyId'],
+  'report.failed': ['reportId'],
   'email_send.delivered': (data) => ({
     sendId: data.sendId,
     sent: data.results.filter((result) => result.status === 'sent').length,

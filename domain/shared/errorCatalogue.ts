@@ -31,6 +31,7 @@ export const errorCatalogue = {
   FIELD_REQUIRED: { status: 409, when: 'set_null on a required field' },
   REVISION_STAGED: { status: 409, when: 'pinning an uncommitted revision' },
   DOMAIN_TAKEN: { status: 409, when: 'a site domain another site uses' },
+  INVALID_FIELD: { status: 400, when: 'a panel query names a field outside the whitelist (docs/insights.md)' },
   // Releases (EDITORIAL_GATE_REQUIRED and ITEM_DELETED are reasons in a publish's outcomes, not answers)
   EMPTY_RELEASE: { status: 422, when: 'publishing a release with no items' },
   ALREADY_PUBLISHED: { status: 409, when: 'publishing a release that is published' },
@@ -55,6 +56,7 @@ export const errorCatalogue = {
   CRON_REQUIRED: { status: 400, when: 'activating a schedule flow without a cron' },
   WEBHOOK_NOT_CONFIGURED: { status: 401, when: 'a webhook flow has no token' },
   EMAIL_NOT_CONFIGURED: { status: 503, when: 'email degraded mode: no SMTP_URL, nothing is sent or recorded' },
+  TRANSLATION_PROVIDER_FAILED: { status: 502, when: 'the configured translation provider refused, failed or timed out (docs/translation.md)' },
   // Regulated content (docs/privacy.md)
   KEY_NOT_PROVISIONED: { status: 422, when: 'rotating to, or rewrapping from, a key whose bytes SVC_ENCRYPTION_KEYS does not hold' },
   DECRYPTION_FAILED: { status: 500, when: 'a sealed value would not open (a wrong key, tampered bytes); audited, never a placeholder' },

@@ -11,10 +11,14 @@ import { editorialEventSchemas } from '../editorial/events.ts';
 import { emailEventSchemas } from '../email/events.ts';
 import { flowsEventSchemas } from '../flows/events.ts';
 import { identityEventSchemas } from '../identity/events.ts';
+import { insightsEventSchemas } from '../insights/events.ts';
+import { presetEventSchemas } from '../presets/events.ts';
 import { privacyEventSchemas } from '../privacy/events.ts';
 import { releaseEventSchemas } from '../releases/events.ts';
+import { reportEventSchemas } from '../reports/events.ts';
 import { settingEventSchemas } from '../settings/events.ts';
 import { siteEventSchemas } from '../sites/events.ts';
+import { translationEventSchemas } from '../translation/events.ts';
 
 export const eventCatalogue = {
   ...siteEventSchemas,
@@ -30,6 +34,10 @@ export const eventCatalogue = {
   ...privacyEventSchemas,
   ...emailEventSchemas,
   ...flowsEventSchemas,
+  ...presetEventSchemas,
+  ...insightsEventSchemas,
+  ...reportEventSchemas,
+  ...translationEventSchemas,
 };
 
 export type EventType = keyof typeof eventCatalogue;

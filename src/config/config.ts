@@ -175,6 +175,12 @@ const environmentSchema = z.object({
   SVC_FLOW_TRIGGER_RATE_LIMIT: z.coerce.number().int().min(0).default(600),
   SVC_FLOW_ALLOW_PRIVATE: booleanFlag,
   SVC_EMAIL_UNSUBSCRIBE_MAILTO: optionalString.pipe(z.email().optional()),
+  // Translation memory (docs/translation.md): the provider of POST /tm/translate's last stage (unset: none), its base URL, key, model (OpenAI-compatible) and timeout.
+  SVC_TRANSLATE_PROVIDER: optionalString.pipe(z.enum(['deepl', 'openai']).optional()),
+  SVC_TRANSLATE_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  SVC_TRANSLATE_API_KEY: optionalString,
+  SVC_TRANSLATE_MODEL: z.string().trim().min(1).max(200).default('gpt-4o-mini'),
+  SVC_TRANSLATE_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   // Trusted issuers: public key sets are cached; an unknown kid refetches after the cooldown.
   SVC_JWKS_CACHE_SECONDS: z.coerce.number().int().min(0).default(600),
   SVC_JWKS_COOLDOWN_SECONDS: z.coerce.number().int().min(0).default(30),
@@ -232,6 +238,8 @@ const environmentSchema = z.object({
   SVC_DELIVER_SMAXAGE: z.coerce.number().int().min(0).default(60),
   SVC_DELIVER_SWR: z.coerce.number().int().min(0).default(300),
   SVC_NEGATIVE_CACHE_TTL: z.coerce.number().int().min(0).default(30),
+  // Insights (docs/insights.md): how long a panel's result is kept in this instance's memory, in seconds (0 disables).
+  SVC_PANEL_CACHE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(10),
   // Object storage (infra/storage): an S3 bucket when S3_BUCKET is set, else the folder <SVC_DATA_DIR>/objects.
   S3_BUCKET: optionalString,
   S3_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
@@ -288,6 +296,9 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
   }
   if (!values.S3_BUCKET && (values.S3_ENDPOINT || values.S3_ACCESS_KEY_ID)) {
     throw new ConfigError('invalid environment variable S3_BUCKET: required when S3_ENDPOINT or S3_ACCESS_KEY_ID is set');
+  }
+  if (values.SVC_TRANSLATE_PROVIDER && !values.SVC_TRANSLATE_API_KEY) {
+    throw new ConfigError('invalid environment variable SVC_TRANSLATE_API_KEY: required when SVC_TRANSLATE_PROVIDER is set');
   }
   const dataDir = resolve(values.SVC_DATA_DIR);
   const secret = values.SVC_SECRET ?? deploymentSecret(values.NODE_ENV, dataDir);

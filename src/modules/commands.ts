@@ -18,11 +18,14 @@ import { policyCommands } from './policies/commands.ts';
 import { privacyCommands } from './privacy/commands.ts';
 import { pushCommands } from './push/commands.ts';
 import { releaseCommands } from './releases/commands.ts';
+import { presetCommands } from './presets/commands.ts';
 import { roleCommands } from './roles/commands.ts';
 import { schemaCommands } from './schema/commands.ts';
 import { settingCommands } from './settings/commands.ts';
 import { siteCommands } from './site/commands.ts';
+import { insightsCommands } from './insights/commands.ts';
 import { teamCommands } from './teams/commands.ts';
+import { translationCommands } from './translation/commands.ts';
 import { userCommands } from './users/commands.ts';
 
 export const areaCommands: readonly AnyAppCommand[] = [
@@ -49,4 +52,7 @@ export const areaCommands: readonly AnyAppCommand[] = [
   ...Object.values(editorialCommands),
   ...Object.values(emailCommands),
   ...Object.values(flowCommands),
+  ...Object.values(presetCommands),
+  ...Object.values(insightsCommands),
+  ...Object.values(translationCommands),
 ];

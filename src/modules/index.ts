@@ -105,6 +105,19 @@ import { flowWebhookRoutes } from './flows/webhookRoutes.ts';
 import { startEmailRuntime } from './email/emailRuntime.ts';
 import { emailRoutes } from './email/routes.ts';
 import { unsubscribeRoutes } from './email/unsubscribeRoutes.ts';
+import { presetsProjection } from '../../projections/presetsProjection.ts';
+import { presetsRoutes } from './presets/routes.ts';
+import { dashboardsProjection } from '../../projections/dashboardsProjection.ts';
+import { startInsightsRuntime } from './insights/insightsRuntime.ts';
+import { insightsRoutes } from './insights/routes.ts';
+import { translationMemoryProjection } from '../../projections/translationMemoryProjection.ts';
+import { translationRuntimeCommands } from './translation/commands.ts';
+import { translationRoutes } from './translation/routes.ts';
+import { startTranslationRuntime } from './translation/translationRuntime.ts';
+import { complianceReportsProjection } from '../../projections/complianceReportsProjection.ts';
+import { reportCommands } from './reports/commands.ts';
+import { startReportsRuntime } from './reports/reportsRuntime.ts';
+import { reportsRoutes } from './reports/routes.ts';
 
 const realtimeArea = defineArea({
   name: 'realtime',
@@ -263,6 +276,38 @@ export const areas: readonly AreaManifest<unknown>[] = [
   }),
   emailArea,
   flowsArea,
+  defineArea({ name: 'presets', routes: [presetsRoutes], projections: [presetsProjection] }),
+  defineArea({
+    name: 'insights',
+    routes: [insightsRoutes],
+    projections: [dashboardsProjection],
+    // The panel answer cache, and its item-write hook (after-commit: a write drops its collection's
+    // answers), registered by the runtime because it closes over this server's cache (insightsRuntime.ts).
+    runtime: { start: startInsightsRuntime, stop: (insights) => insights.stop() },
+  }),
+  defineArea({
+    name: 'translation',
+    routes: [translationRoutes],
+    projections: [translationMemoryProjection],
+    // The provider client SVC_TRANSLATE_* configures (or none), for the translate pipeline.
+    runtime: { start: startTranslationRuntime, stop: async () => {} },
+    commands: (translation) => Object.values(translationRuntimeCommands(translation)),
+  }),
+  defineArea({
+    name: 'reports',
+    routes: [reportsRoutes],
+    projections: [complianceReportsProjection],
+    reactors: [
+      {
+        name: 'compliance-report',
+        cursor: "each report's stream (requested, started, progressed, completed or failed): a job that runs again finds its report finished and does nothing, or running and starts it over",
+        leader: "the job queue 'compliance-report': one job per report, on whichever instance takes it, one at a time per instance",
+      },
+    ],
+    // The object storage the reports are streamed to, and the report queue with its worker.
+    runtime: { start: startReportsRuntime, stop: (reports) => reports.stop() },
+    commands: (reports) => Object.values(reportCommands(reports)),
+  }),
 ];
 
 /** The order a scheduler tick runs the areas' tasks in: due releases first (their time was promised), then upkeep. */

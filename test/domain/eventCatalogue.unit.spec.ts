@@ -279,6 +279,41 @@ const samples: { [Type in EventType]: EventDataOf<Type> } = {
   'flow_run.started': { runId: uuid, flowId: uuid },
   'flow_run.step_recorded': { runId: uuid, flowId: uuid, seq: 1, nodeId: 'log', operation: 'log', status: 'succeeded', output: { message: 'hi' }, error: null, durationMs: 1.5, attempts: 1, startedAt: at },
   'flow_run.finished': { runId: uuid, flowId: uuid, status: 'succeeded', error: null },
+  'preset.created': {
+    presetId: uuid, preset: { collection: 'articles', bookmark: null, userId: uuid, roleId: null, layout: 'table', query: { fields: ['title'] }, options: {}, icon: null, color: null },
+  },
+  'preset.updated': {
+    presetId: uuid, changed: ['layout'],
+    preset: { collection: 'articles', bookmark: 'Mine', userId: null, roleId: uuid, layout: 'cards', query: {}, options: { size: 2 }, icon: 'star', color: '#336699' },
+  },
+  'preset.deleted': { presetId: uuid },
+  'dashboard.created': { dashboardId: uuid, dashboard: { name: 'Editorial', icon: null, color: '#336699', note: null } },
+  'dashboard.updated': { dashboardId: uuid, dashboard: { name: 'Editorial desk', icon: 'chart', color: '#336699', note: null }, changed: ['icon', 'name'] },
+  'dashboard.deleted': { dashboardId: uuid, panelIds: [uuid] },
+  'dashboard.panel_added': {
+    dashboardId: uuid, panelId: uuid, panel: { name: 'Per day', type: 'line', position: { x: 0, y: 0, width: 6, height: 4 }, query: { collection: 'articles', aggregate: 'count' }, options: null },
+  },
+  'dashboard.panel_updated': {
+    dashboardId: uuid, panelId: uuid, changed: ['name'],
+    panel: { name: 'Per week', type: 'line', position: { x: 0, y: 0, width: 6, height: 4 }, query: { collection: 'articles', aggregate: 'count' }, options: { stacked: true } },
+  },
+  'dashboard.panel_removed': { dashboardId: uuid, panelId: uuid },
+  'tm_entry.saved': {
+    entryId: uuid, sourceLang: 'en', targetLang: 'de-de', sourceText: 'Hello  World', normalizedSource: 'hello world', targetText: 'Hallo Welt', quality: 100,
+    context: null, source: 'articles/a1', entrySource: 'manual',
+  },
+  'tm_entry.updated': { entryId: uuid, changes: { targetText: 'Hallo, Welt', quality: 90 } },
+  'tm_entry.deleted': { entryId: uuid },
+  'tm_glossary_term.created': { termId: uuid, sourceLang: 'en', targetLang: 'de', term: 'Widget', normalizedTerm: 'widget', translation: 'Widget', caseSensitive: false },
+  'tm_glossary_term.updated': { termId: uuid, changes: { translation: 'Bauteil' } },
+  'tm_glossary_term.deleted': { termId: uuid },
+  'report.requested': { reportId: uuid, params: { from: at, to: at, collections: ['articles'], actions: [], format: 'json' } },
+  'report.started': { reportId: uuid, attempt: 1, total: 10 },
+  'report.progressed': { reportId: uuid, entries: 5, total: 10 },
+  'report.completed': {
+    reportId: uuid, entries: 10, bytes: 2048, sha256: 'ab', firstPosition: 1, lastPosition: 20, valid: true, problems: 0, signature: 's', keyId: 'k', generatedAt: at,
+  },
+  'report.failed': { reportId: uuid, error: 'disk full' },
 };
 
 describe('the event catalogue', () => {

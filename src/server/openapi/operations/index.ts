@@ -7,9 +7,13 @@ import { emailOperations } from './email.ts';
 import { flowOperationsCatalogue } from './flows.ts';
 import { flowsUtilityOperations } from './flowsUtilities.ts';
 import { identityOperations } from './identity.ts';
+import { insightsOperations } from './insights.ts';
 import { platformOperations } from './platform.ts';
+import { presetOperations } from './presets.ts';
 import { privacyOperations } from './privacy.ts';
 import { publishingOperations } from './publishing.ts';
+import { reportOperations } from './reports.ts';
+import { translationOperations } from './translation.ts';
 
 export const operationCatalogue: OperationCatalogue = {
   ...authOperations,
@@ -21,4 +25,8 @@ export const operationCatalogue: OperationCatalogue = {
   ...emailOperations,
   ...flowOperationsCatalogue,
   ...flowsUtilityOperations,
+  ...presetOperations,
+  ...insightsOperations,
+  ...reportOperations,
+  ...translationOperations,
 };

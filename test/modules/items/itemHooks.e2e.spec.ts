@@ -143,15 +143,16 @@ describe('item-write hooks', () => {
     expect(await stored(site.siteId, id)).toEqual({ version: 2, title: 'Still kept', deleted: false });
   });
 
-  it('finds no hook for a collection none is registered on; the editorial hook only on gated collections', async () => {
+  it('finds only the panel cache\'s (after commit) on a collection no area guards; the editorial hook only on gated collections', async () => {
     const site = await notesSite();
     const notes = await service.context.schemas.collection(site.siteId, COLLECTION);
     for (const kind of ['create', 'update', 'revert', 'promote', 'delete', 'purge'] as const) {
-      expect(service.context.itemHooks.applicable(kind, notes)).toEqual([]);
+      // The insights runtime drops cached panel answers of any collection written (docs/insights.md).
+      expect(service.context.itemHooks.applicable(kind, notes).map((hook) => hook.name)).toEqual(['insights-panel-cache']);
     }
     expect((await site.call('PATCH', `/collections/${COLLECTION}`, { editorialWorkflow: true })).status).toBe(200);
     const gated = await service.context.schemas.collection(site.siteId, COLLECTION);
-    expect(service.context.itemHooks.applicable('update', gated).map((hook) => hook.name)).toEqual(['editorial']);
-    expect(service.context.itemHooks.applicable('create', gated)).toEqual([]);
+    expect(service.context.itemHooks.applicable('update', gated).map((hook) => hook.name)).toEqual(['editorial', 'insights-panel-cache']);
+    expect(service.context.itemHooks.applicable('create', gated).map((hook) => hook.name)).toEqual(['insights-panel-cache']);
   });
 });

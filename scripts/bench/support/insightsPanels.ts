@@ -25,6 +25,7 @@ import { BENCH_INSTANCE_TOKEN, inProcessBenchEnvironment } from './benchService.
 import { prepareSite } from './benchSite.ts';
 import { positiveInteger } from './options.ts';
 import { createScratchDatabase, scratchServerUrl } from './scratchDatabase.ts';
+import { percentile } from './percentile.ts';
 
 const usage = 'usage: npm run bench -- insights --part panels [--items 1000000] [--runs 20] [--keep]';
 const SITE = 'insights';
@@ -32,7 +33,6 @@ const CATEGORIES = 12;
 const TARGET_MS = 500;
 const QUERY: PanelQueryBody = { collection: 'articles', aggregate: 'count', groupBy: ['category'] };
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 export async function runPanels(args: string[]): Promise<void> {

@@ -18,6 +18,7 @@ import { handleCommand } from '../../../src/runtime/commandHandler.ts';
 import { effectivePresetQuery, findEffectivePreset, listVisibleBookmarks, type PresetViewer } from '../../../src/modules/presets/queries.ts';
 import { positiveInteger } from './options.ts';
 import { createScratchDatabase, scratchServerUrl } from './scratchDatabase.ts';
+import { percentile } from './percentile.ts';
 
 const SITE = 'bench-presets';
 const COLLECTIONS = 10;
@@ -25,7 +26,6 @@ const CHAINS = 50;
 const CHAIN_DEPTH = 4;
 const usage = 'usage: npm run bench -- insights --part presets [--presets 100000] [--lookups 1000] [--keep]';
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 /** CHAINS chains of CHAIN_DEPTH roles each (root first), created as the roles area creates them. */
 async function seedRoles(database: Database, siteId: string): Promise<string[][]> {

@@ -15,6 +15,7 @@ import { fuzzyLookupQuery, lookupEntry, setIndexThreshold } from '../../../src/m
 import { normalizeText } from '../../../src/modules/translation/normalize.ts';
 import { positiveInteger } from './options.ts';
 import { createScratchDatabase, scratchServerUrl } from './scratchDatabase.ts';
+import { percentile } from './percentile.ts';
 
 const SITE = 'bench-tm';
 const TARGET_P99_MS = 20;
@@ -101,7 +102,6 @@ async function seed(owner: Database, site: string, sourceLang: string, targetLan
   }
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 export async function runTranslationMemory(args: string[]): Promise<void> {
   const { values } = parseArgs({

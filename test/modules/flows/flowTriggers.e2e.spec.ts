@@ -179,7 +179,8 @@ describe('event flows', () => {
       { event: 'create', collection: 'articles', itemId: first.id },
       { event: 'create', collection: 'articles', itemId: second.id },
     ]);
-    const run = await waitForRun(site, flow.id, runs[0].id);
+    // Runs queued in one batch share their start time: find the second write's run by its input.
+    const run = await waitForRun(site, flow.id, runs.find((candidate) => candidate.input.itemId === second.id)!.id);
     expect(run).toMatchObject({ status: 'succeeded', trigger: 'event', depth: 0, input: { item: { title: 'Second' }, eventId: expect.any(String), occurredAt: expect.stringMatching(ISO) } });
     expect(run.steps[0].output).toEqual({ message: second.id });
   });

@@ -1,4 +1,12 @@
 // Every read model of the service. Inline ones run in the append's transaction, in this order.
+import { agentAutonomyProjection } from './agentAutonomyProjection.ts';
+import { agentConstitutionProjection } from './agentConstitutionProjection.ts';
+import { agentFreezesProjection } from './agentFreezesProjection.ts';
+import { agentGoalsProjection } from './agentGoalsProjection.ts';
+import { agentIncidentsProjection } from './agentIncidentsProjection.ts';
+import { agentIntentsProjection } from './agentIntentsProjection.ts';
+import { agentStagedActionsProjection } from './agentStagedActionsProjection.ts';
+import { agentRolesProjection } from './agentRolesProjection.ts';
 import { apiKeysProjection } from './apiKeysProjection.ts';
 import { auditProjection } from './auditProjection.ts';
 import { cdcSubscriptionsProjection } from './cdcSubscriptionsProjection.ts';
@@ -31,6 +39,7 @@ import { emailSuppressionsProjection } from './emailSuppressionsProjection.ts';
 import { emailTemplatesProjection } from './emailTemplatesProjection.ts';
 import { flowRunsProjection } from './flowRunsProjection.ts';
 import { flowsProjection } from './flowsProjection.ts';
+import { aiApprovalsProjection } from './aiApprovalsProjection.ts';
 import { settingsProjection } from './settingsProjection.ts';
 import { presetsProjection } from './presetsProjection.ts';
 import { sitesProjection } from './sitesProjection.ts';
@@ -79,6 +88,15 @@ export const projections: readonly Projection[] = [
   dashboardsProjection,
   complianceReportsProjection,
   translationMemoryProjection,
+  aiApprovalsProjection,
+  agentRolesProjection,
+  agentAutonomyProjection,
+  agentConstitutionProjection,
+  agentFreezesProjection,
+  agentIntentsProjection,
+  agentGoalsProjection,
+  agentStagedActionsProjection,
+  agentIncidentsProjection,
   // Async ones are applied by the daemon in this order: the change feed first, as realtime-ish consumers wait on it.
   changeFeedProjection,
   searchProjection,

@@ -131,6 +131,16 @@ const TABLES_BESIDE_PROJECTIONS: readonly TableOwnership[] = [
     maintainers: [],
   },
   {
+    table: 'agent_push_cursor',
+    owner: { reactor: 'src/modules/agents/agentNotifications.ts' },
+    maintainers: [],
+  },
+  {
+    table: 'agent_push_deliveries',
+    owner: { reactor: 'src/modules/agents/agentNotifications.ts' },
+    maintainers: [],
+  },
+  {
     table: 'cdc_webhook_state',
     owner: { reactor: 'src/modules/cdc/webhookReactor.ts' },
     maintainers: [

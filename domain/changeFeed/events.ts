@@ -68,7 +68,7 @@ export const PUSH_SUBSCRIPTION_EVENT_TYPES = Object.keys(pushSubscriptionEventSc
 
 // Notifications
 
-export const NOTIFICATION_SEVERITIES = ['info', 'success', 'warning', 'error'] as const;
+export const NOTIFICATION_SEVERITIES = ['info', 'success', 'warning', 'error', 'critical'] as const;
 export type NotificationSeverity = (typeof NOTIFICATION_SEVERITIES)[number];
 
 const notificationContentShape = {

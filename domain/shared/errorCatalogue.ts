@@ -20,6 +20,8 @@ export const errorCatalogue = {
   INVALID_CREDENTIALS: { status: 401, when: 'a wrong email or password' },
   TOKEN_EXPIRED: { status: 401, when: 'the JWT expired; refresh and retry' },
   PERMISSION_DENIED: { status: 403, when: 'a policy check failed' },
+  SKILL_DENIED: { status: 403, when: 'an AI skill needs a permission or capability the principal (or its agent role) lacks; nothing changed (docs/ai-skills.md)' },
+  HITL_REQUIRED: { status: 202, when: 'a dangerous skill call waits for a person’s approval (`extensions.approvalId`): the agent API and MCP answer it (docs/ai-skills.md)' },
   SITE_NOT_FOUND: { status: 404, when: 'the site header resolves to an unknown tenant' },
   // Resources
   NOT_FOUND: { status: 404, when: 'a missing resource' },
@@ -57,6 +59,7 @@ export const errorCatalogue = {
   WEBHOOK_NOT_CONFIGURED: { status: 401, when: 'a webhook flow has no token' },
   EMAIL_NOT_CONFIGURED: { status: 503, when: 'email degraded mode: no SMTP_URL, nothing is sent or recorded' },
   TRANSLATION_PROVIDER_FAILED: { status: 502, when: 'the configured translation provider refused, failed or timed out (docs/translation.md)' },
+  AGENT_FROZEN: { status: 423, when: 'an agent’s skill call matches an active kill-switch freeze (`extensions.freezeId`, `extensions.scope`; docs/agents.md)' },
   // Regulated content (docs/privacy.md)
   KEY_NOT_PROVISIONED: { status: 422, when: 'rotating to, or rewrapping from, a key whose bytes SVC_ENCRYPTION_KEYS does not hold' },
   DECRYPTION_FAILED: { status: 500, when: 'a sealed value would not open (a wrong key, tampered bytes); audited, never a placeholder' },

@@ -3,6 +3,9 @@
 // each event it reads against its type's schema, after upcasting it to the latest version.
 import type { z } from 'zod';
 import { accessEventSchemas } from '../access/events.ts';
+import { aiApprovalEventSchemas } from '../ai/approvalEvents.ts';
+import { agentGovernanceEventSchemas } from '../agents/governanceEvents.ts';
+import { goalEventSchemas, incidentEventSchemas, intentEventSchemas, stagedActionEventSchemas } from '../agents/agentWorkEvents.ts';
 import { changeFeedEventSchemas } from '../changeFeed/events.ts';
 import { contentEventSchemas } from '../content/events.ts';
 import { pageEventSchemas } from '../delivery/events.ts';
@@ -38,6 +41,12 @@ export const eventCatalogue = {
   ...insightsEventSchemas,
   ...reportEventSchemas,
   ...translationEventSchemas,
+  ...aiApprovalEventSchemas,
+  ...agentGovernanceEventSchemas,
+  ...intentEventSchemas,
+  ...goalEventSchemas,
+  ...stagedActionEventSchemas,
+  ...incidentEventSchemas,
 };
 
 export type EventType = keyof typeof eventCatalogue;

@@ -18,6 +18,21 @@ export interface EventMetadata {
   requestId?: string;
   correlationId?: string;
   causationId?: string;
+  /** Set on every write an agent makes (actor.kind 'agent'): for whom, under what, approved by whom. */
+  agent?: AgentProvenance;
+}
+
+/** What an agent's write records besides its actor (docs/ai.md). */
+export interface AgentProvenance {
+  /** The principal the agent acted for (a user id, `apikey:<id>`). */
+  onBehalfOf: string;
+  /** The person who approved the call (a dangerous skill), else null. */
+  approvedBy: string | null;
+  approvalId: string | null;
+  /** The agent role it acted under, null for none. */
+  role: string | null;
+  /** The active constitution's version when it ran, null for none. */
+  constitutionVersion: number | null;
 }
 
 /** A recorded event, as the log holds it: where it is, what it is, who caused it. */

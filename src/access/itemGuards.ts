@@ -82,14 +82,24 @@ export function guardItemHistory(context: GuardContext): (request: FastifyReques
  * when a named collection is not searchable for the principal.
  */
 export async function guardSearch(context: GuardContext, request: FastifyRequest, collection: string | null): Promise<SqlFragment | null> {
-  const access = await request.access();
+  return guardSearchBy(context, await request.access(), collection === null ? null : [collection], ['query', 'collection']);
+}
+
+/** guardSearch for an Access built by the caller (an agent's skill), over some collections (null: every one); `path` names them in a refusal. */
+export async function guardSearchBy(
+  context: GuardContext,
+  access: Access,
+  collections: readonly string[] | null,
+  path: (string | number)[],
+): Promise<SqlFragment | null> {
   if (access.admin) return null;
-  const schema = await context.schemas.site(request.siteId);
+  const schema = await context.schemas.site(access.siteId);
   const searchable = [...schema.collections.keys()].filter((name) => access.can('read', name) && access.allowedFields('read', name).all);
-  if (collection !== null && !searchable.includes(collection)) {
-    throw permissionDenied(`Searching "${collection}" needs read permission on every field of it`, ['query', 'collection']);
+  const refused = collections?.find((collection) => !searchable.includes(collection));
+  if (refused !== undefined) {
+    throw permissionDenied(`Searching "${refused}" needs read permission on every field of it`, path);
   }
-  const within = collection === null ? searchable : [collection];
+  const within = collections ?? searchable;
   if (within.length === 0) return sql`FALSE`;
   return sql`(${join(within.map((name) => sql`(i.collection = ${name}::text AND ${access.rowFilterSql('read', name, 'i')})`), ' OR ')})`;
 }

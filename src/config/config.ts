@@ -240,6 +240,8 @@ const environmentSchema = z.object({
   SVC_NEGATIVE_CACHE_TTL: z.coerce.number().int().min(0).default(30),
   // Insights (docs/insights.md): how long a panel's result is kept in this instance's memory, in seconds (0 disables).
   SVC_PANEL_CACHE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(10),
+  // The MCP endpoint (docs/mcp.md): POST /mcp serves the skills as MCP tools only when on; off, it answers 404.
+  SVC_MCP_ENABLED: booleanFlag,
   // Object storage (infra/storage): an S3 bucket when S3_BUCKET is set, else the folder <SVC_DATA_DIR>/objects.
   S3_BUCKET: optionalString,
   S3_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),

@@ -2,6 +2,13 @@
 // docs/architecture.md, "The command registry"). Each area lists its own in its `commands.ts`.
 import type { AnyAppCommand } from '../runtime/appCommand.ts';
 import { accountCommands } from './account/commands.ts';
+import { autonomyCommands } from './agents/autonomyCommands.ts';
+import { constitutionCommands } from './agents/constitutionCommands.ts';
+import { killSwitchCommands } from './agents/killSwitchCommands.ts';
+import { agentRoleCommands } from './agents/rolesCommands.ts';
+import { agentWorkCommands } from './agents/agentWorkCommands.ts';
+import { querySkillCommands } from './ai/querySkills.ts';
+import { approvalCommands } from './ai/approvalCommands.ts';
 import { apiKeyCommands } from './apiKeys/commands.ts';
 import { configCommands } from './config/commands.ts';
 import { cdcCommands } from './cdc/commands.ts';
@@ -55,4 +62,11 @@ export const areaCommands: readonly AnyAppCommand[] = [
   ...Object.values(presetCommands),
   ...Object.values(insightsCommands),
   ...Object.values(translationCommands),
+  ...Object.values(agentRoleCommands),
+  ...Object.values(autonomyCommands),
+  ...Object.values(constitutionCommands),
+  ...Object.values(killSwitchCommands),
+  ...Object.values(agentWorkCommands),
+  ...Object.values(querySkillCommands),
+  ...Object.values(approvalCommands),
 ];

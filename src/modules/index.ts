@@ -118,6 +118,28 @@ import { complianceReportsProjection } from '../../projections/complianceReports
 import { reportCommands } from './reports/commands.ts';
 import { startReportsRuntime } from './reports/reportsRuntime.ts';
 import { reportsRoutes } from './reports/routes.ts';
+import { aiApprovalsProjection } from '../../projections/aiApprovalsProjection.ts';
+import { approvalRoutes } from './ai/approvalRoutes.ts';
+import { mcpRoutes } from './ai/mcpRoutes.ts';
+import { agentAutonomyProjection } from '../../projections/agentAutonomyProjection.ts';
+import { agentConstitutionProjection } from '../../projections/agentConstitutionProjection.ts';
+import { agentFreezesProjection } from '../../projections/agentFreezesProjection.ts';
+import { agentRolesProjection } from '../../projections/agentRolesProjection.ts';
+import { agentAutonomyRoutes } from './agents/autonomyRoutes.ts';
+import { agentConstitutionRoutes } from './agents/constitutionRoutes.ts';
+import { agentKillSwitchRoutes } from './agents/killSwitchRoutes.ts';
+import { agentRolesRoutes } from './agents/rolesRoutes.ts';
+import { agentGoalsProjection } from '../../projections/agentGoalsProjection.ts';
+import { agentIncidentsProjection } from '../../projections/agentIncidentsProjection.ts';
+import { agentIntentsProjection } from '../../projections/agentIntentsProjection.ts';
+import { agentStagedActionsProjection } from '../../projections/agentStagedActionsProjection.ts';
+import { startAgentWorkRuntime } from './agents/agentWorkRuntime.ts';
+import { goalCommands } from './agents/goalsCommands.ts';
+import { agentGoalsRoutes } from './agents/goalsRoutes.ts';
+import { agentIncidentsRoutes } from './agents/incidentsRoutes.ts';
+import { agentIntentsRoutes } from './agents/intentsRoutes.ts';
+import { agentStagedRoutes } from './agents/stagedRoutes.ts';
+import { runDueStagedActions } from './agents/stagedTask.ts';
 
 const realtimeArea = defineArea({
   name: 'realtime',
@@ -307,6 +329,37 @@ export const areas: readonly AreaManifest<unknown>[] = [
     // The object storage the reports are streamed to, and the report queue with its worker.
     runtime: { start: startReportsRuntime, stop: (reports) => reports.stop() },
     commands: (reports) => Object.values(reportCommands(reports)),
+  }),
+  // Skills and approvals (docs/ai-skills.md): dangerous skill calls waiting for a person, and their decisions.
+  defineArea({ name: 'aiApprovals', routes: [approvalRoutes], projections: [aiApprovalsProjection] }),
+  // The MCP endpoint (docs/mcp.md): the skills as MCP tools, behind SVC_MCP_ENABLED.
+  defineArea({ name: 'mcp', routes: [mcpRoutes] }),
+  defineArea({
+    name: 'agents',
+    // Agent governance (docs/agents.md): roles, autonomy and promotions, the constitution, the kill switch.
+    routes: [agentRolesRoutes, agentAutonomyRoutes, agentConstitutionRoutes, agentKillSwitchRoutes],
+    projections: [agentRolesProjection, agentAutonomyProjection, agentConstitutionProjection, agentFreezesProjection],
+  }),
+  defineArea({
+    name: 'agentWork',
+    // The agents' work (docs/agent-goals.md): intents, goals (sync, or async on the goal queue), staged actions, incidents, web push of notifications.
+    routes: [agentIntentsRoutes, agentGoalsRoutes, agentStagedRoutes, agentIncidentsRoutes],
+    projections: [agentIntentsProjection, agentGoalsProjection, agentStagedActionsProjection, agentIncidentsProjection],
+    reactors: [
+      {
+        name: 'agent-goal-run',
+        cursor: "each goal's stream (run queued, started, its steps, finished): a job that runs again finds its run started and does nothing",
+        leader: "the job queue 'agent-goal-run': one job per run, on whichever instance takes it",
+      },
+      {
+        name: 'agent-push',
+        cursor: 'agent_push_cursor, moved after a batch is pushed; each notification event is claimed in agent_push_deliveries before it is sent, so none is pushed twice',
+        leader: "the lock 'agent-push' (only with VAPID keys configured)",
+      },
+    ],
+    scheduledTasks: [{ name: 'agent-staged', run: runDueStagedActions }],
+    runtime: { start: startAgentWorkRuntime, stop: (work) => work.stop() },
+    commands: (work) => Object.values(goalCommands(work)),
   }),
 ];
 

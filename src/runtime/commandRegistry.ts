@@ -49,6 +49,10 @@ export interface CommandDefinition<TContext, TAccess, TInput, TResult> {
   capability?: string;
   /** Deletes, publishes, erases, or changes access: a caller acting for someone confirms it first. */
   dangerous: boolean;
+  /** Exposed to agents as a skill (the copilot, the agent API, MCP tools; docs/ai-skills.md). */
+  skill?: boolean;
+  /** A query: it writes nothing (a skill an agent of autonomy `read` may call). */
+  readOnly?: boolean;
   /** Input errors are 422 `VALIDATION_FAILED` (the spec's rule for some areas, releases): as their routes answer. */
   unprocessableInput?: boolean;
   /**
@@ -83,6 +87,10 @@ export interface CommandSummary {
   access: AccessLevel;
   capability: string | null;
   dangerous: boolean;
+  /** Exposed to agents as a skill. */
+  skill: boolean;
+  /** A query that writes nothing. */
+  readOnly: boolean;
 }
 
 /** A command named by its name, or by its definition (which types the result). */
@@ -97,6 +105,8 @@ export interface CommandRegistry {
    */
   runValidated<TInput, TResult>(command: CommandDefinition<unknown, unknown, TInput, TResult>, input: TInput, options: CommandRunOptions): Promise<TResult>;
   list(): CommandSummary[];
+  /** The registered definition of `name`, or null (the skill runner validates and authorizes a call before it runs it). */
+  find(name: string): AnyCommandDefinition | null;
   /**
    * Adds the commands an area's runtime binds (their handlers close over it: object storage, an
    * outbound HTTP client), once that runtime has started (src/modules/index.ts). A name another area
@@ -136,7 +146,7 @@ export function createCommandRegistry<TContext, TAccess extends CommandAccess>(
   async function execute(definition: CommandDefinition<TContext, TAccess, unknown, unknown>, input: unknown, options: CommandRunOptions, validated: boolean) {
     // The order of a route: access level, then the input, then the capability, then the handler.
     assertPrincipalMeets(definition.access, options.principal);
-    const parsed = validated ? input : parseInput(definition, input);
+    const parsed = validated ? input : parseCommandInput(definition, input);
     const context = services.context();
     let accessPromise: Promise<TAccess> | null = null;
     // A request's Access is the type accessFor builds (the context's TAccess).
@@ -162,9 +172,12 @@ export function createCommandRegistry<TContext, TAccess extends CommandAccess>(
         access: definition.access,
         capability: definition.capability ?? null,
         dangerous: definition.dangerous,
+        skill: definition.skill === true,
+        readOnly: definition.readOnly === true,
       }));
       return summaries;
     },
+    find: (name) => byName.get(name) ?? null,
     register(area, added) {
       const names = new Set<string>();
       for (const definition of added) {
@@ -187,7 +200,7 @@ export function createCommandRegistry<TContext, TAccess extends CommandAccess>(
 }
 
 /** The input, parsed; its first issue as the route answers it: `VALIDATION_FAILED` at `body.<path>`. */
-function parseInput(definition: AnyCommandDefinition, input: unknown): unknown {
+export function parseCommandInput(definition: AnyCommandDefinition, input: unknown): unknown {
   const result = definition.input.safeParse(input);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;

@@ -22,6 +22,6 @@ describe('the area manifests', () => {
   });
 
   it('run the tasks of a tick in the order the scheduler always has: due releases first, then due schedule flows', () => {
-    expect(scheduledTasks.map((task) => task.name)).toEqual(['releases', 'flows-schedule', 'flow-runs', 'cdc-retention', 'item-counts', 'log-checkpoints', 'sign-in-failures']);
+    expect(scheduledTasks.map((task) => task.name)).toEqual(['releases', 'flows-schedule', 'flow-runs', 'cdc-retention', 'item-counts', 'log-checkpoints', 'sign-in-failures', 'agent-staged']);
   });
 });

@@ -94,8 +94,9 @@ describe('every operation', () => {
     }
   });
 
-  it('answers JSON successes in the spec’s envelope { data, meta? }, but for the two downloads', () => {
-    const downloads = ['/api/v1/me/data-export', '/api/v1/admin/sar/export'];
+  it('answers JSON successes in the spec’s envelope { data, meta? }, but for the two downloads and MCP’s JSON-RPC', () => {
+    // The MCP endpoint answers JSON-RPC 2.0 messages, which the protocol shapes (docs/mcp.md).
+    const downloads = ['/api/v1/me/data-export', '/api/v1/admin/sar/export', '/api/v1/mcp'];
     for (const { method, path, operation } of operations.filter(({ path }) => !downloads.includes(path))) {
       for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
         const schema = response.content?.['application/json']?.schema;

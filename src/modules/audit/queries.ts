@@ -20,6 +20,8 @@ export interface AuditEntry {
   occurredAt: string;
   /** What its event type declares (domain/shared/auditEvents.ts): ids, counts, kinds, states; never a personal value. */
   details: AuditDetails;
+  /** An agent's write (actor kind `agent`, docs/ai-skills.md): for whom it acted, who approved it, its role and constitution; else null. */
+  agent: { onBehalfOf: string; approvedBy: string | null; approvalId: string | null; role: string | null; constitutionVersion: number | null } | null;
 }
 
 /**
@@ -109,6 +111,11 @@ interface AuditRow {
   site_id: string;
   occurred_at: Date;
   details: AuditDetails;
+  on_behalf_of: string | null;
+  approved_by: string | null;
+  approval_id: string | null;
+  agent_role: string | null;
+  constitution_version: number | null;
 }
 
 function entryOf(row: AuditRow): AuditEntry {
@@ -121,6 +128,10 @@ function entryOf(row: AuditRow): AuditEntry {
     siteId: row.site_id,
     occurredAt: row.occurred_at.toISOString(),
     details: row.details,
+    agent:
+      row.on_behalf_of === null
+        ? null
+        : { onBehalfOf: row.on_behalf_of, approvedBy: row.approved_by, approvalId: row.approval_id, role: row.agent_role, constitutionVersion: row.constitution_version },
   };
 }
 

@@ -51,6 +51,7 @@ const createItems = defineCommand({
   bodyKey: 'items',
   access: 'public',
   dangerous: false,
+  skill: true,
   async handler(context, { siteId, input, metadata, access }) {
     const bulk = Array.isArray(input.items);
     return createItemsWithVersions(context, {
@@ -80,6 +81,7 @@ const updateItem = defineCommand({
   bodyKey: 'changes',
   access: 'public',
   dangerous: false,
+  skill: true,
   async handler(context, { siteId, input, metadata, access }) {
     checkItemId(input.id);
     return changeItem(context, {
@@ -103,6 +105,7 @@ const deleteItemCommand = defineCommand({
   input: z.object({ collection: z.string(), id: z.string(), expectedVersion }),
   access: 'public',
   dangerous: true,
+  skill: true,
   async handler(context, { siteId, input, metadata, access }) {
     checkItemId(input.id);
     await deleteItem(context, {

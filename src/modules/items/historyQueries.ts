@@ -2,6 +2,7 @@
 // at a past moment (item_history). None of them folds a stream.
 import { isStagedCause } from '../../../domain/content/versions/itemSnapshot.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
+import type { AgentProvenance } from '../../../domain/shared/events.ts';
 import { isUuid } from '../../../domain/shared/uuid.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
@@ -15,6 +16,8 @@ export interface Revision {
   version: number;
   event: string;
   actor: { kind: string; id: string | null };
+  /** An agent's write (actor kind `agent`, docs/ai-skills.md): for whom it acted and who approved it; else null. */
+  agent: AgentProvenance | null;
   timestamp: string;
   requestId: string | null;
   staged: boolean;
@@ -42,6 +45,7 @@ interface RevisionRow {
   actor_id: string | null;
   request_id: string | null;
   recorded_at: Date;
+  agent: AgentProvenance | null;
 }
 
 function revisionOf(row: RevisionRow): Revision {
@@ -52,6 +56,7 @@ function revisionOf(row: RevisionRow): Revision {
     version: row.version,
     event: row.event_type,
     actor: { kind: row.actor_kind, id: row.actor_id },
+    agent: row.agent ?? null,
     timestamp: row.recorded_at.toISOString(),
     requestId: row.request_id,
     staged: row.staged || isStagedCause(row.cause),
@@ -67,7 +72,7 @@ function revisionOf(row: RevisionRow): Revision {
  * its event, read from the log by position (the log's primary key) rather than stored twice.
  */
 const REVISION_WITH_CONTENT = sql`
-  SELECT r.*, e.data->'snapshot' AS snapshot, e.data->'delta' AS delta, e.data->'cause' AS cause, e.data->'draft' AS draft
+  SELECT r.*, e.data->'snapshot' AS snapshot, e.data->'delta' AS delta, e.data->'cause' AS cause, e.data->'draft' AS draft, e.metadata->'agent' AS agent
     FROM item_revisions r JOIN events e ON e.position = r.position`;
 
 export async function listRevisions(

@@ -1,5 +1,6 @@
 // Reads of the privacy read models: a user's consents and restriction, and the agent-authored
 // revisions of the items they created.
+import type { AgentProvenance } from '../../../domain/shared/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import type { AutomatedDecisionView, ConsentView, RestrictionView } from './schemas.ts';
@@ -50,6 +51,7 @@ interface DecisionRow {
   event_type: string;
   actor_id: string | null;
   delta: Record<string, unknown>;
+  agent: AgentProvenance | null;
   recorded_at: Date;
 }
 
@@ -61,7 +63,8 @@ export async function listAutomatedDecisions(
   page: { limit: number; page: number },
 ): Promise<{ decisions: AutomatedDecisionView[]; total: number }> {
   const rows = await tx.query<DecisionRow & { total: string }>(sql`
-    SELECT r.revision_id, r.collection, r.item_id, r.version, r.event_type, r.actor_id, e.data->'delta' AS delta, r.recorded_at, count(*) OVER () AS total
+    SELECT r.revision_id, r.collection, r.item_id, r.version, r.event_type, r.actor_id, e.data->'delta' AS delta, e.metadata->'agent' AS agent,
+           r.recorded_at, count(*) OVER () AS total
       FROM item_revisions r
       JOIN events e ON e.position = r.position
       JOIN items i ON i.site_id = r.site_id AND i.collection = r.collection AND i.id = r.item_id
@@ -77,6 +80,10 @@ export async function listAutomatedDecisions(
       version: row.version,
       eventType: row.event_type,
       agentId: row.actor_id,
+      // Who the agent acted for and the person who approved it (docs/ai-skills.md); null before provenance was recorded.
+      onBehalfOf: row.agent?.onBehalfOf ?? null,
+      approvedBy: row.agent?.approvedBy ?? null,
+      approvalId: row.agent?.approvalId ?? null,
       changedFields: Object.keys(row.delta ?? {}),
       recordedAt: row.recorded_at.toISOString(),
     })),

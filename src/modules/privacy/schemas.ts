@@ -30,6 +30,9 @@ export const automatedDecisionSchema = z.object({
   version: z.number().int(),
   eventType: z.string(),
   agentId: z.string().nullable(),
+  onBehalfOf: z.string().nullable(),
+  approvedBy: z.string().nullable(),
+  approvalId: z.string().nullable(),
   changedFields: z.array(z.string()),
   recordedAt: z.string(),
 });

@@ -52,6 +52,7 @@ const publish = defineCommand({
   input: releaseId,
   ...PUBLISHER,
   dangerous: true,
+  skill: true,
   unprocessableInput: true,
   async handler(context, { siteId, input, metadata, access }) {
     const published = await publishRelease(context, { siteId, releaseId: uuidOr404(input.id, 'Release'), access: await access(), metadata });

@@ -23,6 +23,8 @@ export interface EntryRow {
   actor_kind?: string;
   actor_id?: string | null;
   impersonator_id?: string | null;
+  /** The person who approved an agent's write (audit_log.approved_by, docs/ai-skills.md). */
+  approved_by?: string | null;
   target?: string;
   request_id?: string | null;
   /** ISO 8601 in UTC with milliseconds, as toISOString writes it. */
@@ -44,15 +46,15 @@ const occurredAt = sql`to_char(a.occurred_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"H
 
 /**
  * A JSON entry, built by PostgreSQL (no timestamp or jsonb parsed on the way). `approvedBy` is the
- * approving human when the event's metadata names one; the log's metadata names none today
- * (EventMetadata: actor, request, correlation and causation ids), so it is null.
+ * approving human of an agent's write (the event's `metadata.agent.approvedBy`, kept by the audit
+ * projection in audit_log.approved_by), else null.
  */
 const JSON_COLUMNS = sql`a.position, json_build_object(
   'position', a.position, 'eventId', a.event_id, 'occurredAt', ${occurredAt}, 'action', a.action,
-  'actor', json_build_object('kind', a.actor_kind, 'id', a.actor_id, 'impersonatorId', a.impersonator_id, 'approvedBy', NULL),
+  'actor', json_build_object('kind', a.actor_kind, 'id', a.actor_id, 'impersonatorId', a.impersonator_id, 'approvedBy', a.approved_by),
   'target', a.target, 'collection', a.details->>'collection', 'requestId', a.request_id, 'details', a.details)::text AS line`;
 
-const CSV_SELECTED = sql`a.position, a.event_id, a.action, a.actor_kind, a.actor_id, a.impersonator_id, a.target, a.request_id,
+const CSV_SELECTED = sql`a.position, a.event_id, a.action, a.actor_kind, a.actor_id, a.impersonator_id, a.approved_by, a.target, a.request_id,
   ${occurredAt} AS occurred_at, a.details->>'collection' AS collection, a.details::text AS details`;
 
 /** A CSV cell: text always quoted (quotes doubled); text a spreadsheet would run as a formula (= + - @, tab, CR) gets a leading single quote. */
@@ -69,7 +71,7 @@ export const CSV_COLUMNS = [
 
 function csvEntry(row: EntryRow): string {
   const cells = [
-    row.position, row.event_id, row.occurred_at, row.action, row.actor_kind, row.actor_id, row.impersonator_id, null, row.target,
+    row.position, row.event_id, row.occurred_at, row.action, row.actor_kind, row.actor_id, row.impersonator_id, row.approved_by, row.target,
     row.collection, row.request_id, row.details,
   ];
   return `${cells.map(csvCell).join(',')}\r\n`;

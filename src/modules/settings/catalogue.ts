@@ -80,6 +80,16 @@ export const KNOWN_SETTINGS: Readonly<Record<string, SettingDefinition>> = {
     default: true,
     description: 'Whether an erasure needs a second administrator to approve it.',
   },
+  aiSeparateApprover: {
+    schema: z.boolean(),
+    default: false,
+    description: 'Whether an AI approval must be decided by another person than the one whose agent asked for it (docs/ai-skills.md).',
+  },
+  agentVetoWindowSeconds: {
+    schema: z.number().int().min(0).max(604_800),
+    default: 600,
+    description: 'How long a staged agent action waits for a veto before the scheduler runs it, in seconds (docs/agent-goals.md).',
+  },
 };
 
 export const SETTING_KEY = /^[A-Za-z][A-Za-z0-9_.-]{0,99}$/;

@@ -95,6 +95,7 @@ export function translationRuntimeCommands(runtime: TranslationRuntime) {
     access: 'user',
     // It may call an outside service (and, with save, write an entry).
     dangerous: false,
+    skill: true,
     handler: (context, { siteId, input, metadata }) => translateText(context, runtime, siteId, input, metadata),
   });
   return { translate };

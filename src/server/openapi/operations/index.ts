@@ -1,6 +1,9 @@
 // Every documented operation, gathered from one file per group of areas (keys: `METHOD /path` under
 // /api/v1, parameters as `{name}`). A route without an entry fails test/server/openapiDocument.e2e.spec.ts.
 import type { OperationCatalogue } from '../operationEntry.ts';
+import { agentGovernanceOperations } from './agentGovernance.ts';
+import { agentWorkOperations } from './agentWork.ts';
+import { aiApprovalOperations } from './aiApprovals.ts';
 import { authOperations } from './auth.ts';
 import { contentOperations } from './content.ts';
 import { emailOperations } from './email.ts';
@@ -8,6 +11,7 @@ import { flowOperationsCatalogue } from './flows.ts';
 import { flowsUtilityOperations } from './flowsUtilities.ts';
 import { identityOperations } from './identity.ts';
 import { insightsOperations } from './insights.ts';
+import { mcpOperations } from './mcp.ts';
 import { platformOperations } from './platform.ts';
 import { presetOperations } from './presets.ts';
 import { privacyOperations } from './privacy.ts';
@@ -29,4 +33,8 @@ export const operationCatalogue: OperationCatalogue = {
   ...insightsOperations,
   ...reportOperations,
   ...translationOperations,
+  ...aiApprovalOperations,
+  ...agentGovernanceOperations,
+  ...agentWorkOperations,
+  ...mcpOperations,
 };

@@ -32,6 +32,8 @@ export const documentTags = [
   { name: 'insights', description: 'Insights: dashboards and their panels, each a whitelisted aggregate over a collection or the audit log, answered with a short cache.' },
   { name: 'translation', description: 'Translation memory: entries, fuzzy lookups, the glossary, and the translate pipeline (memory, glossary, provider).' },
   { name: 'reports', description: 'Compliance reports: the audit log over a period, streamed to storage as a job, signed with the deployment key with the log checkpoints that cover it.' },
+  { name: 'ai', description: 'The AI copilot: chat, conversations, and the approvals that dangerous skill calls wait for (docs/ai-copilot.md, docs/ai-skills.md).' },
+  { name: 'agents', description: 'The agent API: agent roles, autonomy levels and promotions, the constitution and the kill switch (docs/agents.md).' },
   { name: 'instance', description: 'The instance’s sites (the operator’s, with the instance token).' },
   { name: 'utils', description: 'Health and version.' },
   { name: 'graphql', description: 'GraphQL over HTTP.' },

@@ -3,7 +3,7 @@
 // intent), staged actions (an administrator's, the principal's, by status), incidents (by status, by
 // role). The plans are read with sequential scans discouraged, on the shared test database.
 import { describe, expect, it } from 'vitest';
-import { sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
+import type { SqlFragment } from '../../../infra/postgres/sql.ts';
 import {
   goalListStatements,
   incidentListStatements,
@@ -11,6 +11,7 @@ import {
   stagedListStatements,
   type ListStatements,
 } from '../../../src/modules/agents/agentWorkQueries.ts';
+import { planNodes } from '../../support/queryPlans.ts';
 import { startTestServiceForFile } from '../../support/testService.ts';
 
 const service = await startTestServiceForFile();
@@ -18,21 +19,7 @@ const SITE = 'agent-work-plan';
 const page = { limit: 25, page: 2 };
 const INTENT = '0191d2a4-8b3c-7d4e-9f00-000000000001';
 
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-
-async function planOf(statement: SqlFragment): Promise<PlanNode[]> {
-  const [row] = await service.context.database.withSite(SITE, async (tx) => {
-    await tx.query(sql`SET LOCAL enable_seqscan = off`);
-    return tx.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(sql`EXPLAIN (FORMAT JSON) ${statement}`);
-  });
-  return nodesOf(row!['QUERY PLAN'][0].Plan);
-}
+const planOf = (statement: SqlFragment) => planNodes(service, SITE, statement);
 
 describe('the agent work lists', () => {
   it.each<{ list: string; statements: ListStatements; index: string }>([

@@ -2,13 +2,13 @@
 // action each become a notification that a realtime session of the site receives as a `notification`
 // frame and that the site's push subscriptions receive as a web push (encrypted, VAPID-signed, at a
 // local push endpoint), once per event; another site's browsers get nothing of it.
-import { createDecipheriv, createECDH, hkdfSync, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import webpush from 'web-push';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoredEvent } from '../../../domain/shared/events.ts';
 import { pushNotification } from '../../../src/modules/agents/agentNotifications.ts';
+import { browserKeys, decryptPush, type PushBrowser as Browser } from '../../support/pushBrowser.ts';
 import { startTestServiceForFile } from '../../support/testService.ts';
 import { connect, ticketFor } from '../realtime/support.ts';
 import { createAgentRole, ok, type AgentSite } from './gateSupport.ts';
@@ -42,32 +42,6 @@ afterAll(async () => {
   await new Promise<void>((resolve) => endpointServer.close(() => resolve()));
 });
 
-/** A browser's side of a push subscription: its key pair and auth secret. */
-function browserKeys() {
-  const ecdh = createECDH('prime256v1');
-  ecdh.generateKeys();
-  const auth = randomBytes(16);
-  return { ecdh, keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: auth.toString('base64url') }, auth };
-}
-type Browser = ReturnType<typeof browserKeys>;
-
-/** RFC 8291 / RFC 8188 decryption, as the browser does it. */
-function decrypt(body: Buffer, browser: Browser): Record<string, unknown> {
-  const salt = body.subarray(0, 16);
-  const idLength = body[20]!;
-  const serverPublic = body.subarray(21, 21 + idLength);
-  const ciphertext = body.subarray(21 + idLength);
-  const shared = browser.ecdh.computeSecret(serverPublic);
-  const info = Buffer.concat([Buffer.from('WebPush: info\0'), browser.ecdh.getPublicKey(), serverPublic]);
-  const ikm = Buffer.from(hkdfSync('sha256', shared, browser.auth, info, 32));
-  const key = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: aes128gcm\0'), 16));
-  const nonce = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: nonce\0'), 12));
-  const decipher = createDecipheriv('aes-128-gcm', key, nonce);
-  decipher.setAuthTag(ciphertext.subarray(ciphertext.length - 16));
-  const padded = Buffer.concat([decipher.update(ciphertext.subarray(0, ciphertext.length - 16)), decipher.final()]);
-  return JSON.parse(padded.subarray(0, padded.lastIndexOf(2)).toString('utf8'));
-}
-
 async function subscribedSite(): Promise<{ site: AgentSite; browser: Browser; path: string }> {
   const site = await createWorkSite(service, 'notify');
   const browser = browserKeys();
@@ -78,7 +52,7 @@ async function subscribedSite(): Promise<{ site: AgentSite; browser: Browser; pa
 }
 
 /** The pushes a browser received at `path`, decrypted. */
-const pushesAt = (path: string, browser: Browser) => received.filter((request) => request.path === path).map((request) => decrypt(request.body, browser));
+const pushesAt = (path: string, browser: Browser) => received.filter((request) => request.path === path).map((request) => JSON.parse(decryptPush(request.body, browser)) as Record<string, unknown>);
 
 describe('agent notifications', () => {
   it('sends an incident to the site’s realtime sessions as a frame and to its browsers as a web push, once', async () => {

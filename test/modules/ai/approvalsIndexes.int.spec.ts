@@ -2,28 +2,15 @@
 // (ai_approvals_by_status) or anyone else (ai_approvals_by_requester), newest first without a sort;
 // and its total from an index. The plans are read with sequential scans discouraged, on the shared test database.
 import { describe, expect, it } from 'vitest';
-import { sql, type SqlFragment } from '../../../infra/postgres/sql.ts';
+import type { SqlFragment } from '../../../infra/postgres/sql.ts';
 import { approvalListStatements } from '../../../src/modules/ai/approvalQueries.ts';
+import { planNodes } from '../../support/queryPlans.ts';
 import { startTestServiceForFile } from '../../support/testService.ts';
 
 const service = await startTestServiceForFile();
 const SITE = 'approvals-plan';
 
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-const nodesOf = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatMap(nodesOf)];
-
-async function planOf(statement: SqlFragment): Promise<PlanNode[]> {
-  const [row] = await service.context.database.withSite(SITE, async (tx) => {
-    await tx.query(sql`SET LOCAL enable_seqscan = off`);
-    return tx.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(sql`EXPLAIN (FORMAT JSON) ${statement}`);
-  });
-  return nodesOf(row!['QUERY PLAN'][0].Plan);
-}
+const planOf = (statement: SqlFragment) => planNodes(service, SITE, statement);
 
 describe('the approvals list', () => {
   it.each([

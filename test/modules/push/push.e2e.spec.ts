@@ -1,11 +1,11 @@
 // Web push against a local push endpoint (node:http): the request arrives encrypted (aes128gcm,
 // RFC 8291) with a VAPID Authorization header, and decrypts to the notification.
-import { createDecipheriv, createECDH, hkdfSync, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import webpush from 'web-push';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserKeys, decryptPush } from '../../support/pushBrowser.ts';
 import { createTestSite, startTestServiceForFile, type TestService, type TestSite } from '../../support/testService.ts';
 
 interface PushRequest {
@@ -43,32 +43,6 @@ afterAll(async () => {
   endpointServer.closeAllConnections();
   await new Promise<void>((resolve) => endpointServer.close(() => resolve()));
 });
-
-/** A browser's side of a push subscription: its key pair and auth secret. */
-function browserKeys() {
-  const ecdh = createECDH('prime256v1');
-  ecdh.generateKeys();
-  const auth = randomBytes(16);
-  return { ecdh, keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: auth.toString('base64url') }, auth };
-}
-
-/** RFC 8291 / RFC 8188 decryption, as the browser does it. */
-function decrypt(body: Buffer, browser: ReturnType<typeof browserKeys>): string {
-  const salt = body.subarray(0, 16);
-  const idLength = body[20]!;
-  const serverPublic = body.subarray(21, 21 + idLength);
-  const ciphertext = body.subarray(21 + idLength);
-  const shared = browser.ecdh.computeSecret(serverPublic);
-  const info = Buffer.concat([Buffer.from('WebPush: info\0'), browser.ecdh.getPublicKey(), serverPublic]);
-  const ikm = Buffer.from(hkdfSync('sha256', shared, browser.auth, info, 32));
-  const key = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: aes128gcm\0'), 16));
-  const nonce = Buffer.from(hkdfSync('sha256', ikm, salt, Buffer.from('Content-Encoding: nonce\0'), 12));
-  const decipher = createDecipheriv('aes-128-gcm', key, nonce);
-  decipher.setAuthTag(ciphertext.subarray(ciphertext.length - 16));
-  const padded = Buffer.concat([decipher.update(ciphertext.subarray(0, ciphertext.length - 16)), decipher.final()]);
-  const delimiter = padded.lastIndexOf(2);
-  return padded.subarray(0, delimiter).toString('utf8');
-}
 
 function call(target: TestService, site: TestSite, method: string, path: string, body?: unknown) {
   return target.request(method, path, { site: site.siteId, token: site.adminToken, body });
@@ -147,7 +121,7 @@ describe('web push', () => {
     expect(match![2]).toBe(vapid.publicKey);
     expect(decodeProtectedHeader(match![1]!).alg).toBe('ES256');
     expect(decodeJwt(match![1]!)).toMatchObject({ aud: endpointBase, sub: 'mailto:ops@example.com' });
-    const payload = JSON.parse(decrypt(request.body, browser));
+    const payload = JSON.parse(decryptPush(request.body, browser));
     expect(payload).toMatchObject({ kind: 'push.test', title: 'Hi', body: 'From the test' });
 
     expect((await call(service, site, 'GET', '/push/status')).body.data.subscriptions).toBe(1);

@@ -40,6 +40,7 @@ import { emailTemplatesProjection } from './emailTemplatesProjection.ts';
 import { flowRunsProjection } from './flowRunsProjection.ts';
 import { flowsProjection } from './flowsProjection.ts';
 import { aiApprovalsProjection } from './aiApprovalsProjection.ts';
+import { aiConversationsProjection } from './aiConversationsProjection.ts';
 import { settingsProjection } from './settingsProjection.ts';
 import { presetsProjection } from './presetsProjection.ts';
 import { sitesProjection } from './sitesProjection.ts';
@@ -89,6 +90,7 @@ export const projections: readonly Projection[] = [
   complianceReportsProjection,
   translationMemoryProjection,
   aiApprovalsProjection,
+  aiConversationsProjection,
   agentRolesProjection,
   agentAutonomyProjection,
   agentConstitutionProjection,

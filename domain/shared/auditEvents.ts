@@ -233,6 +233,22 @@ export const AUDIT_DETAILS: { readonly [Type in EventType]: Declaration<EventDat
   'ai_approval.executed': ['approvalId'],
   'ai_approval.failed': ['approvalId', 'code'],
   'ai_approval.staled': (data) => ({ approvalId: data.approvalId, movedStreams: data.movedStreams.length }),
+  // Copilot conversations (docs/ai-copilot.md): ids, the owner, the role and what came of a chat; never a message's text or a title.
+  'ai_conversation.exchanged': (data) => {
+    const answer = data.messages.find((message) => message.role === 'assistant');
+    return {
+      conversationId: data.conversationId,
+      userId: data.userId,
+      started: data.title !== null,
+      messages: data.messages.length,
+      status: answer?.status ?? undefined,
+      skill: answer?.skill ?? undefined,
+      approvalId: answer?.approvalId ?? undefined,
+      stagedId: answer?.stagedId ?? undefined,
+      code: answer?.code ?? undefined,
+    };
+  },
+  'ai_conversation.deleted': ['conversationId', 'userId'],
   'flow_run.step_recorded': ['runId', 'flowId', 'seq', 'nodeId', 'operation', 'status', 'durationMs', 'attempts'],
   'flow_run.finished': ['runId', 'flowId', 'status'],
   // View presets: ids, the collection, the scope and its owner, the layout, what changed; never a bookmark's name, a query or options.

@@ -59,6 +59,10 @@ export const errorCatalogue = {
   WEBHOOK_NOT_CONFIGURED: { status: 401, when: 'a webhook flow has no token' },
   EMAIL_NOT_CONFIGURED: { status: 503, when: 'email degraded mode: no SMTP_URL, nothing is sent or recorded' },
   TRANSLATION_PROVIDER_FAILED: { status: 502, when: 'the configured translation provider refused, failed or timed out (docs/translation.md)' },
+  AI_PROVIDER_FAILED: {
+    status: 502,
+    when: 'the copilot’s OpenAI-compatible provider (SVC_AI_BASE_URL) failed, timed out (SVC_AI_TIMEOUT_MS), or answered a tool call that names no skill offered or whose arguments are not a JSON object (docs/ai-copilot.md)',
+  },
   AGENT_FROZEN: { status: 423, when: 'an agent’s skill call matches an active kill-switch freeze (`extensions.freezeId`, `extensions.scope`; docs/agents.md)' },
   // Regulated content (docs/privacy.md)
   KEY_NOT_PROVISIONED: { status: 422, when: 'rotating to, or rewrapping from, a key whose bytes SVC_ENCRYPTION_KEYS does not hold' },

@@ -4,6 +4,7 @@
 import type { z } from 'zod';
 import { accessEventSchemas } from '../access/events.ts';
 import { aiApprovalEventSchemas } from '../ai/approvalEvents.ts';
+import { aiConversationEventSchemas } from '../ai/conversationEvents.ts';
 import { agentGovernanceEventSchemas } from '../agents/governanceEvents.ts';
 import { goalEventSchemas, incidentEventSchemas, intentEventSchemas, stagedActionEventSchemas } from '../agents/agentWorkEvents.ts';
 import { changeFeedEventSchemas } from '../changeFeed/events.ts';
@@ -42,6 +43,7 @@ export const eventCatalogue = {
   ...reportEventSchemas,
   ...translationEventSchemas,
   ...aiApprovalEventSchemas,
+  ...aiConversationEventSchemas,
   ...agentGovernanceEventSchemas,
   ...intentEventSchemas,
   ...goalEventSchemas,

@@ -242,6 +242,13 @@ const environmentSchema = z.object({
   SVC_PANEL_CACHE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(10),
   // The MCP endpoint (docs/mcp.md): POST /mcp serves the skills as MCP tools only when on; off, it answers 404.
   SVC_MCP_ENABLED: booleanFlag,
+  // The copilot's provider (docs/ai-copilot.md): an OpenAI-compatible chat-completions API with tool calling when SVC_AI_BASE_URL is set
+  // (its key sent as a bearer token, none for a local server), else the built-in intent parser; one call's time limit; streamed answers.
+  SVC_AI_BASE_URL: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),
+  SVC_AI_API_KEY: optionalString,
+  SVC_AI_MODEL: z.string().trim().min(1).max(200).default('gpt-4o-mini'),
+  SVC_AI_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(20_000),
+  SVC_AI_STREAM: booleanFlag,
   // Object storage (infra/storage): an S3 bucket when S3_BUCKET is set, else the folder <SVC_DATA_DIR>/objects.
   S3_BUCKET: optionalString,
   S3_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),

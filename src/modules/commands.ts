@@ -9,6 +9,7 @@ import { agentRoleCommands } from './agents/rolesCommands.ts';
 import { agentWorkCommands } from './agents/agentWorkCommands.ts';
 import { querySkillCommands } from './ai/querySkills.ts';
 import { approvalCommands } from './ai/approvalCommands.ts';
+import { conversationCommands } from './ai/conversationCommands.ts';
 import { apiKeyCommands } from './apiKeys/commands.ts';
 import { configCommands } from './config/commands.ts';
 import { cdcCommands } from './cdc/commands.ts';
@@ -69,4 +70,5 @@ export const areaCommands: readonly AnyAppCommand[] = [
   ...Object.values(agentWorkCommands),
   ...Object.values(querySkillCommands),
   ...Object.values(approvalCommands),
+  ...Object.values(conversationCommands),
 ];

@@ -120,6 +120,8 @@ import { startReportsRuntime } from './reports/reportsRuntime.ts';
 import { reportsRoutes } from './reports/routes.ts';
 import { aiApprovalsProjection } from '../../projections/aiApprovalsProjection.ts';
 import { approvalRoutes } from './ai/approvalRoutes.ts';
+import { chatRoutes } from './ai/chatRoutes.ts';
+import { aiConversationsProjection } from '../../projections/aiConversationsProjection.ts';
 import { mcpRoutes } from './ai/mcpRoutes.ts';
 import { agentAutonomyProjection } from '../../projections/agentAutonomyProjection.ts';
 import { agentConstitutionProjection } from '../../projections/agentConstitutionProjection.ts';
@@ -332,6 +334,8 @@ export const areas: readonly AreaManifest<unknown>[] = [
   }),
   // Skills and approvals (docs/ai-skills.md): dangerous skill calls waiting for a person, and their decisions.
   defineArea({ name: 'aiApprovals', routes: [approvalRoutes], projections: [aiApprovalsProjection] }),
+  // The copilot (docs/ai-copilot.md): POST /ai/chat through the provider port and the skill runner, and each user's conversations.
+  defineArea({ name: 'aiChat', routes: [chatRoutes], projections: [aiConversationsProjection] }),
   // The MCP endpoint (docs/mcp.md): the skills as MCP tools, behind SVC_MCP_ENABLED.
   defineArea({ name: 'mcp', routes: [mcpRoutes] }),
   defineArea({

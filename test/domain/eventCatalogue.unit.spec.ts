@@ -325,6 +325,14 @@ const samples: { [Type in EventType]: EventDataOf<Type> } = {
   'ai_approval.executed': { approvalId: uuid },
   'ai_approval.failed': { approvalId: uuid, code: 'SKILL_DENIED', message: 'Lost delete' },
   'ai_approval.staled': { approvalId: uuid, movedStreams: ['s/item/articles/1'] },
+  'ai_conversation.exchanged': {
+    conversationId: uuid, userId: uuid, title: 'delete article 1',
+    messages: [
+      { messageId: uuid, role: 'user', text: 'delete article 1', status: null, skill: null, approvalId: null, stagedId: null, code: null },
+      { messageId: uuid, role: 'assistant', text: 'Waits for approval', status: 'pending_approval', skill: 'items.delete', approvalId: uuid, stagedId: null, code: null },
+    ],
+  },
+  'ai_conversation.deleted': { conversationId: uuid, userId: uuid },
   'agent_role.created': { name: 'translator', description: null, skills: ['items.*'], collections: ['articles'] },
   'agent_role.updated': { name: 'translator', description: 'Translates', skills: ['items.*'], collections: ['*'], changed: ['collections', 'description'] },
   'agent_role.deleted': { name: 'translator' },

@@ -9,6 +9,7 @@ import { isUuid } from '../../../domain/shared/uuid.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import type { UserPrincipal } from '../../auth/principal.ts';
 import type { AppContext } from '../../runtime/context.ts';
+import { intentProviderFor } from '../ai/providers/intentProvider.ts';
 import { listSkills } from '../ai/skillRunner.ts';
 import type { IntentProvider, SkillDescriptor } from '../ai/skillTypes.ts';
 import { findGoal, findIntent, visibleGoal } from './agentWorkQueries.ts';
@@ -16,8 +17,6 @@ import type { CreateGoalBody, GoalView, SettleBody } from './agentWorkSchemas.ts
 import { recordGoal, runGoalSteps, type RunEnd } from './goalsRunner.ts';
 import { assertAgentRole } from './intents.ts';
 import { requesterOf } from './stagedActions.ts';
-
-const INTENT_PROVIDER_MODULE = '../ai/providers/intentProvider.ts';
 
 /** Queues an async goal's run (the area's runtime: a job per run). */
 export type EnqueueGoalRun = (siteId: string, goalId: string, runId: string) => Promise<void>;
@@ -56,10 +55,6 @@ export async function decomposeWith(provider: IntentProvider, skills: readonly S
 
 /** The instructions decomposed through the copilot's provider (src/modules/ai/providers), over the skills the principal may call. */
 async function decomposeInstructions(context: AppContext, siteId: string, principal: UserPrincipal, instructions: string): Promise<GoalStep[]> {
-  // INTERIM: loaded when used until the copilot's provider port (src/modules/ai/providers/intentProvider.ts) lands; then a static import.
-  const port = await (import(INTENT_PROVIDER_MODULE) as Promise<{ intentProviderFor(config: AppContext['config']): IntentProvider }>).catch(() => null);
-  if (!port) throw new AppError('SERVICE_UNAVAILABLE', 'Decomposing instructions needs the copilot’s intent provider, which this build does not have: give the steps');
-  const { intentProviderFor } = port;
   return decomposeWith(intentProviderFor(context.config), await listSkills(context, siteId, principal), instructions);
 }
 

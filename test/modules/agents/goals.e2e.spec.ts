@@ -3,7 +3,6 @@
 // dangerous step stops it with 202 HITL_REQUIRED and the approval; an async goal answers queued and
 // then runs; a refusal fails it; the kill switch halts it; settle closes it once; the creator sees its
 // own goals, an administrator all, another site nothing; bad bodies 400 with their path.
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { startTestServiceForFile } from '../../support/testService.ts';
@@ -13,7 +12,6 @@ import { createWorkSite, goalReaching, memberWithRules } from './goalsSupport.ts
 
 const service = await startTestServiceForFile();
 /** The copilot's provider port (built beside this area): decomposing instructions needs it. */
-const hasIntentProvider = existsSync(new URL('../../../src/modules/ai/providers/intentProvider.ts', import.meta.url));
 
 const listArticles = { skill: 'items.list', input: { collection: 'articles' } };
 const createArticle = (title: string) => ({ skill: 'items.create', input: { collection: 'articles', items: { title } } });
@@ -139,7 +137,7 @@ describe('/agent/goals', () => {
     expectError(await site.as(member.token, 'POST', `/agent/goals/${empty.id}/decompose`, { start: 'yes' }), 400, 'VALIDATION_FAILED', ['body', 'start']);
   });
 
-  it.runIf(hasIntentProvider)('decomposes instructions with the built-in parser, one step per line, then runs them; a line no skill fits is 400', async () => {
+  it('decomposes instructions with the built-in parser, one step per line, then runs them; a line no skill fits is 400', async () => {
     const site = await createWorkSite(service, 'goals');
     const planned = await ok(site, 'POST', '/agent/goals', 201, { title: 'Plan', instructions: 'list articles\ncreate article titled Planned post', execution: 'sync', start: false });
     const decomposed = await ok(site, 'POST', `/agent/goals/${planned.id}/decompose`, 200, {});
@@ -153,12 +151,6 @@ describe('/agent/goals', () => {
       'instructions',
     ]);
     expect(refused.message).toContain('make me a sandwich');
-  });
-
-  it.skipIf(hasIntentProvider)('answers 503 for instructions while the build has no intent provider, and runs given steps', async () => {
-    const site = await createWorkSite(service, 'goals');
-    expectError(await site.admin('POST', '/agent/goals', { title: 'Plan', instructions: 'list articles', execution: 'sync' }), 503, 'SERVICE_UNAVAILABLE');
-    expect(await ok(site, 'GET', '/agent/goals', 200)).toEqual([]);
   });
 
   it('refuses bad bodies with their path, unknown skills, roles and intents, and another site’s ids', async () => {

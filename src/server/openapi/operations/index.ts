@@ -4,6 +4,7 @@ import type { OperationCatalogue } from '../operationEntry.ts';
 import { agentGovernanceOperations } from './agentGovernance.ts';
 import { agentWorkOperations } from './agentWork.ts';
 import { aiApprovalOperations } from './aiApprovals.ts';
+import { aiChatOperations } from './aiChat.ts';
 import { authOperations } from './auth.ts';
 import { contentOperations } from './content.ts';
 import { emailOperations } from './email.ts';
@@ -34,6 +35,7 @@ export const operationCatalogue: OperationCatalogue = {
   ...reportOperations,
   ...translationOperations,
   ...aiApprovalOperations,
+  ...aiChatOperations,
   ...agentGovernanceOperations,
   ...agentWorkOperations,
   ...mcpOperations,

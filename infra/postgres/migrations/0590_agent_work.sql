@@ -115,3 +115,5 @@ CREATE TABLE agent_push_deliveries (
   failed        integer NOT NULL DEFAULT 0,
   delivered_at  timestamptz NOT NULL DEFAULT now()
 );
+-- The reactor drops claims older than a day (the cursor passed them): by their age.
+CREATE INDEX agent_push_deliveries_age ON agent_push_deliveries (delivered_at);

@@ -17,6 +17,8 @@ import { createLeaderSession } from '../../runtime/leaderElection.ts';
 
 const LEADER_LOCK = 'agent-push';
 const BATCH = 500;
+/** How long a delivery's claim is kept: it only guards a batch read again before the cursor moved past it. */
+const CLAIM_RETENTION = '1 day';
 const PUSH_METADATA: EventMetadata = { actor: { kind: 'system', id: 'agent-push' } };
 
 export interface NotificationPush {
@@ -91,6 +93,8 @@ export function followNotificationsToPush(options: { context: AppContext; sender
     }
     const last = cursorOf(events.at(-1)!);
     await context.database.query(sql`UPDATE agent_push_cursor SET tx_id = ${last.txId}::xid8, position = ${last.position}`);
+    // Claims of events the cursor passed long ago guard nothing: the table stays bounded.
+    await context.database.query(sql`DELETE FROM agent_push_deliveries WHERE delivered_at < now() - ${CLAIM_RETENTION}::interval`);
     return events.length;
   }
 

@@ -21,7 +21,10 @@ export const CAPABILITIES: readonly string[] = [
   'releases:publish',
   /** Read a site's pageview statistics (GET /pageviews/stats); site administrators hold it. */
   'pageviews:read',
+  /** Stop agents with the kill switch (docs/agents.md); lifting a freeze also needs a person. */
   'agents:freeze',
+  /** Raise an agent incident, which reaches every session and browser of the site (docs/agent-goals.md). */
+  'agents:incident',
   READ_DECRYPTED,
 ];
 const REVIEW_CAPABILITY = /^review:[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;

@@ -47,6 +47,8 @@ const raiseIncidentCommand = defineCommand({
   description: 'Record an agent incident with the role that raised it (git-sync, an agent role) and tell the site (a notification).',
   input: raiseIncidentBody,
   access: 'bearer',
+  // It reaches every session and browser of the site: for agents' keys and integrations given it (administrators hold all).
+  capability: 'agents:incident',
   dangerous: false,
   handler: (context, { siteId, principal, input, metadata }) => raiseIncident(context, siteId, userPrincipal(principal), input, metadata),
 });

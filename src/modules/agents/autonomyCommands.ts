@@ -1,4 +1,5 @@
-// The autonomy commands (the command registry): an administrator sets a level; anyone of the site
+// The autonomy commands (the command registry): a person administering the site sets a level (a key
+// could otherwise raise its own role past the promotions); anyone of the site
 // asks for a promotion; a person administering the site decides it (an API key cannot: an agent
 // never raises its own level).
 import { z } from 'zod';
@@ -11,7 +12,7 @@ const setLevel = defineCommand({
   name: 'agents.setAutonomy',
   description: "Set an agent role's autonomy level: read (read-only skills), stage (writes wait out a veto window) or act.",
   input: setAutonomyBody.safeExtend({ role: z.string() }),
-  access: 'siteAdmin',
+  access: 'personAdmin',
   dangerous: true,
   handler: (context, { siteId, input, metadata }) => setAutonomy(context, siteId, input.role, input.level, metadata),
 });

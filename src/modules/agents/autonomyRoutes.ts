@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errors } from '../../../domain/shared/appError.ts';
-import { commandCaller, pageMeta, pageMetaSchema, pageQuery, SITE_ADMIN, uuidOr404 } from '../../server/routeKit.ts';
+import { commandCaller, pageMeta, pageMetaSchema, pageQuery, uuidOr404 } from '../../server/routeKit.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { autonomyCommands } from './autonomyCommands.ts';
 import { findPromotion, listAutonomy, listPromotions } from './autonomyQueries.ts';
@@ -29,7 +29,7 @@ export async function agentAutonomyRoutes(app: FastifyInstance, { context }: Ser
   );
   api.put(
     '/agent/autonomy/:role',
-    { config: SITE_ADMIN, schema: { tags, params: roleParams, body: setAutonomyBody, response: { 200: z.object({ data: autonomySchema }) } } },
+    { config: PERSON_ADMIN, schema: { tags, params: roleParams, body: setAutonomyBody, response: { 200: z.object({ data: autonomySchema }) } } },
     async (request) => ({
       data: await context.commands.runValidated(autonomyCommands.setAutonomy, { ...request.body, role: request.params.role }, commandCaller(request)),
     }),

@@ -17,7 +17,7 @@ export const dryRunBody = z
   .strict();
 export type DryRunBody = z.infer<typeof dryRunBody>;
 /** `?version=`: the draft (default), the active version, or a version's number. */
-export const dryRunQuery = z.object({ version: z.union([z.enum(['draft', 'active']), z.coerce.number().int().min(1)]).default('draft') });
+export const dryRunQuery = z.object({ version: z.union([z.enum(['draft', 'active']), z.coerce.number().int().min(1).max(2_147_483_647)]).default('draft') });
 
 export const draftSchema = z.object({
   text: z.string(),

@@ -14,6 +14,8 @@ import type { GoalAnswer } from './goals.ts';
 
 const tags = ['agents'];
 const MEMBER = { site: 'required', access: 'bearer' } as const;
+/** Creating and decomposing a goal may ask the AI provider once per line and run up to 20 skills: limited as the chat. */
+const AI_LIMITED = { ...MEMBER, rateLimit: 'aiChat' } as const;
 const idParams = z.object({ id: z.string() });
 const answerSchemas = {
   200: z.object({ data: goalRunSchema }),
@@ -46,7 +48,7 @@ export async function agentGoalsRoutes(app: FastifyInstance, { context }: Server
       return { data: goals, meta: pageMeta(total, request.query) };
     },
   );
-  api.post('/agent/goals', { config: MEMBER, schema: { tags, body: createGoalBody, response: answerSchemas } }, async (request, reply) =>
+  api.post('/agent/goals', { config: AI_LIMITED, schema: { tags, body: createGoalBody, response: answerSchemas } }, async (request, reply) =>
     sendAnswer(reply, await context.commands.run<GoalAnswer>('agents.createGoal', request.body, commandCaller(request))),
   );
   api.get('/agent/goals/:id', { config: MEMBER, schema: { tags, params: idParams, response: { 200: z.object({ data: goalSchema }) } } }, async (request) => ({
@@ -54,7 +56,7 @@ export async function agentGoalsRoutes(app: FastifyInstance, { context }: Server
   }));
   api.post(
     '/agent/goals/:id/decompose',
-    { config: MEMBER, schema: { tags, params: idParams, body: decomposeBody.nullish(), response: { 200: answerSchemas[200], 202: answerSchemas[202] } } },
+    { config: AI_LIMITED, schema: { tags, params: idParams, body: decomposeBody.nullish(), response: { 200: answerSchemas[200], 202: answerSchemas[202] } } },
     async (request, reply) =>
       sendAnswer(reply, await context.commands.run<GoalAnswer>('agents.decomposeGoal', { ...(request.body ?? {}), id: request.params.id }, commandCaller(request)), 200),
   );

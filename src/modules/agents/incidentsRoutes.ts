@@ -1,5 +1,6 @@
 // /agent/incidents (docs/agent-goals.md "Incidents"): the site's agent incidents, one of them, raising
-// one (any member: an agent's key, an integration) and resolving one (site administrators).
+// one (the capability agents:incident: an agent's key, an integration; rate-limited as the chat) and
+// resolving one (site administrators).
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -37,7 +38,7 @@ export async function agentIncidentsRoutes(app: FastifyInstance, { context }: Se
     if (!incident) throw errors.notFound('Incident not found');
     return { data: incident };
   });
-  api.post('/agent/incidents', { config: MEMBER, schema: { tags, body: raiseIncidentBody, response: { 201: z.object({ data: incidentSchema }) } } }, async (request, reply) =>
+  api.post('/agent/incidents', { config: { ...MEMBER, rateLimit: 'aiChat' }, schema: { tags, body: raiseIncidentBody, response: { 201: z.object({ data: incidentSchema }) } } }, async (request, reply) =>
     reply.status(201).send({ data: await context.commands.runValidated(agentWorkCommands.raiseIncident, request.body, commandCaller(request)) }),
   );
   api.post(

@@ -39,11 +39,14 @@ async function record(context: AppContext, siteId: string, approvalId: string, c
   await handleCommand(context, { siteId, streamId: approvalStream(siteId, approvalId), decider: approvalDecider, command, metadata });
 }
 
-/** An item write of the call is held to the version the approval pinned: a write in between is refused (412), not overwritten. */
+/**
+ * An item write of the call is held to the version the approval pinned, whatever version the agent
+ * named: a write in between is refused (412), not overwritten.
+ */
 function pinnedCall(approval: ApprovalView): SkillCall {
   const { skill, input } = approval.call;
   const pin = approval.pins[0];
-  if ((skill === 'items.update' || skill === 'items.delete') && pin && input.expectedVersion === undefined) {
+  if ((skill === 'items.update' || skill === 'items.delete') && pin) {
     return { skill, input: { ...input, expectedVersion: pin.version } };
   }
   return { skill, input };

@@ -1,5 +1,5 @@
 // Asking for a person's approval of a dangerous skill call (docs/ai-skills.md): the exact call, who
-// asked for whom, the stream versions it read (an item's, a release's) and the diff it would make,
+// asked for whom, the stream versions it read (an item's; a release's and its unpinned items') and the diff it would make,
 // recorded as `ai_approval.requested`. What it reads is read as it stands; pii/phi values and fields
 // the requester may not read never enter the diff (it is an event).
 import { randomUUID } from 'node:crypto';
@@ -68,8 +68,15 @@ async function targetOf(context: AppContext, tx: Queryable, siteId: string, acce
     const release = isUuid(releaseId) ? await findRelease(tx, siteId, releaseId) : null;
     const head = release ? await readStreamHead(tx, releaseStream(siteId, releaseId)) : null;
     if (!release || !head) throw new AppError('NOT_FOUND', 'Release not found', { path: ['input', 'id'] });
+    // An item the release publishes as it stands (no revision pinned) is pinned too: an edit after the
+    // approval was asked for makes it stale instead of publishing content nobody saw.
+    const livePins: ApprovalPin[] = [];
+    for (const item of release.items.filter((entry) => entry.revisionId === null)) {
+      const stream = itemStreamId(siteId, item.collection, item.itemId);
+      livePins.push({ streamId: stream, version: (await readStreamHead(tx, stream))?.streamPosition ?? 0 });
+    }
     return {
-      pins: [{ streamId: releaseStream(siteId, releaseId), version: head.streamPosition }],
+      pins: [{ streamId: releaseStream(siteId, releaseId), version: head.streamPosition }, ...livePins],
       diff: {
         kind: 'publish',
         release: { id: release.id, name: release.name, status: release.status },

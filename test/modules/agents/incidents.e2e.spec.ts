@@ -22,7 +22,9 @@ async function notificationsAbout(siteId: string, entityId: string) {
 describe('/agent/incidents', () => {
   it('records an incident an agent raised with its role, tells the site, and resolves it once', async () => {
     const site = await createAgentSite(service, 'incidents');
-    const key = await roleKey(site);
+    const key = await roleKey(site, { capabilities: ['agents:incident'] });
+    // Raising one tells every session of the site: a key without the capability may not.
+    expectError(await site.as(await roleKey(site), 'POST', '/agent/incidents', { role: 'git-sync', severity: 'critical', title: 'Re-login here' }), 403, 'PERMISSION_DENIED');
     const incident = await ok(site, 'POST', '/agent/incidents', 201, { role: 'git-sync', severity: 'critical', title: 'CI failed on main', detail: 'build 41' }, key);
     expect(incident).toMatchObject({ role: 'git-sync', severity: 'critical', title: 'CI failed on main', detail: 'build 41', status: 'open', intentId: null, resolvedAt: null });
     expect(incident.raisedBy).toMatch(/^apikey:/);

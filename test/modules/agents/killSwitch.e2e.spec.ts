@@ -111,7 +111,11 @@ describe('/agent/kill-switch', () => {
     const byMember = await ok(site, 'POST', '/agent/kill-switch', 201, body, freezer.token);
     expect(byMember.frozenBy).toBe(freezer.userId);
     expectError(await site.as(plain.token, 'POST', '/agent/kill-switch/lift', { freezeId: byMember.id }), 403, 'PERMISSION_DENIED');
-    await ok(site, 'POST', '/agent/kill-switch/lift', 200, { freezeId: byMember.id }, freezerKey);
+    // A key holding the capability freezes but never lifts: resuming agents is a person's decision.
+    const byKey = await ok(site, 'POST', '/agent/kill-switch', 201, { scope: 'role', target: 'writer', reason: 'Stop' }, freezerKey);
+    expectError(await site.as(freezerKey, 'POST', '/agent/kill-switch/lift', { freezeId: byMember.id }), 403, 'PERMISSION_DENIED');
+    await ok(site, 'POST', '/agent/kill-switch/lift', 200, { freezeId: byMember.id }, freezer.token);
+    await ok(site, 'POST', '/agent/kill-switch/lift', 200, { freezeId: byKey.id }, freezer.token);
     expect(await gate(site)).toMatchObject({ allowed: true });
   });
 

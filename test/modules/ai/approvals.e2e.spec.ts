@@ -186,6 +186,24 @@ describe('POST /ai/approvals/:id/decide', () => {
     expectError(await decide(site, site.adminToken, approvalId, { decision: 'approved' }), 409, 'CONFLICT');
   });
 
+  it('pins a release’s unpinned items too: an item edited since makes the publish stale, and nothing is published', async () => {
+    const site = await createSkillSite(service, 'apprrel');
+    const article = await createItem(site, 'articles', { title: 'Reviewed copy' });
+    const created = await site.admin('POST', '/releases', { name: 'Launch', addItems: [{ collection: 'articles', itemId: article.id, targetStatus: 'published' }] });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const outcome = await callSkill(site, site.adminPrincipal, 'releases.publish', { id: created.body.data.id }, { agent: testAgent('conversation:publisher') });
+    expect(outcome.status).toBe('pending_approval');
+    const approvalId = (outcome as { approvalId: string }).approvalId;
+    const pins = (await site.admin('GET', `/ai/approvals/${approvalId}`)).body.data.pins.map((pin: { streamId: string }) => pin.streamId);
+    expect(pins).toHaveLength(2);
+
+    expect((await site.admin('PATCH', `/items/articles/${article.id}`, { title: 'Unreviewed copy' })).status).toBe(200);
+    const answer = await decide(site, site.adminToken, approvalId, { decision: 'approved' });
+    expectError(answer, 409, 'CONFLICT');
+    expect(answer.body.errors[0].extensions).toMatchObject({ status: 'stale', movedStreams: [pins[1]] });
+    expect((await site.admin('GET', `/items/articles/${article.id}`)).body.data.status).not.toBe('published');
+  });
+
   it('runs with the rights the requester holds now: a lost permission fails the approval and the answer says why', async () => {
     const { site, requester, article, approvalId } = await pendingDelete();
     const detached = await site.admin('POST', `/policies/${requester.policyId}/detach`, { roleId: requester.roleId });

@@ -5,6 +5,7 @@
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsBase, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { AppError } from '../../../../domain/shared/appError.ts';
+import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../../../domain/shared/jsonDepth.ts';
 import type { IntentProvider, IntentResolution, SkillDescriptor } from '../skillTypes.ts';
 
 export interface OpenAiProviderOptions {
@@ -20,6 +21,8 @@ export interface OpenAiProviderOptions {
 
 /** Retries of a failed request by the client (connection errors, 408/409/429/5xx), within the time limit. */
 const MAX_RETRIES = 1;
+/** The longest arguments a tool call may have (characters): a skill's input is far smaller. */
+const MAX_ARGUMENTS = 256 * 1024;
 /** An OpenAI tool name: letters, digits, `_` and `-`, at most 64. */
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
@@ -85,9 +88,14 @@ export function resolutionOf(answer: Answer, toSkill: ReadonlyMap<string, string
   if (answer.toolCall) {
     const skill = TOOL_NAME.test(answer.toolCall.name) ? toSkill.get(answer.toolCall.name) : undefined;
     if (skill === undefined) throw aiProviderFailed('it called a tool that was not offered');
+    const text = answer.toolCall.arguments.trim() === '' ? '{}' : answer.toolCall.arguments;
+    // What a model answers is as hostile as a body: bounded, nested at most as a body may be, and no NUL (the log's JSON refuses it).
+    if (text.length > MAX_ARGUMENTS || jsonNestsDeeperThan(text, MAX_JSON_DEPTH) || text.includes('\\u0000')) {
+      throw aiProviderFailed('the arguments of its tool call are too large, too deep or hold a NUL');
+    }
     let input: unknown;
     try {
-      input = JSON.parse(answer.toolCall.arguments.trim() === '' ? '{}' : answer.toolCall.arguments);
+      input = JSON.parse(text);
     } catch {
       throw aiProviderFailed('the arguments of its tool call are not JSON');
     }
@@ -108,11 +116,13 @@ export async function assembleStream(chunks: AsyncIterable<ChatCompletionChunk>)
     const delta = chunk.choices?.[0]?.delta;
     if (!delta) continue;
     if (typeof delta.content === 'string') content += delta.content;
+    if (content.length > MAX_ARGUMENTS) throw aiProviderFailed('its streamed answer is too large');
     for (const part of delta.tool_calls ?? []) {
       const call = calls.get(part.index) ?? { name: '', arguments: '' };
       call.name += part.function?.name ?? '';
       call.arguments += part.function?.arguments ?? '';
       calls.set(part.index, call);
+      if (call.arguments.length > MAX_ARGUMENTS || call.name.length > MAX_ARGUMENTS) throw aiProviderFailed('its streamed answer is too large');
     }
   }
   const first = [...calls.keys()].sort((a, b) => a - b)[0];
@@ -160,6 +170,7 @@ export function openAiIntentProvider(options: OpenAiProviderOptions): IntentProv
           };
         }
       } catch (error) {
+        if (error instanceof AppError) throw error;
         throw aiProviderFailed(reasonOf(error, deadline.aborted));
       }
       return resolutionOf(answer, toSkill);

@@ -92,15 +92,34 @@ export function agentMetadata(options: RunSkillOptions, constitutionVersion: num
  * principal's rights (403 SKILL_DENIED, nothing written), a dangerous skill → a pending approval,
  * a staged autonomy → a staged action, else the command through the registry with agent metadata.
  */
+/** The item statuses an agent may set without a person: anything else publishes, schedules or archives content. */
+const UNPUBLISHED_STATUSES: ReadonlySet<unknown> = new Set([undefined, null, 'draft']);
+
+/**
+ * Whether an item write of an agent changes what readers see: it sets an item's `status` past draft
+ * (`items.create` of a published item, `items.update` publishing or archiving one). Such a call is
+ * dangerous whatever its command says: an agent never publishes content nobody approved.
+ */
+export function publishesItems(skill: string, input: Record<string, unknown>): boolean {
+  const statusOf = (data: unknown) => (typeof data === 'object' && data !== null ? (data as Record<string, unknown>).status : undefined);
+  if (skill === 'items.update') return !UNPUBLISHED_STATUSES.has(statusOf(input.changes));
+  if (skill === 'items.create') {
+    const items = Array.isArray(input.items) ? input.items : [input.items];
+    return items.some((item) => !UNPUBLISHED_STATUSES.has(statusOf(item)));
+  }
+  return false;
+}
+
 export async function runSkill(context: AppContext, options: RunSkillOptions): Promise<SkillOutcome> {
   const { siteId, principal, agent, call } = options;
   const definition = context.commands.find(call.skill);
   if (!definition?.skill) throw new AppError('NOT_FOUND', `No skill "${call.skill}"`, { path: ['skill'] });
   const input = parseSkillInput(definition, call.input);
   const mutates = definition.readOnly !== true;
+  const dangerous = definition.dangerous || publishesItems(definition.name, call.input);
   const collection = typeof call.input.collection === 'string' ? call.input.collection : null;
 
-  const gate = await checkAgentGate(context, { siteId, agent, skill: { name: definition.name, dangerous: definition.dangerous, mutates }, collection, input: call.input });
+  const gate = await checkAgentGate(context, { siteId, agent, skill: { name: definition.name, dangerous, mutates }, collection, input: call.input });
   if (!gate.allowed) throw new AppError(gate.code, gate.message, { extensions: gate.extensions ?? {} });
   if (gate.autonomy === 'read' && mutates) throw skillDenied(`The agent's autonomy is "read": "${definition.name}" writes`);
 
@@ -110,7 +129,7 @@ export async function runSkill(context: AppContext, options: RunSkillOptions): P
 
   const metadata = agentMetadata(options, gate.constitutionVersion);
   // A dangerous call runs only with a person's approval; a staged action never stands in for one.
-  if (definition.dangerous && options.origin?.kind !== 'approval') {
+  if (dangerous && options.origin?.kind !== 'approval') {
     const approvalId = await requestApproval(context, options, access, gate.constitutionVersion, metadata);
     const message = `"${definition.name}" is dangerous: it waits for a person's approval (POST /ai/approvals/${approvalId}/decide)`;
     await publishNotification(
@@ -121,7 +140,7 @@ export async function runSkill(context: AppContext, options: RunSkillOptions): P
     );
     return { status: 'pending_approval', skill: definition.name, approvalId, message };
   }
-  if (gate.autonomy === 'stage' && mutates && !definition.dangerous && options.origin?.kind !== 'staged') {
+  if (gate.autonomy === 'stage' && mutates && !dangerous && options.origin?.kind !== 'staged') {
     const staged = await stageSkillCall(context, options, gate.constitutionVersion);
     const message = `"${definition.name}" is staged: it runs at ${staged.runAfter} unless a person vetoes it`;
     return { status: 'staged', skill: definition.name, stagedId: staged.stagedId, runAfter: staged.runAfter, message };
@@ -141,7 +160,7 @@ export async function runSkill(context: AppContext, options: RunSkillOptions): P
     if (error instanceof AppError && error.code === 'PERMISSION_DENIED') throw new AppError('SKILL_DENIED', error.message, { path: error.path, extensions: error.extensions });
     throw error;
   }
-  if (definition.dangerous) {
+  if (dangerous) {
     await publishNotification(
       context,
       siteId,

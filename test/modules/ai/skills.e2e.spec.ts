@@ -118,6 +118,23 @@ describe('skills: writes', () => {
     expect(notifications).toEqual([{ kind: 'ai.approval_pending', severity: 'warning', entity: (outcome as { approvalId: string }).approvalId }]);
   });
 
+  it('treats an item write that publishes or archives as dangerous: it waits for a person, and nothing is published', async () => {
+    const site = await createSkillSite(service);
+    const article = await createItem(site, 'articles', { title: 'Quiet draft' });
+    const stream = `${site.siteId}/item/articles/${article.id}`;
+    const before = await streamEvents(site, stream);
+    const publish = await callSkill(site, site.adminPrincipal, 'items.update', { collection: 'articles', id: article.id, changes: { status: 'published' } });
+    expect(publish).toMatchObject({ status: 'pending_approval', skill: 'items.update' });
+    const create = await callSkill(site, site.adminPrincipal, 'items.create', { collection: 'articles', items: [{ title: 'Fine' }, { title: 'Live at once', status: 'published' }] });
+    expect(create).toMatchObject({ status: 'pending_approval', skill: 'items.create' });
+    expect(await streamEvents(site, stream)).toEqual(before);
+    expect((await site.admin('GET', '/items/articles?filter[title][_eq]=Live at once')).body.data).toEqual([]);
+    // Keeping a draft a draft is an ordinary write.
+    expect(await callSkill(site, site.adminPrincipal, 'items.update', { collection: 'articles', id: article.id, changes: { title: 'Still a draft', status: 'draft' } })).toMatchObject({
+      status: 'executed',
+    });
+  });
+
   it('refuses with SKILL_DENIED what the principal may not do itself, and changes nothing', async () => {
     const site = await createSkillSite(service);
     const article = await createItem(site, 'articles', { title: 'Not yours to delete' });

@@ -107,6 +107,8 @@ export interface ConstitutionCall {
   skill: string;
   collection: string | null;
   role: string | null;
+  /** The call may reach any collection (a search over all of them): a deny rule naming collections matches it, an allow rule does not. */
+  anyCollection?: boolean;
 }
 
 export interface ConstitutionVerdict {
@@ -130,7 +132,10 @@ export function evaluateConstitution(rules: readonly ConstitutionRule[], call: C
       continue;
     }
     if (rule !== null) continue;
-    const collectionMatches = candidate.collections === null || (call.collection !== null && candidate.collections.includes(call.collection));
+    const collectionMatches =
+      candidate.collections === null ||
+      (call.anyCollection === true && candidate.effect === 'deny') ||
+      (call.collection !== null && candidate.collections.includes(call.collection));
     if (collectionMatches && candidate.skills.some((pattern) => skillPatternMatches(pattern, call.skill))) rule = candidate;
   }
   return { decision: rule?.effect ?? 'allow', rule, maxAutonomy };

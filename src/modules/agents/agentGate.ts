@@ -2,7 +2,7 @@
 // skill call (docs/agents.md "The gate"): the kill switch, the agent role's skills and collections,
 // the active constitution's first matching rule, and the autonomy level (the role's, capped by the
 // constitution). One statement reads all four, so the gate adds one round trip to a call.
-import { evaluateConstitution, skillPatternMatches, type ConstitutionRule } from '../../../domain/agents/constitution.ts';
+import { evaluateConstitution, skillPatternMatches, type ConstitutionRule, type ConstitutionVerdict } from '../../../domain/agents/constitution.ts';
 import { lowerLevel } from '../../../domain/agents/autonomy.ts';
 import type { AutonomyLevelName, FreezeScope } from '../../../domain/agents/governanceEvents.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
@@ -16,10 +16,20 @@ interface GateRow {
   constitution: { version: number; rules: ConstitutionRule[] } | null;
 }
 
+/** The constitution's verdict over every collection a call reaches: the first deny of any, the lowest autonomy cap of all. */
+function verdictOver(rules: readonly ConstitutionRule[], call: { skill: string; role: string | null }, collections: readonly string[] | 'all'): ConstitutionVerdict {
+  if (collections === 'all') return evaluateConstitution(rules, { ...call, collection: null, anyCollection: true });
+  const verdicts = (collections.length === 0 ? [null] : collections).map((collection) => evaluateConstitution(rules, { ...call, collection }));
+  const denial = verdicts.find((verdict) => verdict.decision === 'deny');
+  const caps = verdicts.map((verdict) => verdict.maxAutonomy).filter((cap): cap is AutonomyLevelName => cap !== null);
+  const maxAutonomy = caps.length === 0 ? null : caps.reduce(lowerLevel);
+  return { ...(denial ?? verdicts[0]!), maxAutonomy };
+}
+
 const denied = (message: string, extensions: Record<string, unknown>): AgentGateDecision => ({ allowed: false, code: 'SKILL_DENIED', message, extensions });
 
 export async function checkAgentGate(context: Pick<AppContext, 'database'>, request: AgentGateRequest): Promise<AgentGateDecision> {
-  const { siteId, agent, skill, collection } = request;
+  const { siteId, agent, skill, collections } = request;
   const role = agent.role;
   const [row] = await context.database.withSiteReads(siteId, (tx) =>
     tx.query<GateRow>(sql`
@@ -48,11 +58,13 @@ export async function checkAgentGate(context: Pick<AppContext, 'database'>, requ
     if (!roleRow.skills.some((pattern) => skillPatternMatches(pattern, skill.name))) {
       return denied(`The agent role "${role}" does not cover the skill "${skill.name}"`, { role, skill: skill.name });
     }
-    if (collection !== null && !roleRow.collections.includes('*') && !roleRow.collections.includes(collection)) {
-      return denied(`The agent role "${role}" does not cover the collection "${collection}"`, { role, collection });
+    if (!roleRow.collections.includes('*')) {
+      if (collections === 'all') return denied(`The agent role "${role}" covers some collections, and "${skill.name}" may reach any: name them`, { role, collection: '*' });
+      const outside = collections.find((name) => !roleRow.collections.includes(name));
+      if (outside !== undefined) return denied(`The agent role "${role}" does not cover the collection "${outside}"`, { role, collection: outside });
     }
   }
-  const verdict = constitution ? evaluateConstitution(constitution.rules, { skill: skill.name, collection, role }) : null;
+  const verdict = constitution ? verdictOver(constitution.rules, { skill: skill.name, role }, collections) : null;
   if (verdict?.decision === 'deny') {
     const rule = verdict.rule!;
     return denied(`The constitution (version ${constitution!.version}, line ${rule.line}) denies it: "${rule.text}"`, {

@@ -15,6 +15,7 @@ import { checkAgentGate } from '../agents/agentGate.ts';
 import { stageSkillCall } from '../agents/stagedActions.ts';
 import { publishNotification } from '../realtime/notifications.ts';
 import { requestApproval } from './approvalRequest.ts';
+import { touchedCollections } from './touchedCollections.ts';
 import type { RunSkillOptions, SkillDescriptor, SkillOutcome } from './skillTypes.ts';
 
 /** The skills (registry entries flagged `skill`) the principal may call at all, as agents see them. */
@@ -119,7 +120,8 @@ export async function runSkill(context: AppContext, options: RunSkillOptions): P
   const dangerous = definition.dangerous || publishesItems(definition.name, call.input);
   const collection = typeof call.input.collection === 'string' ? call.input.collection : null;
 
-  const gate = await checkAgentGate(context, { siteId, agent, skill: { name: definition.name, dangerous, mutates }, collection, input: call.input });
+  const collections = touchedCollections(await context.schemas.site(siteId), definition.name, call.input);
+  const gate = await checkAgentGate(context, { siteId, agent, skill: { name: definition.name, dangerous, mutates }, collections, input: call.input });
   if (!gate.allowed) throw new AppError(gate.code, gate.message, { extensions: gate.extensions ?? {} });
   if (gate.autonomy === 'read' && mutates) throw skillDenied(`The agent's autonomy is "read": "${definition.name}" writes`);
 

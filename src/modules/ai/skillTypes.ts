@@ -52,8 +52,8 @@ export interface AgentGateRequest {
   siteId: string;
   agent: AgentIdentity;
   skill: { name: string; dangerous: boolean; /** Writes (a command), not a read-only query. */ mutates: boolean };
-  /** The collection the call names (`input.collection`), if any. */
-  collection: string | null;
+  /** Every collection the call reaches (src/modules/ai/touchedCollections.ts): the one it names, those its relation paths cross, every one a search covers (`all`); none: []. */
+  collections: readonly string[] | 'all';
   input: Record<string, unknown>;
 }
 

@@ -15,8 +15,14 @@ const CREATE = { name: 'items.create', dangerous: false, mutates: true };
 const DELETE = { name: 'items.delete', dangerous: true, mutates: true };
 const PUBLISH = { name: 'releases.publish', dangerous: true, mutates: true };
 
-function ask(site: AgentSite, role: string | null, skill: AgentGateRequest['skill'], collection: string | null = 'articles') {
-  return checkAgentGate(service.context, { siteId: site.siteId, agent: { id: 'conversation:c1', role }, skill, collection, input: collection ? { collection } : {} });
+function ask(site: AgentSite, role: string | null, skill: AgentGateRequest['skill'], collection: string | null = 'articles', collections?: AgentGateRequest['collections']) {
+  return checkAgentGate(service.context, {
+    siteId: site.siteId,
+    agent: { id: 'conversation:c1', role },
+    skill,
+    collections: collections ?? (collection ? [collection] : []),
+    input: collection ? { collection } : {},
+  });
 }
 
 async function activate(site: AgentSite, text: string): Promise<number> {
@@ -43,6 +49,10 @@ describe('the agent gate', () => {
     expect(await ask(site, 'writer', CREATE)).toEqual({ allowed: true, autonomy: 'act', constitutionVersion: null });
     expect(await ask(site, 'writer', DELETE)).toMatchObject({ allowed: false, code: 'SKILL_DENIED', extensions: { role: 'writer', skill: 'items.delete' } });
     expect(await ask(site, 'writer', LIST, 'secrets')).toMatchObject({ allowed: false, code: 'SKILL_DENIED', extensions: { role: 'writer', collection: 'secrets' } });
+    // Every collection a call reaches is checked: a relation path's, and any at all for a search of every collection.
+    expect(await ask(site, 'writer', LIST, 'articles', ['articles', 'authors'])).toMatchObject({ allowed: false, extensions: { collection: 'authors' } });
+    expect(await ask(site, 'writer', LIST, null, 'all')).toMatchObject({ allowed: false, code: 'SKILL_DENIED', extensions: { collection: '*' } });
+    expect(await ask(site, 'editor', LIST, null, 'all')).toMatchObject({ allowed: true });
     // A call naming no collection is not refused for it.
     expect(await ask(site, 'writer', LIST, null)).toMatchObject({ allowed: true });
     expect(await ask(site, 'editor', DELETE, 'secrets')).toEqual({ allowed: true, autonomy: 'stage', constitutionVersion: null });
@@ -78,6 +88,9 @@ describe('the agent gate', () => {
     });
     expect(await ask(site, 'translator', DELETE, 'drafts')).toEqual({ allowed: true, autonomy: 'stage', constitutionVersion: version });
     expect(await ask(site, 'translator', LIST, 'secrets')).toMatchObject({ allowed: false, extensions: { rule: { line: 3 } } });
+    // A call reaching secrets through a relation, or any collection (a search of all), meets the same deny.
+    expect(await ask(site, 'translator', LIST, 'articles', ['articles', 'secrets'])).toMatchObject({ allowed: false, extensions: { rule: { line: 3 } } });
+    expect(await ask(site, 'translator', LIST, null, 'all')).toMatchObject({ allowed: false, extensions: { rule: { line: 3 } } });
     // The constitution binds role-less agents too; a `for` cap does not.
     expect(await ask(site, null, DELETE)).toMatchObject({ allowed: false, code: 'SKILL_DENIED' });
     expect(await ask(site, null, CREATE)).toEqual({ allowed: true, autonomy: 'act', constitutionVersion: version });

@@ -19,7 +19,7 @@ const service = await startTestServiceForFile();
 
 const READ = { name: 'items.list', dangerous: false, mutates: false };
 const gate = (site: AgentSite, agent: Partial<AgentIdentity> = {}) =>
-  checkAgentGate(service.context, { siteId: site.siteId, agent: { id: 'goal:g1', role: null, ...agent }, skill: READ, collection: 'articles', input: {} });
+  checkAgentGate(service.context, { siteId: site.siteId, agent: { id: 'goal:g1', role: null, ...agent }, skill: READ, collections: ['articles'], input: {} });
 
 describe('/agent/kill-switch', () => {
   it('freezes a role: its calls are refused with AGENT_FROZEN, others run; lifted, they run again', async () => {

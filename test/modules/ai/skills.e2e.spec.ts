@@ -202,6 +202,15 @@ describe('skills: the agent gate and the principal, intersected', () => {
       code: 'SKILL_DENIED',
     });
     expect(await refusal(callSkill(site, site.adminPrincipal, 'items.list', { collection: 'authors' }, { agent: librarian }))).toMatchObject({ code: 'SKILL_DENIED' });
+    // Its collections hold for what a call reaches: a relation path into authors, a search over every collection.
+    for (const input of [{ fields: ['title', 'author.email'] }, { filter: { 'author.email': { _eq: 'a@example.com' } } }, { filter: { author: { name: { _eq: 'A' } } } }, { sort: ['-author.name'] }]) {
+      // (The principal, an administrator, may read authors: the refusal is the agent role's.)
+      expect(await refusal(callSkill(site, site.adminPrincipal, 'items.list', { collection: 'articles', ...input }, { agent: librarian })), JSON.stringify(input)).toMatchObject({
+        code: 'SKILL_DENIED',
+      });
+    }
+    expect(await refusal(callSkill(site, site.adminPrincipal, 'items.search', { q: 'Guarded' }, { agent: librarian }))).toMatchObject({ code: 'SKILL_DENIED' });
+    expect(await callSkill(site, site.adminPrincipal, 'items.search', { q: 'Guarded', collections: ['articles'] }, { agent: librarian })).toMatchObject({ status: 'executed' });
     expect(await refusal(callSkill(site, site.adminPrincipal, 'releases.publish', { id: article.id }, { agent: librarian }))).toMatchObject({ code: 'SKILL_DENIED' });
 
     // At `act`, the role's grants meet the principal's: an administrator's agent may ask to delete, a reader's may not.

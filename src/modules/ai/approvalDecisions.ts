@@ -74,8 +74,11 @@ export async function decideApproval(context: AppContext, request: DecideRequest
     throw errors.forbidden(`This site wants another person than the requester to decide (${SEPARATE_APPROVER_SETTING})`);
   }
   const capability = reviewCapabilityOf(approval.call.skill);
-  if (!isRequester && !isSiteAdmin(principal) && !request.access.hasCapability(capability)) {
-    throw errors.forbidden(`Deciding another person's approval needs a site administrator or the ${capability} capability`);
+  if (!isRequester && !isSiteAdmin(principal)) {
+    if (!request.access.hasCapability(capability)) throw errors.forbidden(`Deciding another person's approval needs a site administrator or the ${capability} capability`);
+    // A reviewer decides only what they may see (the approval shows it with their read rights).
+    const collection = approval.call.input.collection;
+    if (typeof collection === 'string' && !request.access.can('read', collection)) throw errors.notFound('Approval not found');
   }
   if (request.decision === 'rejected') {
     await record(context, siteId, approvalId, { type: 'reject', rejectedBy: principal.userId, reason: request.reason }, metadata);

@@ -18,23 +18,14 @@ import { findLiveItem } from '../items/historyQueries.ts';
 import { itemStreamId } from '../items/itemStreams.ts';
 import { releaseStream } from '../releases/handlers.ts';
 import { findRelease } from '../releases/queries.ts';
+import { shownValue } from './approvalView.ts';
 import type { RunSkillOptions } from './skillTypes.ts';
-
-/** What a diff shows for a value it may not show: a pii/phi or hashed field, or one the requester may not read. */
-export const SEALED_VALUE = '[sealed]';
-export const HIDDEN_VALUE = '[hidden]';
 
 export const approvalStream = (siteId: string, approvalId: string) => streamId(siteId, 'ai-approval', approvalId);
 
 interface Target {
   pins: ApprovalPin[];
   diff: Record<string, unknown>;
-}
-
-function shownValue(collection: CollectionSchema, access: Access, field: string, value: unknown): unknown {
-  if (collection.sensitiveFields.has(field) || collection.hashFields.has(field)) return SEALED_VALUE;
-  if (!access.allowedFields('read', collection.name).has(field)) return HIDDEN_VALUE;
-  return value;
 }
 
 async function itemTarget(tx: Queryable, siteId: string, collection: CollectionSchema, itemId: string): Promise<{ pin: ApprovalPin; data: Record<string, unknown>; status: string | null }> {
@@ -62,6 +53,13 @@ async function targetOf(context: AppContext, tx: Queryable, siteId: string, acce
         .map((field) => [field, { before: shownValue(collection, access, field, before[field] ?? null), after: shownValue(collection, access, field, changes[field]) }]),
     );
     return { pins: [pin], diff: { kind: 'update', collection: collection.name, id: String(input.id), fields } };
+  }
+  if (skill === 'items.create') {
+    // A create is dangerous when it publishes (skillRunner.ts publishesItems): the items it would write, masked as the others.
+    const collection = await context.schemas.collection(siteId, String(input.collection));
+    const items = (Array.isArray(input.items) ? input.items : [input.items]) as Record<string, unknown>[];
+    const shown = items.map((item) => Object.fromEntries(Object.entries(item ?? {}).map(([field, value]) => [field, shownValue(collection, access, field, value)])));
+    return { pins: [], diff: { kind: 'create', collection: collection.name, items: shown } };
   }
   if (skill === 'releases.publish') {
     const releaseId = String(input.id);
@@ -130,3 +128,4 @@ export async function movedPins(context: Pick<AppContext, 'database'>, siteId: s
     return moved;
   });
 }
+

@@ -9,6 +9,7 @@ import { userPrincipal } from '../../auth/principal.ts';
 import { commandCaller, pageMeta, pageMetaSchema } from '../../server/routeKit.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { approvalCommands } from './approvalCommands.ts';
+import { approvalForReviewer } from './approvalView.ts';
 import { findApproval, listApprovals, reviewCapabilityOf } from './approvalQueries.ts';
 import { approvalSchema, decideApprovalBody, decisionSchema, listApprovalsQuery } from './approvalSchemas.ts';
 
@@ -33,12 +34,12 @@ export async function approvalRoutes(app: FastifyInstance, { context }: ServerDe
   api.get('/ai/approvals/:id', { config: route, schema: { tags, params: idParams, response: { 200: z.object({ data: approvalSchema }) } } }, async (request) => {
     const principal = userPrincipal(request.principal);
     const approval = await context.database.withSiteReads(request.siteId, (tx) => findApproval(tx, request.siteId, request.params.id));
-    // Another person's approval is none of the caller's, unless they may decide it.
-    const visible =
-      approval !== null &&
-      (principal.admin || approval.requester.userId === principal.userId || (await request.access()).hasCapability(reviewCapabilityOf(approval.call.skill)));
-    if (!visible) throw errors.notFound('Approval not found');
-    return { data: approval };
+    if (approval !== null && (principal.admin || approval.requester.userId === principal.userId)) return { data: approval };
+    // Another person's approval is none of the caller's, unless they may decide it: then it shows what their own read rights show.
+    const access = await request.access();
+    const reviewed = approval !== null && access.hasCapability(reviewCapabilityOf(approval.call.skill)) ? await approvalForReviewer(context, request.siteId, approval, access) : null;
+    if (!reviewed) throw errors.notFound('Approval not found');
+    return { data: reviewed };
   });
 
   api.post(

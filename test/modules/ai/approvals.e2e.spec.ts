@@ -164,8 +164,17 @@ describe('POST /ai/approvals/:id/decide', () => {
     expect(own.body.errors[0].message).toContain('aiSeparateApprover');
     expect(await streamEvents(site, stream)).toHaveLength(1);
 
-    // A holder of review:items may decide another person's approval.
-    const reviewer = await memberWith(site, [{ collection: null, action: 'review:items' }]);
+    // A holder of review:items may decide another person's approval, of a collection they may read.
+    const blind = await memberWith(site, [{ collection: null, action: 'review:items' }]);
+    expectError(await decide(site, blind.token, approvalId, { decision: 'approved' }), 404, 'NOT_FOUND');
+    expect((await site.as(blind.token, 'GET', `/ai/approvals/${approvalId}`)).status).toBe(404);
+    const reviewer = await memberWith(site, [
+      { collection: null, action: 'review:items' },
+      { collection: 'articles', action: 'read', fields: ['title'] },
+    ]);
+    // What the reviewer may not read is hidden from them, as from the requester.
+    const seen = (await site.as(reviewer.token, 'GET', `/ai/approvals/${approvalId}`)).body.data;
+    expect(seen.diff.item).toMatchObject({ title: 'Old news', category: '[hidden]' });
     const approved = await decide(site, reviewer.token, approvalId, { decision: 'approved' });
     expect(approved.status, JSON.stringify(approved.body)).toBe(200);
     expect(approved.body.data.approval).toMatchObject({ status: 'executed', decidedBy: reviewer.userId });

@@ -4,7 +4,7 @@
 // an entry older than REVALIDATE_MS is checked against the site's schema version (one small query)
 // before use; that also picks up a changed default language.
 import type { LogNotifier } from '../../infra/eventstore/logNotifier.ts';
-import type { Database } from '../../infra/postgres/database.ts';
+import type { Database, Queryable } from '../../infra/postgres/database.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 import { collectionOf, readSiteSchema, type CollectionSchema, type SiteSchema } from './siteSchema.ts';
 
@@ -18,8 +18,12 @@ interface Entry {
 }
 
 export interface SchemaCache {
-  /** The site's schema, from this instance's cache. */
-  site(siteId: string): Promise<SiteSchema>;
+  /**
+   * The site's schema, from this instance's cache. A caller inside a transaction passes it: a miss
+   * is then read in it, never on a second connection (a burst of writers each holding one and
+   * waiting for another would drain the pool).
+   */
+  site(siteId: string, tx?: Queryable): Promise<SiteSchema>;
   /** A live collection of the site, or 404 NOT_FOUND. */
   collection(siteId: string, name: string): Promise<CollectionSchema>;
   /** Drops a site's cached schema on this instance (after its own schema commands). */
@@ -42,11 +46,14 @@ export function createSchemaCache(deps: { database: Database; notifier: LogNotif
   }
   const stop = deps.notifier.on('svc_schema', forget);
 
-  async function load(siteId: string): Promise<SiteSchema> {
+  const inSite = <T>(siteId: string, tx: Queryable | undefined, read: (tx: Queryable) => Promise<T>): Promise<T> =>
+    tx ? read(tx) : deps.database.withSite(siteId, read);
+
+  async function load(siteId: string, tx: Queryable | undefined): Promise<SiteSchema> {
     const pending = loading.get(siteId);
     if (pending) return pending;
     const generation = generations.get(siteId) ?? 0;
-    const started = deps.database.withSite(siteId, (tx) => readSiteSchema(tx, siteId));
+    const started = inSite(siteId, tx, (reader) => readSiteSchema(reader, siteId));
     loading.set(siteId, started);
     try {
       const schema = await started;
@@ -60,9 +67,9 @@ export function createSchemaCache(deps: { database: Database; notifier: LogNotif
     }
   }
 
-  async function revalidate(siteId: string, entry: Entry): Promise<void> {
-    const rows = await deps.database.withSite(siteId, (tx) =>
-      tx.query<{ version: number | null; default_language: string }>(sql`
+  async function revalidate(siteId: string, entry: Entry, tx: Queryable | undefined): Promise<void> {
+    const rows = await inSite(siteId, tx, (reader) =>
+      reader.query<{ version: number | null; default_language: string }>(sql`
         SELECT (SELECT version FROM schema_versions WHERE site_id = ${siteId}) AS version, s.default_language
           FROM sites s WHERE s.id = ${siteId}`),
     );
@@ -74,18 +81,18 @@ export function createSchemaCache(deps: { database: Database; notifier: LogNotif
     entry.checkedAt = Date.now();
   }
 
-  async function site(siteId: string): Promise<SiteSchema> {
+  async function site(siteId: string, tx?: Queryable): Promise<SiteSchema> {
     const entry = entries.get(siteId);
     if (entry) {
       if (Date.now() - entry.checkedAt < REVALIDATE_MS) return entry.schema;
-      entry.revalidating ??= revalidate(siteId, entry).finally(() => {
+      entry.revalidating ??= revalidate(siteId, entry, tx).finally(() => {
         entry.revalidating = null;
       });
       await entry.revalidating;
       const current = entries.get(siteId);
       if (current) return current.schema;
     }
-    return load(siteId);
+    return load(siteId, tx);
   }
 
   return {

@@ -43,7 +43,7 @@ export interface ItemSealerContext {
 /** The sealer for item and version commands of `siteId` (CommandRequest.seal, StreamStartRequest.seal). */
 export function itemEventSealer(context: ItemSealerContext, siteId: string): EventSealer {
   return async <Event extends NewEvent>(tx: Queryable, events: Event[]): Promise<Event[]> => {
-    const schema = await context.schemas.site(siteId);
+    const schema = await context.schemas.site(siteId, tx);
     const found: Found[] = [];
     events.forEach((event, index) => {
       const keys = CONTENT_KEYS[event.type];

@@ -7,20 +7,24 @@ import type { ItemCommand, ItemState } from '../../../domain/content/itemDecider
 import { sealedIdOf } from '../../../domain/privacy/sealedReference.ts';
 import type { KeyRing } from '../../../infra/crypto/keyRing.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
-import type { SchemaCache } from '../../schema/schemaCache.ts';
+import type { CollectionSchema } from '../../schema/siteSchema.ts';
 import { canonicalJson } from '../../../domain/shared/canonicalJson.ts';
 import { DecryptionFailure, loadSealed, openSealed } from './sealedValues.ts';
 
+/**
+ * Runs in the write's transaction with the collection the caller already holds: loading the schema
+ * here could take a second connection while the transaction holds one, and a burst of writes
+ * would then wait on each other for the pool.
+ */
 export async function keepUnchangedSealedValues(
-  context: { schemas: SchemaCache; keyRing: KeyRing },
+  keyRing: KeyRing,
   tx: Queryable,
   siteId: string,
+  collection: CollectionSchema,
   state: ItemState,
   command: ItemCommand,
 ): Promise<ItemCommand> {
-  if (command.type !== 'updateItem' || !state.snapshot) return command;
-  const collection = (await context.schemas.site(siteId)).collections.get(command.collection);
-  if (!collection || collection.sensitiveFields.size === 0) return command;
+  if (command.type !== 'updateItem' || !state.snapshot || collection.sensitiveFields.size === 0) return command;
   const base: Record<string, unknown> = command.target === 'draft' && state.draft ? { ...state.snapshot, ...state.draft } : state.snapshot;
   const candidates = Object.entries(command.changes.values).flatMap(([field, value]) => {
     const held = sealedIdOf(base[field]);
@@ -33,7 +37,7 @@ export async function keepUnchangedSealedValues(
     const row = stored.get(held);
     if (!row) continue;
     try {
-      const current = openSealed(context.keyRing, siteId, row, { collection: command.collection, itemId: command.itemId, field });
+      const current = openSealed(keyRing, siteId, row, { collection: command.collection, itemId: command.itemId, field });
       if (canonicalJson(current) === canonicalJson(value)) values[field] = base[field];
     } catch (error) {
       // A value that does not open is simply written anew; its read fails closed where it is read.

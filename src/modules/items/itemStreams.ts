@@ -105,7 +105,7 @@ export async function conversionsSince(
   item: { siteId: string; collection: string; headPosition: number; readLog?: boolean },
 ): Promise<FieldConversion[]> {
   if (item.headPosition === 0) return [];
-  if (!item.readLog && item.headPosition > (await context.schemas.site(item.siteId)).version) return [];
+  if (!item.readLog && item.headPosition > (await context.schemas.site(item.siteId, tx)).version) return [];
   return typeChangesAfter(tx, item.siteId, item.collection, item.headPosition);
 }
 
@@ -167,7 +167,7 @@ export async function runItemCommand(context: ItemCommandContext, tx: Queryable,
     check: async (state, checkTx) => {
       seen.loaded = state;
       await request.check?.(state, checkTx);
-      command = await keepUnchangedSealedValues(context, checkTx, request.siteId, state, request.command);
+      command = await keepUnchangedSealedValues(context.keyRing, checkTx, request.siteId, request.collection, state, request.command);
       const conversions = await conversionsSince(context, checkTx, { siteId: request.siteId, collection: request.collection.name, headPosition: head.position });
       if (conversions.length > 0) command = { ...command, conversions };
     },

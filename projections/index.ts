@@ -7,6 +7,7 @@ import { agentIncidentsProjection } from './agentIncidentsProjection.ts';
 import { agentIntentsProjection } from './agentIntentsProjection.ts';
 import { agentStagedActionsProjection } from './agentStagedActionsProjection.ts';
 import { agentRolesProjection } from './agentRolesProjection.ts';
+import { cloudSyncPipelinesProjection } from './cloudSyncPipelinesProjection.ts';
 import { apiKeysProjection } from './apiKeysProjection.ts';
 import { auditProjection } from './auditProjection.ts';
 import { cdcSubscriptionsProjection } from './cdcSubscriptionsProjection.ts';
@@ -99,6 +100,7 @@ export const projections: readonly Projection[] = [
   agentGoalsProjection,
   agentStagedActionsProjection,
   agentIncidentsProjection,
+  cloudSyncPipelinesProjection,
   // Async ones are applied by the daemon in this order: the change feed first, as realtime-ish consumers wait on it.
   changeFeedProjection,
   searchProjection,

@@ -167,6 +167,13 @@ const TABLES_BESIDE_PROJECTIONS: readonly TableOwnership[] = [
       },
     ],
   },
+  ...['cloud_sync_state', 'cloud_sync_log'].map(
+    (table): TableOwnership => ({
+      table,
+      owner: { reactor: 'src/modules/cloudSync/syncState.ts' },
+      maintainers: [],
+    }),
+  ),
 ];
 
 /** Every read-model table with its owner and maintainers; throws when a table would have two owners. */

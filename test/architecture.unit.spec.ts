@@ -77,6 +77,7 @@ describe('the architecture', () => {
     const timerFiles: Record<string, string> = {
       'src/boot/scheduler.ts': 'the one scheduler tick',
       'src/modules/cdc/webhookReactor.ts': 'the webhook sweep (cdc runtime)',
+      'src/modules/cdc/sinkReactor.ts': 'the sink sweep: nats subscriptions (cdc runtime)',
       'src/modules/realtime/logTailer.ts': 'the tailer poll fallback (realtime runtime)',
       'src/modules/realtime/realtimeHub.ts': 'socket heartbeats (realtime runtime)',
       'src/modules/pageviews/pageviewService.ts': 'the counter flush (pageviews runtime)',
@@ -87,7 +88,7 @@ describe('the architecture', () => {
     };
     // What starts a background part; called only by the composition root and these runtime files.
     const starter = /(?<!function )\b(start\w*(Runtime|Service|Reactor|Tailer|Scheduler)|create\w*(Runtime|Daemon|Builder))\(/;
-    const starterFiles = ['src/modules/cdc/changeFeedRuntime.ts', 'src/modules/realtime/realtimeService.ts', 'src/modules/flows/flowsRuntime.ts'];
+    const starterFiles = ['src/modules/cdc/changeFeedRuntime.ts', 'src/modules/realtime/realtimeService.ts', 'src/modules/flows/flowsRuntime.ts', 'src/modules/cloudSync/cloudSyncRuntime.ts'];
     // A routes file registers routes: a one-off timeout of a request is all the timing it may do.
     const requestTimeouts = ['src/modules/utils/routes.ts'];
     const isRoutes = (file: string) => file.startsWith('src/modules/') && (/\/(routes|\w+Routes)\.ts$/.test(file) || file === 'src/modules/index.ts');

@@ -319,6 +319,10 @@ export const AUDIT_DETAILS: { readonly [Type in EventType]: Declaration<EventDat
   'agent_staged.finished': ['stagedId', 'status', 'code'],
   'agent_incident.raised': ['incidentId', 'role', 'severity', 'intentId', 'raisedBy'],
   'agent_incident.resolved': ['incidentId', 'resolvedBy'],
+  // Cloud sync: the target and which settings changed; never the credentials' reference or the name.
+  'cloud_sync_pipeline.created': (data) => ({ pipelineId: data.pipelineId, target: data.target, collections: data.collections }),
+  'cloud_sync_pipeline.updated': (data) => ({ pipelineId: data.pipelineId, changed: changedKeys(data.changes) }),
+  'cloud_sync_pipeline.deleted': ['pipelineId'],
   'email_send.delivered': (data) => ({
     sendId: data.sendId,
     sent: data.results.filter((result) => result.status === 'sent').length,

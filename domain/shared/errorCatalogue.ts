@@ -5,6 +5,7 @@ export const errorCatalogue = {
   // Input
   VALIDATION_FAILED: { status: 400, when: 'the input does not match the route schema (422 on routes that say so, with `unprocessable`)' },
   VALIDATION: { status: 400, when: 'a malformed JSON filter' },
+  VALIDATION_ERROR: { status: 400, when: 'a cloud-sync pipeline body, or credentials that do not match its target (docs/integrations.md)' },
   INVALID_TARGET: { status: 422, when: 'a bad reassign target' },
   PAYLOAD_TOO_LARGE: { status: 413, when: 'the body is larger than SVC_BODY_LIMIT' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, when: 'the body has a content type the route does not take, or an upload of a type the guard cannot verify (`type_not_verifiable`)' },
@@ -65,6 +66,7 @@ export const errorCatalogue = {
   },
   AGENT_FROZEN: { status: 423, when: 'an agent’s skill call matches an active kill-switch freeze (`extensions.freezeId`, `extensions.scope`; docs/agents.md)' },
   // Regulated content (docs/privacy.md)
+  ENCRYPTION_KEY_REQUIRED: { status: 400, when: 'credentials to store sealed, and no key of the key ring can seal them (the site’s active key has no bytes)' },
   KEY_NOT_PROVISIONED: { status: 422, when: 'rotating to, or rewrapping from, a key whose bytes SVC_ENCRYPTION_KEYS does not hold' },
   DECRYPTION_FAILED: { status: 500, when: 'a sealed value would not open (a wrong key, tampered bytes); audited, never a placeholder' },
   // Limits

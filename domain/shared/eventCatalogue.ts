@@ -8,6 +8,7 @@ import { aiConversationEventSchemas } from '../ai/conversationEvents.ts';
 import { agentGovernanceEventSchemas } from '../agents/governanceEvents.ts';
 import { goalEventSchemas, incidentEventSchemas, intentEventSchemas, stagedActionEventSchemas } from '../agents/agentWorkEvents.ts';
 import { changeFeedEventSchemas } from '../changeFeed/events.ts';
+import { cloudSyncEventSchemas } from '../cloudSync/events.ts';
 import { contentEventSchemas } from '../content/events.ts';
 import { pageEventSchemas } from '../delivery/events.ts';
 import { fileEventSchemas } from '../files/events.ts';
@@ -49,6 +50,7 @@ export const eventCatalogue = {
   ...goalEventSchemas,
   ...stagedActionEventSchemas,
   ...incidentEventSchemas,
+  ...cloudSyncEventSchemas,
 };
 
 export type EventType = keyof typeof eventCatalogue;

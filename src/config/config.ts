@@ -249,6 +249,14 @@ const environmentSchema = z.object({
   SVC_AI_MODEL: z.string().trim().min(1).max(200).default('gpt-4o-mini'),
   SVC_AI_TIMEOUT_MS: z.coerce.number().int().min(100).max(300_000).default(20_000),
   SVC_AI_STREAM: booleanFlag,
+  // Cloud-sync pipelines (docs/integrations.md): the document database's REST base URL and OAuth token endpoint (Google's by
+  // default; a local server in tests), one push's time limit, and how many items a backfill call pushes before it answers truncated.
+  SVC_CLOUD_SYNC_FIRESTORE_URL: z.url({ protocol: /^https?$/ }).default('https://firestore.googleapis.com'),
+  SVC_CLOUD_SYNC_TOKEN_URL: z.url({ protocol: /^https?$/ }).default('https://oauth2.googleapis.com/token'),
+  SVC_CLOUD_SYNC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  SVC_CLOUD_SYNC_BACKFILL_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  // The change feed's NATS JetStream sink (docs/change-feed.md): subscriptions of kind nats publish to this server; unset, they are refused.
+  NATS_URL: optionalString.pipe(z.url({ protocol: /^(nats|tls)$/ }).optional()),
   // Object storage (infra/storage): an S3 bucket when S3_BUCKET is set, else the folder <SVC_DATA_DIR>/objects.
   S3_BUCKET: optionalString,
   S3_ENDPOINT: optionalString.pipe(z.url({ protocol: /^https?$/ }).optional()),

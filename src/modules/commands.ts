@@ -13,6 +13,7 @@ import { conversationCommands } from './ai/conversationCommands.ts';
 import { apiKeyCommands } from './apiKeys/commands.ts';
 import { configCommands } from './config/commands.ts';
 import { cdcCommands } from './cdc/commands.ts';
+import { cloudSyncCommands } from './cloudSync/commands.ts';
 import { encryptionCommands } from './encryption/commands.ts';
 import { editorialCommands } from './editorial/commands.ts';
 import { emailCommands } from './email/commands.ts';
@@ -52,6 +53,7 @@ export const areaCommands: readonly AnyAppCommand[] = [
   ...Object.values(accountCommands),
   ...Object.values(fileCommands),
   ...Object.values(cdcCommands),
+  ...Object.values(cloudSyncCommands),
   ...Object.values(policyCommands),
   ...Object.values(settingCommands),
   ...Object.values(siteCommands),

@@ -6,6 +6,7 @@ import type { FastifyInstance } from 'fastify';
 import { apiKeysProjection } from '../../projections/apiKeysProjection.ts';
 import { auditProjection } from '../../projections/auditProjection.ts';
 import { cdcSubscriptionsProjection } from '../../projections/cdcSubscriptionsProjection.ts';
+import { cloudSyncPipelinesProjection } from '../../projections/cloudSyncPipelinesProjection.ts';
 import { changeFeedProjection } from '../../projections/changeFeedProjection.ts';
 import { consentsProjection } from '../../projections/consentsProjection.ts';
 import { editorialProjection } from '../../projections/editorialProjection.ts';
@@ -49,6 +50,9 @@ import { auditRoutes } from './audit/routes.ts';
 import { summarizeSignInFailures } from './auth/failedSignIns.ts';
 import { authRoutes } from './auth/routes.ts';
 import { startChangeFeedRuntime } from './cdc/changeFeedRuntime.ts';
+import { startCloudSyncRuntime } from './cloudSync/cloudSyncRuntime.ts';
+import { cloudSyncRuntimeCommands } from './cloudSync/commands.ts';
+import { cloudSyncRoutes } from './cloudSync/routes.ts';
 import { subscriptionCommands } from './cdc/commands.ts';
 import { pruneChangeFeeds } from './cdc/retention.ts';
 import { cdcRoutes } from './cdc/routes.ts';
@@ -364,6 +368,21 @@ export const areas: readonly AreaManifest<unknown>[] = [
     scheduledTasks: [{ name: 'agent-staged', run: runDueStagedActions }],
     runtime: { start: startAgentWorkRuntime, stop: (work) => work.stop() },
     commands: (work) => Object.values(goalCommands(work)),
+  }),
+  defineArea({
+    name: 'cloudSync',
+    // Cloud-sync pipelines (docs/integrations.md): item writes pushed to a document database or a realtime database.
+    routes: [cloudSyncRoutes],
+    projections: [cloudSyncPipelinesProjection],
+    reactors: [
+      {
+        name: 'cloud-sync',
+        cursor: "cloud_sync_state.synced_seq per pipeline (its site's change-feed sequence), moved in the transaction that records the attempt; pushes write whole documents by item id, so an entry pushed again changes nothing",
+        leader: "the lock 'cloud-sync'",
+      },
+    ],
+    runtime: { start: startCloudSyncRuntime, stop: (sync) => sync.stop() },
+    commands: (sync) => Object.values(cloudSyncRuntimeCommands(sync)),
   }),
 ];
 

@@ -55,6 +55,8 @@ export interface CommandDefinition<TContext, TAccess, TInput, TResult> {
   readOnly?: boolean;
   /** Input errors are 422 `VALIDATION_FAILED` (the spec's rule for some areas, releases): as their routes answer. */
   unprocessableInput?: boolean;
+  /** The code of input errors when the spec gives the area its own (cloud sync: 400 `VALIDATION_ERROR`); default `VALIDATION_FAILED`. */
+  inputErrorCode?: 'VALIDATION_ERROR';
   /**
    * The key of the input that holds the route's whole body when the body is not an object of fields
    * (items: one item or an array of them): its errors are at `body`, not `body.<key>`.
@@ -207,5 +209,5 @@ export function parseCommandInput(definition: AnyCommandDefinition, input: unkno
   const issuePath = issue.path.map((segment) => (/^\d+$/.test(String(segment)) ? Number(segment) : String(segment)));
   const inBody = definition.bodyKey !== undefined && issuePath[0] === definition.bodyKey ? issuePath.slice(1) : issuePath;
   const path = ['body', ...inBody];
-  throw new AppError('VALIDATION_FAILED', `${path.join('.')}: ${issue.message}`, { path, ...(definition.unprocessableInput ? { unprocessable: true } : {}) });
+  throw new AppError(definition.inputErrorCode ?? 'VALIDATION_FAILED', `${path.join('.')}: ${issue.message}`, { path, ...(definition.unprocessableInput ? { unprocessable: true } : {}) });
 }

@@ -64,6 +64,18 @@ export function unprocessableOnInvalidBody(error: FastifyError, request: Fastify
 }
 
 /**
+ * The error handler of routes whose area answers a body that does not match with its own code (cloud
+ * sync: 400 `VALIDATION_ERROR`, as its commands do): schema errors of the body take that code.
+ */
+export function validationErrorOnInvalidBody(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const appError = toAppError(error);
+  if (appError?.code === 'VALIDATION_FAILED' && appError.status === 400 && appError.path[0] === 'body') {
+    return handleError(new AppError('VALIDATION_ERROR', appError.message, { path: appError.path }), request, reply);
+  }
+  return handleError(error, request, reply);
+}
+
+/**
  * Parses `application/x-www-form-urlencoded` bodies into an object of strings (the last of repeated
  * keys), in the scope of the routes that take forms from outside callers: one-click unsubscribes, webhooks.
  */

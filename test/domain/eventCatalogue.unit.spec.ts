@@ -368,6 +368,21 @@ const samples: { [Type in EventType]: EventDataOf<Type> } = {
   'agent_staged.finished': { stagedId: uuid, status: 'failed', code: 'SKILL_DENIED', message: 'Lost the right' },
   'agent_incident.raised': { incidentId: uuid, role: 'git-sync', severity: 'critical', title: 'CI failed', detail: 'build 12', intentId: null, raisedBy: uuid },
   'agent_incident.resolved': { incidentId: uuid, resolvedBy: uuid, note: null },
+  'cloud_sync_pipeline.created': {
+    pipelineId: uuid,
+    target: 'firestore',
+    name: 'Mirror',
+    projectId: 'demo-project',
+    collections: ['articles'],
+    targetPath: 'cms/{collection}',
+    syncOnCreate: true,
+    syncOnUpdate: true,
+    syncOnDelete: false,
+    credentials: `svc:sealed:${uuid}`,
+    startSeq: 0,
+  },
+  'cloud_sync_pipeline.updated': { pipelineId: uuid, changes: { name: 'Mirror 2', credentials: `svc:sealed:${uuid}` } },
+  'cloud_sync_pipeline.deleted': { pipelineId: uuid },
 };
 
 describe('the event catalogue', () => {

@@ -70,6 +70,12 @@ export function insertSealed(tx: Queryable, siteId: string, rows: readonly Seale
       ${rows.map((row) => row.dataKey)}::bytea[], ${rows.map((row) => row.sealed)}::bytea[])`);
 }
 
+/** Destroys sealed values (credentials replaced or deleted with what they belonged to). */
+export async function deleteSealed(tx: Queryable, siteId: string, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await tx.query(sql`DELETE FROM sensitive_values WHERE site_id = ${siteId} AND id = ANY(${ids}::uuid[])`);
+}
+
 /** A value that would not open: a wrong or missing key, tampered bytes, or a row of another record. */
 export class DecryptionFailure extends Error {
   constructor(

@@ -30,13 +30,14 @@ export const cdcSubscriptionsProjection = defineProjection({
     'cdc_subscription.created': async (tx, event) => {
       const d = event.data;
       const at = event.recordedAt;
-      // The creator: a webhook delivers what this principal may read (src/reactors/webhookReactor.ts).
+      // The creator: a webhook or a sink delivers what this principal may read (src/modules/cdc/subscriptionReader.ts).
       const creator = event.metadata.actor;
       await tx.query(sql`
-        INSERT INTO cdc_subscriptions (site_id, id, name, kind, state, url, secret_ciphertext, collections, operations, cursor_seq,
+        INSERT INTO cdc_subscriptions (site_id, id, name, kind, state, url, secret_ciphertext, collections, operations, nats_channel, cursor_seq,
                                        version, created_at, updated_at, creator_kind, creator_id)
         VALUES (${event.siteId}, ${d.subscriptionId}, ${d.name}, ${d.kind}, 'active', ${d.url}, ${d.secretCiphertext}, ${d.collections}::text[],
-                ${d.operations}::text[], ${d.cursorSeq}, ${event.streamPosition}, ${at}, ${at}, ${creator?.kind ?? null}, ${creator?.id ?? null})`);
+                ${d.operations}::text[], ${d.natsChannel ?? null}, ${d.cursorSeq}, ${event.streamPosition}, ${at}, ${at}, ${creator?.kind ?? null},
+                ${creator?.id ?? null})`);
     },
     'cdc_subscription.updated': async (tx, event) => {
       const c = event.data.changes;
@@ -47,6 +48,7 @@ export const cdcSubscriptionsProjection = defineProjection({
                secret_ciphertext = CASE WHEN ${c.secretCiphertext !== undefined} THEN ${c.secretCiphertext ?? null} ELSE secret_ciphertext END,
                collections = CASE WHEN ${c.collections !== undefined} THEN ${c.collections ?? null}::text[] ELSE collections END,
                operations = CASE WHEN ${c.operations !== undefined} THEN ${c.operations ?? null}::text[] ELSE operations END,
+               nats_channel = CASE WHEN ${c.natsChannel !== undefined} THEN ${c.natsChannel ?? null} ELSE nats_channel END,
                version = ${event.streamPosition}, updated_at = ${event.recordedAt}
          WHERE site_id = ${event.siteId} AND id = ${event.data.subscriptionId}`);
     },

@@ -167,6 +167,17 @@ const TABLES_BESIDE_PROJECTIONS: readonly TableOwnership[] = [
       },
     ],
   },
+  {
+    table: 'cdc_sink_state',
+    owner: { reactor: 'src/modules/cdc/sinkReactor.ts' },
+    maintainers: [
+      {
+        table: 'cdc_sink_state',
+        writer: 'src/modules/cdc/subscriptionHandlers.ts (deleteSubscription)',
+        why: "a deleted subscription's sink state goes with it, in the delete command's transaction.",
+      },
+    ],
+  },
   ...['cloud_sync_state', 'cloud_sync_log'].map(
     (table): TableOwnership => ({
       table,

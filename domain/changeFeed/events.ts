@@ -8,7 +8,7 @@ const nullableText = z.string().nullable();
 
 // Change-feed subscriptions
 
-export const SUBSCRIPTION_KINDS = ['pull', 'webhook'] as const;
+export const SUBSCRIPTION_KINDS = ['pull', 'webhook', 'nats'] as const;
 export type SubscriptionKind = (typeof SUBSCRIPTION_KINDS)[number];
 export const SUBSCRIPTION_STATES = ['active', 'paused', 'dead', 'stale'] as const;
 export type SubscriptionStateName = (typeof SUBSCRIPTION_STATES)[number];
@@ -22,6 +22,8 @@ const subscriptionDefinitionShape = {
   /** null = every collection / every operation. */
   collections: z.array(z.string()).nullable(),
   operations: z.array(z.string()).nullable(),
+  /** A nats subscription's own subject token (natsSubject.ts); null (or absent, before nats) = the site's default subjects. */
+  natsChannel: nullableText.optional(),
 };
 const subscriptionDefinitionSchema = z.object(subscriptionDefinitionShape);
 export type SubscriptionDefinition = z.infer<typeof subscriptionDefinitionSchema>;

@@ -1,5 +1,6 @@
 // A change-feed subscription (stream <site>/cdc-subscription/<id>): a pull consumer's acknowledged
-// position, or a webhook target the delivery reactor pushes to, with its lifecycle:
+// position, a webhook target the delivery reactor pushes to, or a NATS JetStream sink the sink
+// reactor publishes to (its subjects: natsSubject.ts), with its lifecycle:
 // active ↔ paused by the user; active → dead (keeps failing) or stale (fell behind retention) by the
 // service; replay brings dead and stale back to active.
 import { AppError } from '../shared/appError.ts';
@@ -103,7 +104,7 @@ export const subscriptionDecider: Decider<SubscriptionState, SubscriptionCommand
         if (state.state !== 'paused') throw invalidMove(state.state, 'be resumed');
         return [{ type: 'cdc_subscription.resumed', data: { subscriptionId } }];
       case 'acknowledge':
-        if (state.kind !== 'pull') throw new AppError('CONFLICT', 'A webhook subscription advances by delivery, not by ack');
+        if (state.kind !== 'pull') throw new AppError('CONFLICT', `A ${state.kind} subscription advances by delivery, not by ack`);
         if (state.state === 'dead' || state.state === 'stale') throw invalidMove(state.state, 'be acknowledged; replay it first');
         if (command.cursorSeq < state.cursorSeq) {
           throw new AppError('ACK_REGRESSION', 'The cursor is behind the acknowledged one; acks only move forward', {
@@ -121,7 +122,7 @@ export const subscriptionDecider: Decider<SubscriptionState, SubscriptionCommand
         ];
       }
       case 'dispatch':
-        if (state.kind !== 'webhook') throw new AppError('CONFLICT', 'Only webhook subscriptions are dispatched; pull ones are read with GET /cdc/events');
+        if (state.kind === 'pull') throw new AppError('CONFLICT', 'Only webhook and nats subscriptions are dispatched; pull ones are read with GET /cdc/events');
         if (state.state !== 'active') throw invalidMove(state.state, 'be dispatched');
         return [{ type: 'cdc_subscription.dispatch_requested', data: { subscriptionId } }];
       case 'markDead':

@@ -356,7 +356,7 @@ export function configWarnings(config: Config, environment: NodeJS.ProcessEnv = 
     warnings.push('SVC_RATE_LIMIT_SITE_LOOKUP=0: a client naming unknown sites costs a database query per request, unlimited');
   }
   if (config.SVC_WEBHOOK_ALLOW_PRIVATE) {
-    warnings.push('SVC_WEBHOOK_ALLOW_PRIVATE=true: webhooks and web push may reach loopback, private and cloud metadata addresses');
+    warnings.push('SVC_WEBHOOK_ALLOW_PRIVATE=true: webhooks, web push and cloud sync may reach loopback, private and cloud metadata addresses');
   }
   if (config.SVC_FLOW_ALLOW_PRIVATE) {
     warnings.push('SVC_FLOW_ALLOW_PRIVATE=true: the request operation of flows may reach loopback, private and cloud metadata addresses');

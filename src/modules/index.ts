@@ -171,6 +171,11 @@ const cdcArea = defineArea({
       cursor: 'cdc_webhook_state.delivered_seq per subscription, advanced in the transaction that records the delivery',
       leader: "the job queue 'cdc-webhooks': one job per subscription key, on whichever instance takes it",
     },
+    {
+      name: 'nats-sink',
+      cursor: 'cdc_sink_state.delivered_seq (with broker_position) per nats subscription, advanced after JetStream acknowledged the batch',
+      leader: "the job queue 'cdc-sinks': one job per subscription key, on whichever instance takes it",
+    },
   ],
   scheduledTasks: [{ name: 'cdc-retention', run: pruneChangeFeeds }],
   runtime: { start: startChangeFeedRuntime, stop: (runtime) => runtime.stop() },

@@ -1,14 +1,19 @@
 // The background parts of the change feed on one server, started by the area's manifest
 // (src/modules/index.ts) and stopped with the context: the feed watcher (long-poll and reactor
-// wake-ups), the outbound HTTP client, the job queue and the webhook reactor.
+// wake-ups), the outbound HTTP client, the job queue, the webhook reactor, and the sink reactor with
+// its NATS JetStream sink (a connection opened on first use, when NATS_URL is set).
 import { createOutboundHttp, type OutboundHttp } from '../../../infra/http/outboundHttp.ts';
 import { createJobQueue } from '../../../infra/queue/createJobQueue.ts';
 import { deploymentNamespace } from '../../../infra/queue/deploymentNamespace.ts';
 import type { JobQueue } from '../../../infra/queue/jobQueue.ts';
+import { DEFAULT_NATS_STREAM, DEFAULT_NATS_SUBJECT_ROOT } from '../../../domain/changeFeed/natsSubject.ts';
 import { startWebhookReactor, type WebhookReactor } from './webhookReactor.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { createFeedCursors, type FeedCursors } from './feedCursors.ts';
 import { createFeedWatcher, type FeedWatcher } from './feedWatcher.ts';
+import type { FeedSink } from './feedSink.ts';
+import { createNatsSink } from './natsSink.ts';
+import { SINK_RETRY_POLICY, startSinkReactor, type SinkReactor } from './sinkReactor.ts';
 import { createSecretBox, type SecretBox } from './webhookSecrets.ts';
 
 export interface ChangeFeedRuntime {
@@ -19,9 +24,25 @@ export interface ChangeFeedRuntime {
   cursors: FeedCursors;
   queue: JobQueue;
   reactor: WebhookReactor;
-  /** Stops the reactor, then closes the queue, the HTTP client and the watcher. */
+  /** Where nats subscriptions publish (NATS JetStream; answers errors when NATS_URL is not set). */
+  natsSink: FeedSink;
+  /** Whether this deployment has a NATS server: nats subscriptions are refused without one. */
+  natsConfigured: boolean;
+  /** Publishes nats subscriptions' entries through `natsSink`. */
+  sinks: SinkReactor;
+  /** Stops the reactors, then closes the queue, the NATS connection, the HTTP client and the watcher. */
   stop(): Promise<void>;
 }
+
+/**
+ * The stream's duplicate window: a batch published again within it after a crash reaches consumers
+ * once (docs/change-feed.md). Two minutes, JetStream's own default, outlasts a restart.
+ */
+const NATS_DUPLICATE_WINDOW_MS = 120_000;
+/** How long one publish waits for the stream's acknowledgement. */
+const NATS_ACK_TIMEOUT_MS = 5_000;
+/** Sink subscriptions published at once per process. */
+const SINK_CONCURRENCY = 8;
 
 export function startChangeFeedRuntime(context: AppContext): ChangeFeedRuntime {
   const { config } = context;
@@ -47,6 +68,26 @@ export function startChangeFeedRuntime(context: AppContext): ChangeFeedRuntime {
     sweepMs: config.SVC_WEBHOOK_SWEEP_MS,
     concurrency: config.SVC_WEBHOOK_CONCURRENCY,
   });
+  const natsSink = createNatsSink({
+    url: config.NATS_URL,
+    stream: DEFAULT_NATS_STREAM,
+    subjectRoot: DEFAULT_NATS_SUBJECT_ROOT,
+    duplicateWindowMs: NATS_DUPLICATE_WINDOW_MS,
+    maxAgeMs: config.SVC_CDC_RETENTION,
+    ackTimeoutMs: NATS_ACK_TIMEOUT_MS,
+    name: `svc-feed/${context.version}`,
+    logger: context.logger,
+  });
+  const sinks = startSinkReactor({
+    context,
+    queue,
+    sink: natsSink,
+    cursors,
+    watcher,
+    policy: SINK_RETRY_POLICY,
+    sweepMs: config.SVC_WEBHOOK_SWEEP_MS,
+    concurrency: SINK_CONCURRENCY,
+  });
   return {
     watcher,
     http,
@@ -54,9 +95,13 @@ export function startChangeFeedRuntime(context: AppContext): ChangeFeedRuntime {
     cursors,
     queue,
     reactor,
+    natsSink,
+    natsConfigured: config.NATS_URL !== undefined,
+    sinks,
     async stop() {
-      await reactor.stop();
+      await Promise.all([reactor.stop(), sinks.stop()]);
       await queue.close();
+      await natsSink.close();
       http.close();
       watcher.close();
     },

@@ -4,6 +4,7 @@
 // (`subscriptionCommands`, registered by the manifest when the runtime starts). Each answers the
 // subscription as GET /cdc/subscriptions/:id shows it.
 import { z } from 'zod';
+import { SUBSCRIPTION_KINDS } from '../../../domain/changeFeed/events.ts';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import type { Principal } from '../../auth/principal.ts';
 import { defineCommand } from '../../runtime/appCommand.ts';
@@ -37,11 +38,15 @@ const webhookSchema = z
   })
   .strict();
 
+/** A nats subscription's own subject token (checked by the handler, which says what is wrong with it). */
+const natsSchema = z.object({ channel: z.string().max(200).nullable().optional() }).strict();
+
 export const createSubscriptionBody = z
   .object({
     name: z.string().trim().min(1).max(100),
-    kind: z.enum(['pull', 'webhook']),
+    kind: z.enum(SUBSCRIPTION_KINDS),
     webhook: webhookSchema.optional(),
+    nats: natsSchema.optional(),
     filters: filtersSchema.optional(),
     from: z.string().min(1).max(200).optional(),
   })
@@ -51,6 +56,7 @@ export const updateSubscriptionBody = z
   .object({
     name: z.string().trim().min(1).max(100).optional(),
     webhook: webhookSchema.optional(),
+    nats: natsSchema.optional(),
     filters: filtersSchema.optional(),
     action: z.enum(['pause', 'resume']).optional(),
     state: z.enum(['active', 'paused']).optional(),
@@ -94,10 +100,14 @@ export function subscriptionCommands(runtime: ChangeFeedRuntime) {
     http: runtime.http,
     secrets: runtime.secrets,
     cursors: runtime.cursors,
-    wake: (siteId) => runtime.reactor.wake(siteId),
+    natsConfigured: runtime.natsConfigured,
+    wake: (siteId) => {
+      runtime.reactor.wake(siteId);
+      runtime.sinks.wake(siteId);
+    },
   });
   const viewOf = async (context: AppContext, siteId: string, id: string) => {
-    const view = await context.database.withSite(siteId, (tx) => findSubscription(tx, siteId, id, new Date(), runtime.cursors.forSite(siteId)));
+    const view = await context.database.withSite(siteId, (tx) => findSubscription(tx, siteId, id, new Date(), runtime.cursors.forSite(siteId), runtime.natsSink));
     if (!view) throw new AppError('NOT_FOUND', 'Subscription not found');
     return view;
   };
@@ -105,10 +115,10 @@ export function subscriptionCommands(runtime: ChangeFeedRuntime) {
   const create = defineCommand({
     name: 'cdc.createSubscription',
     description:
-      'Create a change-feed subscription: `pull` (read with GET /cdc/events) or `webhook` (a URL, checked, and a secret that signs each delivery), with filters by collection and operation and a start point (`from`: a cursor, `start` or `end`).',
+      'Create a change-feed subscription: `pull` (read with GET /cdc/events), `webhook` (a URL, checked, and a secret that signs each delivery) or `nats` (published to NATS JetStream, optionally under a `nats.channel` of its own), with filters by collection and operation and a start point (`from`: a cursor, `start` or `end`).',
     input: createSubscriptionBody,
     access: 'siteAdmin',
-    // A webhook sends the site's changes to a URL outside: it grants read access.
+    // A webhook or a sink sends the site's changes outside: it grants read access.
     dangerous: true,
     async handler(context, { siteId, principal, input, metadata }) {
       refuseFrontend(principal);
@@ -119,7 +129,7 @@ export function subscriptionCommands(runtime: ChangeFeedRuntime) {
 
   const update = defineCommand({
     name: 'cdc.updateSubscription',
-    description: "Change a subscription's name, webhook URL or secret, or filters, or pause or resume it.",
+    description: "Change a subscription's name, webhook URL or secret, nats channel, or filters, or pause or resume it.",
     input: updateSubscriptionBody.safeExtend(subscriptionIdParams.shape),
     access: 'siteAdmin',
     // It can point a webhook at another URL.
@@ -166,7 +176,7 @@ export function subscriptionCommands(runtime: ChangeFeedRuntime) {
 
   const dispatch = defineCommand({
     name: 'cdc.dispatchSubscription',
-    description: "Deliver a webhook subscription's pending entries now, without waiting for its next attempt.",
+    description: "Deliver a webhook or nats subscription's pending entries now, without waiting for its next attempt.",
     input: subscriptionIdParams,
     access: 'siteAdmin',
     dangerous: false,

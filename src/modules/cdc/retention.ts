@@ -38,9 +38,12 @@ export async function pruneSiteChangeFeed(context: Pick<AppContext, 'database' |
     await tx.query(sql`DELETE FROM realtime_tickets WHERE site_id = ${siteId} AND expires_at < ${new Date(now.getTime() - TICKET_GRACE_MS)}`);
     const lagging = await tx.query<{ id: string }>(sql`
       SELECT s.id FROM cdc_subscriptions s
-        LEFT JOIN cdc_webhook_state w ON w.site_id = s.site_id AND w.subscription_id = s.id
+        LEFT JOIN cdc_webhook_state w ON s.kind = 'webhook' AND w.site_id = s.site_id AND w.subscription_id = s.id
+        LEFT JOIN cdc_sink_state k ON s.kind = 'nats' AND k.site_id = s.site_id AND k.subscription_id = s.id
        WHERE s.site_id = ${siteId} AND s.state IN ('active', 'paused')
-         AND (CASE WHEN s.kind = 'webhook' AND w.generation = s.replay_generation THEN w.delivered_seq ELSE s.cursor_seq END) < ${through}`);
+         AND (CASE WHEN w.generation = s.replay_generation THEN w.delivered_seq
+                   WHEN k.generation = s.replay_generation THEN k.delivered_seq
+                   ELSE s.cursor_seq END) < ${through}`);
     return { pruned: removed, prunedThrough: through, behind: lagging.map((row) => row.id) };
   });
   for (const subscriptionId of behind) {

@@ -38,7 +38,7 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps, r
   });
 
   async function viewOf(siteId: string, id: string) {
-    const view = await context.database.withSite(siteId, (tx) => findSubscription(tx, siteId, id, new Date(), cursors.forSite(siteId)));
+    const view = await context.database.withSite(siteId, (tx) => findSubscription(tx, siteId, id, new Date(), cursors.forSite(siteId), runtime.natsSink));
     if (!view) throw new AppError('NOT_FOUND', 'Subscription not found');
     return view;
   }
@@ -103,7 +103,7 @@ export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps, r
   );
 
   api.get('/cdc/subscriptions', { config: siteAdmin, schema: { tags: ['cdc'] } }, async (request) => {
-    const subscriptions = await context.database.withSite(request.siteId, (tx) => listSubscriptions(tx, request.siteId, new Date(), cursors.forSite(request.siteId)));
+    const subscriptions = await context.database.withSite(request.siteId, (tx) => listSubscriptions(tx, request.siteId, new Date(), cursors.forSite(request.siteId), runtime.natsSink));
     return { data: subscriptions, meta: { total: subscriptions.length } };
   });
 

@@ -1,6 +1,7 @@
 // Commands on change-feed subscriptions. Name uniqueness and the per-site limit span streams, so
 // they are checked under a per-site lock in the transaction that appends.
 import { randomUUID } from 'node:crypto';
+import { natsChannelProblem } from '../../../domain/changeFeed/natsSubject.ts';
 import {
   subscriptionDecider,
   type SubscriptionChanges,
@@ -28,7 +29,9 @@ export interface SubscriptionDeps {
   http: OutboundHttp;
   secrets: SecretBox;
   cursors: FeedCursors;
-  /** Called after a change that may give the delivery reactor work (create, resume, replay, dispatch). */
+  /** Whether the deployment has a NATS server (NATS_URL): nats subscriptions are refused without one. */
+  natsConfigured: boolean;
+  /** Called after a change that may give the delivery reactors work (create, resume, replay, dispatch). */
   wake(siteId: string): void;
 }
 
@@ -37,10 +40,16 @@ export interface WebhookInput {
   secret?: string;
 }
 
+export interface NatsInput {
+  /** The subscription's own subject token; null or absent: the site's default subjects. */
+  channel?: string | null;
+}
+
 export interface CreateSubscriptionInput {
   name: string;
   kind: SubscriptionKind;
   webhook?: WebhookInput;
+  nats?: NatsInput;
   filters?: { collections?: string[] | null; operations?: string[] | null };
   /** Where it starts: `end` (default: what happens from now on), `start` (the oldest retained entry) or after a cursor. */
   from?: string;
@@ -72,6 +81,7 @@ function startSequence(start: StartPoint, head: FeedHead): number {
 export interface UpdateSubscriptionInput {
   name?: string;
   webhook?: WebhookInput;
+  nats?: NatsInput;
   filters?: { collections?: string[] | null; operations?: string[] | null };
   action?: 'pause' | 'resume';
   state?: 'active' | 'paused';
@@ -89,6 +99,29 @@ async function checkWebhookUrl(http: OutboundHttp, url: string): Promise<void> {
       throw new AppError('VALIDATION_FAILED', `Webhook URL refused: ${error.message}`, { path: ['body', 'webhook', 'url'] });
     }
     throw error;
+  }
+}
+
+const NATS_CHANNEL_PATH = ['body', 'nats', 'channel'];
+
+/** The channel as given (null: the default subjects), or 400 saying why it is not one subject token. */
+function checkedNatsChannel(channel: string | null | undefined): string | null {
+  if (channel === undefined || channel === null) return null;
+  const problem = natsChannelProblem(channel);
+  if (problem) throw new AppError('VALIDATION_FAILED', `nats.channel ${problem}`, { path: NATS_CHANNEL_PATH });
+  return channel;
+}
+
+/** Two nats subscriptions of a site never publish to the same subjects: consumers would get both. */
+async function assertNatsChannelFree(tx: Queryable, siteId: string, channel: string | null, exceptId: string | null): Promise<void> {
+  const [other] = await tx.query<{ name: string }>(sql`
+    SELECT name FROM cdc_subscriptions
+     WHERE site_id = ${siteId} AND kind = 'nats' AND nats_channel IS NOT DISTINCT FROM ${channel} AND (${exceptId}::uuid IS NULL OR id <> ${exceptId}::uuid)`);
+  if (other) {
+    const subjects = channel === null ? "the site's default subjects" : `channel "${channel}"`;
+    throw new AppError('CONFLICT', `The nats subscription "${other.name}" already publishes to ${subjects}; give this one a nats.channel of its own`, {
+      path: NATS_CHANNEL_PATH,
+    });
   }
 }
 
@@ -117,10 +150,30 @@ export async function createSubscription(deps: SubscriptionDeps, siteId: string,
   } else if (input.webhook !== undefined) {
     throw new AppError('VALIDATION_FAILED', 'Only webhook subscriptions take a webhook', { path: ['body', 'webhook'] });
   }
+  let natsChannel: string | null = null;
+  if (input.kind === 'nats') {
+    if (!deps.natsConfigured) {
+      throw new AppError('VALIDATION_FAILED', 'This deployment has no NATS server (NATS_URL is not set): a nats subscription cannot be created', {
+        path: ['body', 'kind'],
+        extensions: { dependency: 'nats' },
+      });
+    }
+    natsChannel = checkedNatsChannel(input.nats?.channel);
+  } else if (input.nats !== undefined) {
+    throw new AppError('VALIDATION_FAILED', 'Only nats subscriptions take nats', { path: ['body', 'nats'] });
+  }
   const cursors = deps.cursors.forSite(siteId);
   const start = parseStartPoint(input.from, cursors);
   const subscriptionId = randomUUID();
-  const definition = { name: input.name, kind: input.kind, url, secretCiphertext, collections: input.filters?.collections ?? null, operations: input.filters?.operations ?? null };
+  const definition = {
+    name: input.name,
+    kind: input.kind,
+    url,
+    secretCiphertext,
+    collections: input.filters?.collections ?? null,
+    operations: input.filters?.operations ?? null,
+    ...(input.kind === 'nats' ? { natsChannel } : {}),
+  };
   await inSiteTransaction(context, siteId, (tx) => createSubscriptionIn(context, tx, siteId, { subscriptionId, ...definition }, start, metadata));
   deps.wake(siteId);
   return subscriptionId;
@@ -146,6 +199,7 @@ export async function createSubscriptionIn(
     });
   }
   await assertNameFree(tx, siteId, definition.name, null);
+  if (definition.kind === 'nats') await assertNatsChannelFree(tx, siteId, definition.natsChannel ?? null, null);
   // By default a new subscription starts at the feed's current end: it receives what happens from now on.
   const cursorSeq = startSequence(start, await readFeedHead(tx, siteId));
   await handleCommandIn(tx, context.projections, {
@@ -178,6 +232,7 @@ export async function updateSubscription(
     changes.url = input.webhook.url;
   }
   if (input.webhook?.secret !== undefined) changes.secretCiphertext = deps.secrets.seal(input.webhook.secret);
+  if (input.nats?.channel !== undefined) changes.natsChannel = checkedNatsChannel(input.nats.channel);
 
   await inSiteTransaction(context, siteId, async (tx) => {
     await lockSiteSubscriptions(tx, siteId);
@@ -190,8 +245,13 @@ export async function updateSubscription(
         if (state.exists && !state.deleted && state.kind !== 'webhook' && input.webhook !== undefined) {
           throw new AppError('VALIDATION_FAILED', 'Only webhook subscriptions take a webhook', { path: ['body', 'webhook'] });
         }
+        if (state.exists && !state.deleted && state.kind !== 'nats' && input.nats !== undefined) {
+          throw new AppError('VALIDATION_FAILED', 'Only nats subscriptions take nats', { path: ['body', 'nats'] });
+        }
         return { type: 'update', changes };
       });
+      // After the update (its kind checked), before the commit: the channel's other holders, under the site's lock.
+      if (changes.natsChannel !== undefined) await assertNatsChannelFree(tx, siteId, changes.natsChannel, subscriptionId);
     }
     if (move) await run({ type: move });
     if (Object.keys(changes).length === 0 && !move) await run({ type: 'update', changes: {} });
@@ -203,7 +263,7 @@ export async function deleteSubscription(context: AppContext, siteId: string, su
   await inSiteTransaction(context, siteId, (tx) => deleteSubscriptionIn(context, tx, siteId, subscriptionId, metadata));
 }
 
-/** Deletes a subscription inside the caller's transaction, with the delivery reactor's rows of it. */
+/** Deletes a subscription inside the caller's transaction, with the delivery reactors' rows of it. */
 export async function deleteSubscriptionIn(context: AppContext, tx: Queryable, siteId: string, subscriptionId: string, metadata: EventMetadata): Promise<void> {
   await handleCommandIn(tx, context.projections, {
     siteId,
@@ -214,6 +274,7 @@ export async function deleteSubscriptionIn(context: AppContext, tx: Queryable, s
   });
   // The reactor's own rows go with it; the attempts are history of a subscription that is gone.
   await tx.query(sql`DELETE FROM cdc_webhook_state WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid`);
+  await tx.query(sql`DELETE FROM cdc_sink_state WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid`);
   await tx.query(sql`DELETE FROM cdc_deliveries WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid`);
 }
 

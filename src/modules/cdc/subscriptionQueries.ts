@@ -2,19 +2,26 @@
 import { isUuid } from '../../../domain/shared/uuid.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
+import type { SubscriptionKind } from '../../../domain/changeFeed/subscription.ts';
 import type { SiteFeedCursors } from './feedCursors.ts';
+import type { FeedSink } from './feedSink.ts';
+
+/** Where the sinks publish, to show with their subscriptions. */
+export type SinkDestinations = Pick<FeedSink, 'destination'>;
 
 export interface SubscriptionRow {
   site_id: string;
   id: string;
   name: string;
-  kind: 'pull' | 'webhook';
+  kind: SubscriptionKind;
   state: 'active' | 'paused' | 'dead' | 'stale';
   state_reason: string | null;
   url: string | null;
   secret_ciphertext: string | null;
   collections: string[] | null;
   operations: string[] | null;
+  /** A nats subscription's own subject token; null: the site's default subjects. */
+  nats_channel: string | null;
   cursor_seq: number;
   replay_generation: number;
   dispatch_requested_at: Date | null;
@@ -40,12 +47,14 @@ interface SubscriptionListRow extends SubscriptionRow {
 export interface SubscriptionView {
   id: string;
   name: string;
-  kind: 'pull' | 'webhook';
+  kind: SubscriptionKind;
   state: 'active' | 'paused' | 'dead' | 'stale';
   stateReason: string | null;
   webhook: { url: string; hasSecret: boolean } | null;
+  /** Where a nats subscription publishes: its channel, the stream and the subjects to consume (docs/change-feed.md). */
+  nats: { channel: string | null; stream: string; subjects: string } | null;
   filters: { collections: string[] | null; operations: string[] | null };
-  /** Everything up to this cursor is acknowledged (pull) or delivered (webhook). */
+  /** Everything up to this cursor is acknowledged (pull), delivered (webhook) or published and acknowledged by the broker (nats). */
   cursor: string;
   lag: { events: number; seconds: number };
   delivery: {
@@ -55,13 +64,13 @@ export interface SubscriptionView {
     lastSuccessAt: string | null;
     lastError: string | null;
   } | null;
-  /** Who created it: a webhook delivers what this principal may read (docs/change-feed.md). */
+  /** Who created it: a webhook or a sink delivers what this principal may read (docs/change-feed.md). */
   createdBy: { kind: string; id: string | null } | null;
   createdAt: string;
   updatedAt: string;
 }
 
-function toView(row: SubscriptionListRow, now: Date, cursors: SiteFeedCursors): SubscriptionView {
+function toView(row: SubscriptionListRow, now: Date, cursors: SiteFeedCursors, nats: SinkDestinations): SubscriptionView {
   return {
     id: row.id,
     name: row.name,
@@ -69,6 +78,7 @@ function toView(row: SubscriptionListRow, now: Date, cursors: SiteFeedCursors): 
     state: row.state,
     stateReason: row.state_reason,
     webhook: row.kind === 'webhook' && row.url ? { url: row.url, hasSecret: row.secret_ciphertext !== null } : null,
+    nats: row.kind === 'nats' ? { channel: row.nats_channel, ...nats.destination(row.site_id, row.nats_channel) } : null,
     filters: { collections: row.collections, operations: row.operations },
     cursor: cursors.encode(row.effective_seq),
     lag: {
@@ -76,7 +86,7 @@ function toView(row: SubscriptionListRow, now: Date, cursors: SiteFeedCursors): 
       seconds: row.next_occurred_at ? Math.max(0, Math.round((now.getTime() - row.next_occurred_at.getTime()) / 1000)) : 0,
     },
     delivery:
-      row.kind === 'webhook'
+      row.kind !== 'pull'
         ? {
             consecutiveFailures: row.consecutive_failures ?? 0,
             nextAttemptAt: row.next_attempt_at?.toISOString() ?? null,
@@ -96,9 +106,15 @@ async function selectSubscriptions(tx: Queryable, siteId: string, id: string | n
     WITH subscriptions AS (
       SELECT s.*, w.consecutive_failures, w.next_attempt_at, w.last_attempt_at, w.last_success_at, w.last_error,
              coalesce(f.last_seq, 0) AS head_seq,
-             CASE WHEN s.kind = 'webhook' AND w.generation = s.replay_generation THEN w.delivered_seq ELSE s.cursor_seq END AS effective_seq
+             CASE WHEN s.kind <> 'pull' AND w.generation = s.replay_generation THEN w.delivered_seq ELSE s.cursor_seq END AS effective_seq
         FROM cdc_subscriptions s
-        LEFT JOIN cdc_webhook_state w ON w.site_id = s.site_id AND w.subscription_id = s.id
+        -- A delivering subscription's state: the webhook reactor's, or the sink reactor's.
+        LEFT JOIN LATERAL (
+          SELECT generation, delivered_seq, consecutive_failures, next_attempt_at, last_attempt_at, last_success_at, last_error
+            FROM cdc_webhook_state WHERE s.kind = 'webhook' AND site_id = s.site_id AND subscription_id = s.id
+          UNION ALL
+          SELECT generation, delivered_seq, consecutive_failures, next_attempt_at, last_attempt_at, last_success_at, last_error
+            FROM cdc_sink_state WHERE s.kind = 'nats' AND site_id = s.site_id AND subscription_id = s.id) w ON true
         LEFT JOIN cdc_feed_sites f ON f.site_id = s.site_id
        WHERE s.site_id = ${siteId} AND (${id}::uuid IS NULL OR s.id = ${id}::uuid))
     SELECT subscriptions.*, next_entry.occurred_at AS next_occurred_at
@@ -109,14 +125,21 @@ async function selectSubscriptions(tx: Queryable, siteId: string, id: string | n
      ORDER BY subscriptions.created_at, subscriptions.id`);
 }
 
-export async function listSubscriptions(tx: Queryable, siteId: string, now: Date, cursors: SiteFeedCursors): Promise<SubscriptionView[]> {
-  return (await selectSubscriptions(tx, siteId, null)).map((row) => toView(row, now, cursors));
+export async function listSubscriptions(tx: Queryable, siteId: string, now: Date, cursors: SiteFeedCursors, nats: SinkDestinations): Promise<SubscriptionView[]> {
+  return (await selectSubscriptions(tx, siteId, null)).map((row) => toView(row, now, cursors, nats));
 }
 
-export async function findSubscription(tx: Queryable, siteId: string, id: string, now: Date, cursors: SiteFeedCursors): Promise<SubscriptionView | null> {
+export async function findSubscription(
+  tx: Queryable,
+  siteId: string,
+  id: string,
+  now: Date,
+  cursors: SiteFeedCursors,
+  nats: SinkDestinations,
+): Promise<SubscriptionView | null> {
   if (!isUuid(id)) return null;
   const [row] = await selectSubscriptions(tx, siteId, id);
-  return row ? toView(row, now, cursors) : null;
+  return row ? toView(row, now, cursors, nats) : null;
 }
 
 export interface DeliveryView {

@@ -16,15 +16,13 @@ import { OutboundRequestError, type OutboundHttp } from '../../../infra/http/out
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { join, sql } from '../../../infra/postgres/sql.ts';
 import type { JobOutcome, JobQueue } from '../../../infra/queue/jobQueue.ts';
-import { readFeedHead, selectFeedRows } from './feedQueries.ts';
 import type { FeedCursors } from './feedCursors.ts';
 import type { FeedWatcher } from './feedWatcher.ts';
-import type { PresentedEntry } from './feedVisibility.ts';
 import type { SubscriptionRow } from './subscriptionQueries.ts';
+import { readSubscriptionBatch, type BatchEntry } from './subscriptionBatch.ts';
 import { subscriptionReader, type SubscriptionReader } from './subscriptionReader.ts';
 import type { SecretBox } from './webhookSecrets.ts';
 import { logSensitiveReads } from '../items/sensitiveReads.ts';
-import { revealEnvelopes } from './feedReveal.ts';
 import { handleCommand } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { DELIVERY_HEADER, SIGNATURE_HEADER, signatureHeader } from './webhookSignature.ts';
@@ -80,10 +78,7 @@ type Plan =
   | { kind: 'deliver'; subscription: SubscriptionRow; state: WebhookStateRow; entries: Delivery[]; secret: string; actor: EventMetadata['actor'] };
 
 /** An entry to deliver, as the subscription's creator sees it. */
-interface Delivery extends PresentedEntry {
-  type: string;
-  event_id: string;
-}
+type Delivery = BatchEntry;
 
 interface AttemptResult {
   ok: boolean;
@@ -134,45 +129,30 @@ export function startWebhookReactor(options: WebhookReactorOptions): WebhookReac
     if (current.next_attempt_at && current.next_attempt_at.getTime() > Date.now()) {
       return { kind: 'wait', ms: current.next_attempt_at.getTime() - Date.now() };
     }
-    const head = await readFeedHead(tx, siteId);
-    if (head.prunedThrough > current.delivered_seq) return { kind: 'stale' };
-    if (!reader.signedIn) {
+    const batch = await readSubscriptionBatch(context, tx, {
+      subscription, afterSeq: current.delivered_seq, reader, cursors: options.cursors.forSite(siteId), limit: BATCH_SIZE,
+    });
+    if (batch.kind === 'stale') return { kind: 'stale' };
+    if (batch.kind === 'creatorAway') {
       // Nothing is sent, nothing is skipped: the entries wait for the creator (or go stale with retention).
-      if (head.lastSeq > current.delivered_seq) {
+      if (batch.pending) {
         await tx.query(sql`
-          UPDATE cdc_webhook_state SET next_attempt_at = ${new Date(Date.now() + CREATOR_RECHECK_MS)}, last_error = ${reader.reason}
+          UPDATE cdc_webhook_state SET next_attempt_at = ${new Date(Date.now() + CREATOR_RECHECK_MS)}, last_error = ${batch.reason}
            WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid`);
         return { kind: 'wait', ms: CREATOR_RECHECK_MS };
       }
       return { kind: 'idle' };
     }
-    const filter = { collections: subscription.collections, operations: subscription.operations };
-    // Up to the head as it stood when the creator's access was read (subscriptionReader.ts).
-    const through = Math.min(head.lastSeq, reader.headSeq);
-    const rows = await selectFeedRows(tx, siteId, {
-      afterSeq: current.delivered_seq, throughSeq: through, limit: BATCH_SIZE, filter, view: reader.view, cursors: options.cursors.forSite(siteId),
-    });
-    // Nothing this subscription wants up to there, or nothing in this batch its creator may read:
-    // move past what was left out.
-    const skipTo = rows.length === 0 ? through : rows.at(-1)!.seq;
-    const presented: Delivery[] = [];
-    for (const row of rows) {
-      const shown = reader.view.present(row);
-      if (shown) presented.push({ ...shown, type: row.type, event_id: row.event_id });
-    }
-    const schema = await context.schemas.site(siteId);
-    const metadata = { actor: reader.actor, correlationId: subscriptionId };
-    const envelopes = await revealEnvelopes(context, tx, schema, reader.view, metadata, presented.map((entry) => entry.envelope));
-    const entries = presented.map((entry, index) => ({ ...entry, envelope: envelopes[index]! }));
+    const { entries, skipTo } = batch;
     if (entries.length === 0) {
       if (skipTo > current.delivered_seq) {
         await tx.query(sql`
           UPDATE cdc_webhook_state SET delivered_seq = ${skipTo}
            WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid AND delivered_seq < ${skipTo}`);
       }
-      return rows.length === 0 && through === head.lastSeq ? { kind: 'idle' } : { kind: 'skipped' };
+      return batch.caughtUp ? { kind: 'idle' } : { kind: 'skipped' };
     }
-    return { kind: 'deliver', subscription, state: current, entries, secret: secrets.open(subscription.secret_ciphertext), actor: reader.actor };
+    return { kind: 'deliver', subscription, state: current, entries, secret: secrets.open(subscription.secret_ciphertext), actor: batch.actor };
   }
 
   async function post(work: Extract<Plan, { kind: 'deliver' }>, entry: Delivery, attempt: number): Promise<AttemptResult> {

@@ -1,0 +1,224 @@
+// The NATS JetStream sink (docs/change-feed.md, "NATS JetStream sink"): publishes a nats
+// subscription's entries to `<root>.<site>[.<channel>].<collection>` (domain/changeFeed/natsSubject.ts)
+// in one stream it creates or widens when it connects, each with its message id as Nats-Msg-Id, so the
+// stream drops a message published again within its duplicate window (a batch republished after a
+// crash). One connection per process, opened on first use and reopened after it closed; while the
+// server cannot be reached, publishing answers an error and the reactor backs off.
+import type { Logger } from 'pino';
+import {
+  AckPolicy,
+  connect,
+  DeliverPolicy,
+  DiscardPolicy,
+  headers,
+  nanos,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamClient,
+  type JsMsg,
+  type JetStreamManager,
+  type NatsConnection,
+  type NatsError,
+} from 'nats';
+import { natsSubjectFilterOf, natsSubjectOf } from '../../../domain/changeFeed/natsSubject.ts';
+import type { FeedSink, PublishResult, SinkMessage } from './feedSink.ts';
+
+export interface NatsSinkOptions {
+  /** NATS_URL; undefined: every publish answers that the deployment has no NATS server. */
+  url: string | undefined;
+  stream: string;
+  subjectRoot: string;
+  /** The stream's duplicate window: a message id published again within it is dropped. */
+  duplicateWindowMs: number;
+  /** The stream's max_age when this sink creates it (the feed's retention). */
+  maxAgeMs: number;
+  /** How long one publish waits for the stream's acknowledgement. */
+  ackTimeoutMs: number;
+  /** Client name the server shows (monitoring). */
+  name: string;
+  logger: Logger;
+}
+
+export const NATS_NOT_CONFIGURED = 'NATS is not configured on this deployment (NATS_URL is not set)';
+
+/** JetStream API error code (nats-server): a stream of that name exists with another configuration. */
+const STREAM_NAME_IN_USE = 10058;
+
+interface Link {
+  connection: NatsConnection;
+  jetstream: JetStreamClient;
+}
+
+const apiErrorCode = (error: unknown): number | undefined => (error as NatsError).api_error?.err_code;
+
+function describe(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  const code = (error as NatsError).code;
+  // nats.js reports a publish no stream took (or a server without JetStream) as a bare 503.
+  if (text === '503' || code === '503') return 'no JetStream stream answered (503): is JetStream enabled, and does the stream hold the subject?';
+  return (code && code !== text ? `${code}: ${text}` : text).slice(0, 500);
+}
+
+export function createNatsSink(options: NatsSinkOptions): FeedSink {
+  const { stream, subjectRoot, logger } = options;
+  const encoder = new TextEncoder();
+  let link: Promise<Link> | null = null;
+  let streamReady = false;
+  let closed = false;
+  let reportedDown = false;
+
+  async function ensureStream(manager: JetStreamManager): Promise<void> {
+    const subjects = [`${subjectRoot}.>`];
+    const duplicateWindow = nanos(options.duplicateWindowMs);
+    try {
+      await manager.streams.add({
+        name: stream,
+        subjects,
+        duplicate_window: duplicateWindow,
+        max_age: nanos(Math.max(options.maxAgeMs, options.duplicateWindowMs)),
+        storage: StorageType.File,
+        retention: RetentionPolicy.Limits,
+        discard: DiscardPolicy.Old,
+      });
+      return;
+    } catch (error) {
+      if (apiErrorCode(error) !== STREAM_NAME_IN_USE) throw error;
+    }
+    // It exists (another instance made it, or an operator tuned it): widen it to our subjects and at
+    // least our duplicate window, and leave the rest as it is.
+    const { config } = await manager.streams.info(stream);
+    const wider = config.subjects.includes(subjects[0]!) ? config.subjects : [...config.subjects, ...subjects];
+    if (wider !== config.subjects || config.duplicate_window < duplicateWindow) {
+      await manager.streams.update(stream, { ...config, subjects: wider, duplicate_window: Math.max(config.duplicate_window, duplicateWindow) });
+    }
+  }
+
+  async function open(): Promise<Link> {
+    const connection = await connect({
+      servers: options.url,
+      name: options.name,
+      timeout: 2_000,
+      reconnect: true,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 1_000,
+    });
+    void (async () => {
+      for await (const status of connection.status()) {
+        if (status.type === 'disconnect' || status.type === 'reconnect') logger.warn({ nats: status.data }, `NATS sink ${status.type}`);
+      }
+    })();
+    void connection.closed().then(() => {
+      link = null;
+      streamReady = false;
+    });
+    return { connection, jetstream: connection.jetstream() };
+  }
+
+  async function ready(): Promise<Link> {
+    if (closed) throw new Error('the NATS sink is closed');
+    link ??= open().catch((error: unknown) => {
+      link = null;
+      throw error;
+    });
+    const current = await link;
+    if (!streamReady) {
+      await ensureStream(await current.connection.jetstreamManager());
+      streamReady = true;
+    }
+    return current;
+  }
+
+  function headersOf(message: SinkMessage) {
+    const values = headers();
+    values.set('Svc-Site', message.siteId);
+    values.set('Svc-Subscription', message.subscriptionId);
+    values.set('Svc-Event', message.type);
+    values.set('Svc-Cursor', message.cursor);
+    return values;
+  }
+
+  return {
+    kind: 'nats',
+
+    async publish(messages: readonly SinkMessage[]): Promise<PublishResult> {
+      if (!options.url) return { acknowledged: 0, position: null, error: NATS_NOT_CONFIGURED };
+      let current: Link;
+      try {
+        current = await ready();
+      } catch (error) {
+        if (!reportedDown) logger.warn({ err: error }, 'NATS sink cannot reach its server; nats subscriptions wait');
+        reportedDown = true;
+        return { acknowledged: 0, position: null, error: `NATS unreachable: ${describe(error)}` };
+      }
+      if (reportedDown) logger.info('NATS sink reached its server again');
+      reportedDown = false;
+      // Every publish is sent before any acknowledgement is awaited: one round trip for the batch.
+      const acks = messages.map((message) =>
+        current.jetstream.publish(natsSubjectOf(subjectRoot, message.siteId, message.channel, message.collection), encoder.encode(message.body), {
+          msgID: message.id,
+          expect: { streamName: stream },
+          headers: headersOf(message),
+          timeout: options.ackTimeoutMs,
+        }),
+      );
+      const settled = await Promise.allSettled(acks);
+      const failed = settled.findIndex((outcome) => outcome.status === 'rejected');
+      const acknowledged = failed < 0 ? messages.length : failed;
+      const last = acknowledged > 0 ? (settled[acknowledged - 1] as PromiseFulfilledResult<{ seq: number }>).value.seq : null;
+      if (failed < 0) return { acknowledged, position: last, error: null };
+      // The stream may have been removed or changed under us: check it again before the next batch.
+      streamReady = false;
+      return { acknowledged, position: last, error: describe((settled[failed] as PromiseRejectedResult).reason) };
+    },
+
+    async storedAfter(siteId, channel, position) {
+      if (!options.url) throw new Error(NATS_NOT_CONFIGURED);
+      const current = await ready();
+      const manager = await current.connection.jetstreamManager();
+      // An ephemeral consumer of the subscription's subjects from just after `position`: it says how
+      // many messages are there, and hands them over without acknowledgements.
+      const consumer = await manager.consumers.add(stream, {
+        filter_subject: natsSubjectFilterOf(subjectRoot, siteId, channel),
+        deliver_policy: DeliverPolicy.StartSequence,
+        opt_start_seq: position + 1,
+        ack_policy: AckPolicy.None,
+        inactive_threshold: nanos(60_000),
+      });
+      const ids = new Set<string>();
+      try {
+        let pending = consumer.num_pending;
+        const reader = await current.jetstream.consumers.get(stream, consumer.name);
+        while (pending > 0) {
+          const batch = await reader.fetch({ max_messages: Math.min(pending, 10_000), expires: 5_000 });
+          let received = 0;
+          for await (const message of batch as AsyncIterable<JsMsg>) {
+            const id = message.headers?.get('Nats-Msg-Id');
+            if (id) ids.add(id);
+            received += 1;
+          }
+          if (received === 0) break;
+          pending -= received;
+        }
+      } finally {
+        await manager.consumers.delete(stream, consumer.name).catch(() => undefined);
+      }
+      return ids;
+    },
+
+    destination(siteId, channel) {
+      return { stream, subjects: natsSubjectFilterOf(subjectRoot, siteId, channel) };
+    },
+
+    async close() {
+      closed = true;
+      const pending = link;
+      link = null;
+      if (!pending) return;
+      try {
+        await (await pending).connection.close();
+      } catch {
+        // It never connected: nothing to close.
+      }
+    },
+  };
+}

@@ -1,0 +1,300 @@
+// The sink reactor: publishes the entries of sink subscriptions (kind nats) to their broker through
+// the sink port (feedSink.ts), one subscription at a time in feed order, through the job queue (one
+// job per subscription key, as webhooks). A batch is read as the subscription's creator sees it
+// (subscriptionBatch.ts), published with every message in flight at once, and the subscription's
+// delivered cursor (cdc_sink_state.delivered_seq) moves past what the broker acknowledged, after the
+// acknowledgements (compare-and-set, so a replay meanwhile wins), with the broker's position of the
+// last of them. A crash between the two leaves the batch in the broker without its checkpoint: the
+// next process to take the subscription (and any round after a failed one) first reads back the
+// message ids the broker holds past that position and skips them, and what it publishes again
+// carries the same ids, which the broker drops within its duplicate window: each entry reaches a
+// consumer once. A broker that cannot be reached is retried with a backoff; the
+// subscription's lag grows and `delivery.lastError` says why; it never dies of it.
+import { LRUCache } from 'lru-cache';
+import { retryDelayMs, type RetryPolicy } from '../../../domain/changeFeed/retryPolicy.ts';
+import { natsMessageIdOf } from '../../../domain/changeFeed/natsSubject.ts';
+import { subscriptionDecider, type SubscriptionCommand } from '../../../domain/changeFeed/subscription.ts';
+import { streamId } from '../../../domain/shared/events.ts';
+import type { Queryable } from '../../../infra/postgres/database.ts';
+import { sql } from '../../../infra/postgres/sql.ts';
+import type { JobOutcome, JobQueue } from '../../../infra/queue/jobQueue.ts';
+import { handleCommand } from '../../runtime/commandHandler.ts';
+import type { AppContext } from '../../runtime/context.ts';
+import { logSensitiveReads } from '../items/sensitiveReads.ts';
+import type { FeedCursors } from './feedCursors.ts';
+import type { FeedSink, SinkMessage } from './feedSink.ts';
+import type { FeedWatcher } from './feedWatcher.ts';
+import { readSubscriptionBatch, type BatchEntry } from './subscriptionBatch.ts';
+import type { SubscriptionRow } from './subscriptionQueries.ts';
+import { subscriptionReader, type SubscriptionReader } from './subscriptionReader.ts';
+
+export const SINK_QUEUE = 'cdc-sinks';
+/** Entries read, published and acknowledged per round: many in flight at once, one cursor move. */
+const BATCH_SIZE = 1_000;
+/** One job run works at most this long, then hands the key back to the queue. */
+const RUN_BUDGET_MS = 20_000;
+/** How often a subscription whose creator can no longer sign in looks again (its entries wait, within retention). */
+const CREATOR_RECHECK_MS = 60_000;
+/** A broker outage is retried from 1 s, doubling to 30 s: the subscription lags, it never dies of it. */
+export const SINK_RETRY_POLICY: RetryPolicy = { baseMs: 1_000, maxMs: 30_000, maxAttempts: Number.POSITIVE_INFINITY };
+
+export interface SinkReactorOptions {
+  context: AppContext;
+  queue: JobQueue;
+  sink: FeedSink;
+  cursors: FeedCursors;
+  watcher: FeedWatcher;
+  policy: RetryPolicy;
+  sweepMs: number;
+  concurrency: number;
+}
+
+export interface SinkReactor {
+  /** Looks for due subscriptions of a site (or of every site) and queues them. */
+  wake(siteId: string | null): void;
+  stop(): Promise<void>;
+}
+
+interface JobPayload {
+  siteId: string;
+  subscriptionId: string;
+}
+
+interface SinkStateRow {
+  generation: number;
+  delivered_seq: number;
+  broker_position: string | null;
+  consecutive_failures: number;
+  next_attempt_at: Date | null;
+  dispatch_seen_at: Date | null;
+}
+
+type Plan =
+  | { kind: 'idle' }
+  | { kind: 'wait'; ms: number }
+  | { kind: 'stale' }
+  /** A batch held nothing the creator may read: the cursor moved past it; plan again. */
+  | { kind: 'skipped' }
+  | { kind: 'publish'; subscription: SubscriptionRow; state: SinkStateRow; entries: BatchEntry[]; through: number; actor: Extract<SubscriptionReader, { signedIn: true }>['actor'] };
+
+export function startSinkReactor(options: SinkReactorOptions): SinkReactor {
+  const { context, queue, sink, policy } = options;
+  const { database, logger } = context;
+  let stopping = false;
+  /** The generation of each subscription whose broker contents this process has read back. */
+  const readBack = new LRUCache<string, number>({ max: 10_000 });
+
+  async function plan(tx: Queryable, payload: JobPayload, reader: SubscriptionReader | null): Promise<Plan> {
+    const { siteId, subscriptionId } = payload;
+    const [subscription] = await tx.query<SubscriptionRow>(
+      sql`SELECT * FROM cdc_subscriptions WHERE site_id = ${siteId} AND id = ${subscriptionId}::uuid`,
+    );
+    if (!reader || !subscription || subscription.kind !== sink.kind || subscription.state !== 'active') return { kind: 'idle' };
+    let [state] = await tx.query<SinkStateRow>(sql`
+      SELECT * FROM cdc_sink_state WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid FOR UPDATE`);
+    if (!state || state.generation !== subscription.replay_generation) {
+      // First run, or a replay moved the cursor: start from the subscription's cursor, failures forgiven.
+      [state] = await tx.query<SinkStateRow>(sql`
+        INSERT INTO cdc_sink_state (site_id, subscription_id, generation, delivered_seq)
+        VALUES (${siteId}, ${subscriptionId}::uuid, ${subscription.replay_generation}, ${subscription.cursor_seq})
+        ON CONFLICT (site_id, subscription_id) DO UPDATE SET generation = excluded.generation, delivered_seq = excluded.delivered_seq,
+               consecutive_failures = 0, next_attempt_at = NULL
+        RETURNING *`);
+    }
+    const requested = subscription.dispatch_requested_at;
+    if (requested && (!state!.dispatch_seen_at || requested > state!.dispatch_seen_at)) {
+      // "Dispatch now": skip the current backoff once.
+      [state] = await tx.query<SinkStateRow>(sql`
+        UPDATE cdc_sink_state SET dispatch_seen_at = ${requested}, next_attempt_at = NULL
+         WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid RETURNING *`);
+    }
+    const current = state!;
+    if (current.next_attempt_at && current.next_attempt_at.getTime() > Date.now()) {
+      return { kind: 'wait', ms: current.next_attempt_at.getTime() - Date.now() };
+    }
+    const batch = await readSubscriptionBatch(context, tx, {
+      subscription, afterSeq: current.delivered_seq, reader, cursors: options.cursors.forSite(siteId), limit: BATCH_SIZE,
+    });
+    if (batch.kind === 'stale') return { kind: 'stale' };
+    if (batch.kind === 'creatorAway') {
+      // Nothing is published, nothing is skipped: the entries wait for the creator (or go stale with retention).
+      if (!batch.pending) return { kind: 'idle' };
+      await tx.query(sql`
+        UPDATE cdc_sink_state SET next_attempt_at = ${new Date(Date.now() + CREATOR_RECHECK_MS)}, last_error = ${batch.reason}
+         WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid`);
+      return { kind: 'wait', ms: CREATOR_RECHECK_MS };
+    }
+    if (batch.entries.length === 0) {
+      if (batch.skipTo > current.delivered_seq) {
+        await tx.query(sql`
+          UPDATE cdc_sink_state SET delivered_seq = ${batch.skipTo}
+           WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid AND delivered_seq < ${batch.skipTo}`);
+      }
+      return batch.caughtUp ? { kind: 'idle' } : { kind: 'skipped' };
+    }
+    return { kind: 'publish', subscription, state: current, entries: batch.entries, through: batch.skipTo, actor: batch.actor };
+  }
+
+  /**
+   * Records a round: the cursor moved to `deliveredSeq` (null: not moved) if it is still where the
+   * round started from in the same generation, and the failure (backoff) or success. False when a
+   * replay moved it meanwhile.
+   */
+  async function record(
+    payload: JobPayload,
+    work: Extract<Plan, { kind: 'publish' }>,
+    deliveredSeq: number | null,
+    position: number | null,
+    failure: { error: string; retryInMs: number } | null,
+  ) {
+    const { siteId, subscriptionId } = payload;
+    const now = new Date();
+    const updated = await database.withSite(siteId, (tx) =>
+      tx.query(sql`
+        UPDATE cdc_sink_state SET
+               delivered_seq = coalesce(${deliveredSeq}::bigint, delivered_seq),
+               broker_position = greatest(${position}::bigint, broker_position),
+               consecutive_failures = ${failure ? work.state.consecutive_failures + 1 : 0},
+               next_attempt_at = ${failure ? new Date(now.getTime() + failure.retryInMs) : null}::timestamptz,
+               last_attempt_at = ${now},
+               last_success_at = CASE WHEN ${deliveredSeq}::bigint IS NOT NULL THEN ${now}::timestamptz ELSE last_success_at END,
+               last_error = ${failure?.error ?? null}
+         WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid AND generation = ${work.state.generation}
+           AND delivered_seq = ${work.state.delivered_seq}
+        RETURNING 1`),
+    );
+    return updated.length > 0;
+  }
+
+  async function transition(payload: JobPayload, command: SubscriptionCommand): Promise<void> {
+    await handleCommand(context, {
+      siteId: payload.siteId,
+      streamId: streamId(payload.siteId, 'cdc-subscription', payload.subscriptionId),
+      decider: subscriptionDecider,
+      command,
+      metadata: { actor: { kind: 'system', id: null } },
+    });
+  }
+
+  async function publishPending(payload: JobPayload): Promise<JobOutcome | void> {
+    const deadline = Date.now() + RUN_BUDGET_MS;
+    const cursors = options.cursors.forSite(payload.siteId);
+    for (;;) {
+      if (stopping || Date.now() > deadline) return { retryInMs: 0 };
+      // The creator's access is read before the plan's transaction, which holds the state row's lock.
+      const reader = await subscriptionReader(context, payload.siteId, payload.subscriptionId);
+      const work = await database.withSite(payload.siteId, (tx) => plan(tx, payload, reader));
+      if (work.kind === 'idle') return;
+      if (work.kind === 'skipped') continue;
+      if (work.kind === 'wait') return { retryInMs: work.ms };
+      if (work.kind === 'stale') {
+        await transition(payload, { type: 'markStale', reason: 'The next entries were removed by retention before they were published' });
+        return;
+      }
+      // pii/phi values are logged as the creator's reads before they leave, once per round (a round
+      // cut short by the broker is logged again when it is published again).
+      const sensitive = work.entries.flatMap((entry) => (entry.sensitive ? [entry.sensitive] : []));
+      if (sensitive.length > 0) {
+        await logSensitiveReads(context, payload.siteId, sensitive, { actor: work.actor, correlationId: payload.subscriptionId });
+      }
+      const messages = work.entries.map((entry): SinkMessage => {
+        const cursor = cursors.encode(entry.seq);
+        return {
+          siteId: payload.siteId,
+          subscriptionId: payload.subscriptionId,
+          channel: work.subscription.nats_channel,
+          collection: entry.collection,
+          type: entry.type,
+          cursor,
+          id: natsMessageIdOf(payload.subscriptionId, work.state.generation, cursor),
+          body: entry.envelope,
+        };
+      });
+      // What an earlier process (or a failed round) left in the broker past the checkpoint is not
+      // published again: read back once per subscription and generation in this process, and after a failure.
+      let stored = new Set<string>();
+      if (work.state.broker_position !== null && (readBack.get(payload.subscriptionId) !== work.state.generation || work.state.consecutive_failures > 0)) {
+        try {
+          stored = await sink.storedAfter(payload.siteId, work.subscription.nats_channel, Number(work.state.broker_position));
+        } catch (error) {
+          const retryInMs = retryDelayMs(work.state.consecutive_failures + 1, policy, Math.random());
+          const message = `NATS unreachable: ${(error as Error).message}`.slice(0, 500);
+          if (!(await record(payload, work, null, null, { error: message, retryInMs }))) continue;
+          return { retryInMs };
+        }
+      }
+      readBack.set(payload.subscriptionId, work.state.generation);
+      const unpublished = messages.filter((message) => !stored.has(message.id));
+      const result = await sink.publish(unpublished);
+      // The entries done, from the first: already in the broker, or acknowledged now. All of them:
+      // the cursor moves past the whole batch (entries the creator may not read included).
+      const acknowledged = new Set(unpublished.slice(0, result.acknowledged).map((message) => message.id));
+      let done = 0;
+      while (done < messages.length && (stored.has(messages[done]!.id) || acknowledged.has(messages[done]!.id))) done += 1;
+      const deliveredSeq = done === messages.length ? work.through : done > 0 ? work.entries[done - 1]!.seq : null;
+      if (result.error === null) {
+        // Recorded, or replayed meanwhile (the record refused): either way, plan the next round.
+        await record(payload, work, deliveredSeq, result.position, null);
+        continue;
+      }
+      const retryInMs = retryDelayMs(work.state.consecutive_failures + 1, policy, Math.random());
+      if (!(await record(payload, work, deliveredSeq, result.position, { error: result.error, retryInMs }))) continue; // replayed meanwhile: plan again
+      return { retryInMs };
+    }
+  }
+
+  queue.process<JobPayload>(SINK_QUEUE, publishPending, { concurrency: options.concurrency });
+
+  // Finding due subscriptions: on feed growth of a site, on demand, and by a periodic sweep.
+  const pendingSites = new Set<string | null>();
+  let draining: Promise<void> | null = null;
+
+  async function enqueueDue(siteId: string | null): Promise<void> {
+    const rows = await database.query<{ site_id: string; subscription_id: string; due_at: Date; dispatch: boolean }>(
+      sql`SELECT * FROM svc_cdc_due_sinks(${sink.kind}, ${siteId})`,
+    );
+    for (const row of rows) {
+      await queue.enqueue(
+        SINK_QUEUE,
+        `${row.site_id}/${row.subscription_id}`,
+        { siteId: row.site_id, subscriptionId: row.subscription_id } satisfies JobPayload,
+        { delayMs: row.due_at.getTime() - Date.now(), promote: row.dispatch },
+      );
+    }
+  }
+
+  async function drain(): Promise<void> {
+    while (pendingSites.size > 0 && !stopping) {
+      const sites = [...pendingSites];
+      pendingSites.clear();
+      try {
+        if (sites.includes(null)) await enqueueDue(null);
+        else for (const site of sites) await enqueueDue(site);
+      } catch (error) {
+        if (!stopping) logger.error({ err: error }, 'sink reactor could not queue due subscriptions');
+      }
+    }
+    draining = null;
+  }
+
+  function wake(siteId: string | null): void {
+    if (stopping) return;
+    pendingSites.add(siteId);
+    draining ??= drain();
+  }
+
+  const stopWatching = options.watcher.onGrowth((siteId) => wake(siteId));
+  const sweep = setInterval(() => wake(null), options.sweepMs);
+  sweep.unref();
+  wake(null);
+
+  return {
+    wake,
+    async stop() {
+      stopping = true;
+      stopWatching();
+      clearInterval(sweep);
+      await draining;
+    },
+  };
+}

@@ -76,8 +76,7 @@ describe('the architecture', () => {
     // or the composition root (src/boot/) starts and stops.
     const timerFiles: Record<string, string> = {
       'src/boot/scheduler.ts': 'the one scheduler tick',
-      'src/modules/cdc/webhookReactor.ts': 'the webhook sweep (cdc runtime)',
-      'src/modules/cdc/sinkReactor.ts': 'the sink sweep: nats subscriptions (cdc runtime)',
+      'src/modules/cdc/dueSubscriptions.ts': 'the sweep for due webhook and sink subscriptions (cdc runtime)',
       'src/modules/realtime/logTailer.ts': 'the tailer poll fallback (realtime runtime)',
       'src/modules/realtime/realtimeHub.ts': 'socket heartbeats (realtime runtime)',
       'src/modules/pageviews/pageviewService.ts': 'the counter flush (pageviews runtime)',

@@ -24,6 +24,7 @@ import { logSensitiveReads } from '../items/sensitiveReads.ts';
 import type { FeedCursors } from './feedCursors.ts';
 import type { FeedSink, SinkMessage } from './feedSink.ts';
 import type { FeedWatcher } from './feedWatcher.ts';
+import { startDueSubscriptionWaker } from './dueSubscriptions.ts';
 import { readSubscriptionBatch, type BatchEntry } from './subscriptionBatch.ts';
 import type { SubscriptionRow } from './subscriptionQueries.ts';
 import { subscriptionReader, type SubscriptionReader } from './subscriptionReader.ts';
@@ -245,56 +246,22 @@ export function startSinkReactor(options: SinkReactorOptions): SinkReactor {
 
   queue.process<JobPayload>(SINK_QUEUE, publishPending, { concurrency: options.concurrency });
 
-  // Finding due subscriptions: on feed growth of a site, on demand, and by a periodic sweep.
-  const pendingSites = new Set<string | null>();
-  let draining: Promise<void> | null = null;
-
-  async function enqueueDue(siteId: string | null): Promise<void> {
-    const rows = await database.query<{ site_id: string; subscription_id: string; due_at: Date; dispatch: boolean }>(
-      sql`SELECT * FROM svc_cdc_due_sinks(${sink.kind}, ${siteId})`,
-    );
-    for (const row of rows) {
-      await queue.enqueue(
-        SINK_QUEUE,
-        `${row.site_id}/${row.subscription_id}`,
-        { siteId: row.site_id, subscriptionId: row.subscription_id } satisfies JobPayload,
-        { delayMs: row.due_at.getTime() - Date.now(), promote: row.dispatch },
-      );
-    }
-  }
-
-  async function drain(): Promise<void> {
-    while (pendingSites.size > 0 && !stopping) {
-      const sites = [...pendingSites];
-      pendingSites.clear();
-      try {
-        if (sites.includes(null)) await enqueueDue(null);
-        else for (const site of sites) await enqueueDue(site);
-      } catch (error) {
-        if (!stopping) logger.error({ err: error }, 'sink reactor could not queue due subscriptions');
-      }
-    }
-    draining = null;
-  }
-
-  function wake(siteId: string | null): void {
-    if (stopping) return;
-    pendingSites.add(siteId);
-    draining ??= drain();
-  }
-
-  const stopWatching = options.watcher.onGrowth((siteId) => wake(siteId));
-  const sweep = setInterval(() => wake(null), options.sweepMs);
-  sweep.unref();
-  wake(null);
+  const waker = startDueSubscriptionWaker({
+    database,
+    logger,
+    queue,
+    queueName: SINK_QUEUE,
+    watcher: options.watcher,
+    sweepMs: options.sweepMs,
+    due: (siteId) => sql`SELECT * FROM svc_cdc_due_sinks(${sink.kind}, ${siteId})`,
+    what: 'sink reactor',
+  });
 
   return {
-    wake,
+    wake: waker.wake,
     async stop() {
       stopping = true;
-      stopWatching();
-      clearInterval(sweep);
-      await draining;
+      await waker.stop();
     },
   };
 }

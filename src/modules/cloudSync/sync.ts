@@ -10,7 +10,6 @@ import { CloudTargetError, type CloudTarget, type TargetWrite } from '../../../i
 import { createFirestoreTarget } from '../../../infra/cloudSync/firestore.ts';
 import { createRealtimeDatabaseTarget } from '../../../infra/cloudSync/realtimeDatabase.ts';
 import type { OutboundHttp } from '../../../infra/http/outboundHttp.ts';
-import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { LRUCache } from 'lru-cache';
 import type { CollectionSchema, SiteSchema } from '../../schema/siteSchema.ts';
@@ -52,12 +51,13 @@ export function documentOf(snapshot: Record<string, unknown>, collection: Collec
   return document;
 }
 
-async function targetOf(deps: SyncDeps, tx: Queryable, siteId: string, pipeline: PipelineRow): Promise<CloudTarget> {
+/** The pipeline's client; on a miss its credentials are opened in a short read of their own (no connection is held while pushing). */
+async function targetOf(deps: SyncDeps, siteId: string, pipeline: PipelineRow): Promise<CloudTarget> {
   const key = `${siteId}/${pipeline.id}/${pipeline.credentials}/${pipeline.projectId}`;
   const cached = deps.targets.get(key);
   if (cached) return cached;
   const { config } = deps.context;
-  const credentials = await openCredentials(deps.context, tx, siteId, pipeline.id, pipeline.credentials);
+  const credentials = await deps.context.database.withSiteReads(siteId, (tx) => openCredentials(deps.context, tx, siteId, pipeline.id, pipeline.credentials));
   const timeoutMs = config.SVC_CLOUD_SYNC_TIMEOUT_MS;
   const target =
     pipeline.target === 'firestore'
@@ -83,10 +83,10 @@ interface PushOutcome {
 }
 
 /** Pushes writes; a failure is an outcome (logged), never thrown. */
-async function push(deps: SyncDeps, tx: Queryable, siteId: string, pipeline: PipelineRow, writes: TargetWrite[]): Promise<PushOutcome> {
+async function push(deps: SyncDeps, siteId: string, pipeline: PipelineRow, writes: TargetWrite[]): Promise<PushOutcome> {
   if (writes.length === 0) return { pushed: 0, failed: 0, error: null, retry: false };
   try {
-    const target = await targetOf(deps, tx, siteId, pipeline);
+    const target = await targetOf(deps, siteId, pipeline);
     const result = await target.write(writes);
     const firstError = result.failed[0] ? `${writes[result.failed[0].index]!.path}: ${result.failed[0].error}` : null;
     return { pushed: writes.length - result.failed.length, failed: result.failed.length, error: firstError?.slice(0, ERROR_CHARS) ?? null, retry: false };
@@ -173,7 +173,7 @@ export async function syncBatch(deps: SyncDeps, siteId: string, pipeline: Pipeli
   }
   const writes = writesOf(pipeline, schema, entries);
   const throughSeq = entries.length < SYNC_BATCH ? head.lastSeq : Number(entries.at(-1)!.seq);
-  const outcome = await database.withSiteReads(siteId, (tx) => push(deps, tx, siteId, pipeline, writes));
+  const outcome = await push(deps, siteId, pipeline, writes);
   const finished = now();
   await database.withSite(siteId, (tx) =>
     recordAttempt(
@@ -228,20 +228,20 @@ export async function backfill(deps: SyncDeps, siteId: string, pipeline: Pipelin
     }
     const after = position?.collection === collection ? position.after : null;
     const started = now();
-    const { items, outcome } = await database.withSiteReads(siteId, async (tx) => {
-      const rows = await tx.query<ItemRow>(sql`
+    const items = await database.withSiteReads(siteId, (tx) =>
+      tx.query<ItemRow>(sql`
         SELECT id, status, sort, created_at, updated_at, data FROM items
          WHERE site_id = ${siteId} AND collection = ${collection} AND deleted_at IS NULL AND (${after}::text IS NULL OR id > ${after})
-         ORDER BY id LIMIT ${pageSize}`);
-      const writes = rows.map((row) => ({
-        path: documentPath(pipeline.targetPath, collection, row.id),
-        data: documentOf(
-          { id: row.id, status: row.status, sort: row.sort, createdAt: row.created_at?.toISOString() ?? null, updatedAt: row.updated_at?.toISOString() ?? null, ...row.data },
-          schema.collections.get(collection),
-        ),
-      }));
-      return { items: rows, outcome: await push(deps, tx, siteId, pipeline, writes) };
-    });
+         ORDER BY id LIMIT ${pageSize}`),
+    );
+    const writes = items.map((row) => ({
+      path: documentPath(pipeline.targetPath, collection, row.id),
+      data: documentOf(
+        { id: row.id, status: row.status, sort: row.sort, createdAt: row.created_at?.toISOString() ?? null, updatedAt: row.updated_at?.toISOString() ?? null, ...row.data },
+        schema.collections.get(collection),
+      ),
+    }));
+    const outcome = await push(deps, siteId, pipeline, writes);
     totals.scanned += items.length;
     totals.pushed += outcome.pushed;
     totals.failed += outcome.failed;

@@ -5,7 +5,6 @@
 // resumes where it stopped. It wakes when a site's feed grows and sweeps every SWEEP_MS for sites
 // whose pipelines are behind and due (a new pipeline, a retry whose wait ended). Pipelines are synced
 // one after another per site and several sites at once; a failing target only delays its own pipeline.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { runAsLeader } from '../../runtime/leaderElection.ts';
 import type { FeedWatcher } from '../cdc/feedWatcher.ts';
@@ -100,9 +99,15 @@ export function startCloudSyncReactor(deps: SyncDeps & { watcher: FeedWatcher; n
       } catch (error) {
         context.logger.error({ err: error }, 'cloud-sync reactor step failed; retrying');
       }
-      if (dirty.size > 0) continue;
-      const woken = new Promise<void>((resolve) => (wake = resolve));
-      await Promise.race([woken, sleep(SWEEP_MS, undefined, { signal: stopping.signal }).catch(() => undefined)]);
+      if (dirty.size > 0 || stopping.signal.aborted) continue;
+      // Until woken (feed growth, stop) or the next sweep: one timer at a time, cleared when woken.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, SWEEP_MS);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
     }
   })();
 

@@ -12,6 +12,7 @@ import { flowOperationsCatalogue } from './flows.ts';
 import { flowsUtilityOperations } from './flowsUtilities.ts';
 import { identityOperations } from './identity.ts';
 import { insightsOperations } from './insights.ts';
+import { integrationOperations } from './integrations.ts';
 import { mcpOperations } from './mcp.ts';
 import { platformOperations } from './platform.ts';
 import { presetOperations } from './presets.ts';
@@ -39,4 +40,5 @@ export const operationCatalogue: OperationCatalogue = {
   ...agentGovernanceOperations,
   ...agentWorkOperations,
   ...mcpOperations,
+  ...integrationOperations,
 };

@@ -63,8 +63,8 @@ export const platformOperations: OperationCatalogue = {
   },
   'GET /cdc/subscriptions': { summary: 'List change-feed subscriptions with their lag', response: { data: z.array(subscription), meta: z.object({ total: z.number() }) } },
   'POST /cdc/subscriptions': {
-    summary: 'Create a change-feed subscription (pull or webhook)',
-    description: 'More than 50 per site is 403; a duplicate name 409; a webhook without a secret 400.',
+    summary: 'Create a change-feed subscription (pull, webhook or nats)',
+    description: 'More than 50 per site is 403; a duplicate name 409; a webhook without a secret 400; a nats subscription without NATS_URL configured 400.',
     errors: ['CONFLICT'],
     response: { status: 201, data: subscription },
   },

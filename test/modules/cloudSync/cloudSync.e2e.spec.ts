@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { createCollection } from '../../support/contentModel.ts';
 import { makeServiceAccount, startFirestoreServer, startRealtimeDatabaseServer } from '../../support/cloudTargetServers.ts';
-import { openOwnerDatabaseForFile } from '../../support/databases.ts';
+import { createFreshDatabaseForFile } from '../../support/databases.ts';
 import { createTestSite, startTestServiceForFile, type TestSite } from '../../support/testService.ts';
 import { until } from '../cdc/support.ts';
 
@@ -18,13 +18,17 @@ afterAll(async () => {
   await firestore.close();
   await rtdb.close();
 });
+// A database of the file's own: the sync reactor leads across every service on a database, and
+// another test file's service (private addresses refused) must not push this file's pipelines.
+const database = await createFreshDatabaseForFile();
 const service = await startTestServiceForFile({
+  DATABASE_URL: database.url,
   SVC_WEBHOOK_ALLOW_PRIVATE: 'true',
   SVC_CLOUD_SYNC_FIRESTORE_URL: firestore.baseUrl,
   SVC_CLOUD_SYNC_TOKEN_URL: firestore.tokenUrl,
   SVC_CLOUD_SYNC_BACKFILL_LIMIT: '7',
 });
-const owner = openOwnerDatabaseForFile();
+const owner = database.owner;
 const secrets = [account.private_key.split('\n')[1]!, RTDB_SECRET];
 
 /** Every answer of this file, to look for a secret in. */

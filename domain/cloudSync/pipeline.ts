@@ -4,20 +4,13 @@
 import { AppError } from '../shared/appError.ts';
 import type { Decider } from '../shared/events.ts';
 import { eventTypesOf } from '../shared/eventSchema.ts';
+import type { EventDataOf } from '../shared/eventCatalogue.ts';
 import { type CloudSyncEvent, type CloudSyncTarget, cloudSyncEventSchemas, type PipelineChanges } from './events.ts';
 
 export type { PipelineChanges };
 
-export interface PipelineSettings {
-  name: string;
-  projectId: string;
-  collections: string[];
-  targetPath: string;
-  syncOnCreate: boolean;
-  syncOnUpdate: boolean;
-  syncOnDelete: boolean;
-  credentials: string;
-}
+/** What a pipeline is set to: the created event's data without its ids and start (credentials as their sealed reference). */
+export type PipelineSettings = Omit<EventDataOf<'cloud_sync_pipeline.created'>, 'pipelineId' | 'target' | 'startSeq'>;
 
 export type PipelineCommand =
   | { type: 'createPipeline'; pipelineId: string; target: CloudSyncTarget; settings: PipelineSettings; startSeq: number }

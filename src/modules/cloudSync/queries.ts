@@ -1,26 +1,12 @@
 // Reads of cloud-sync pipelines (with where their sync stands) and of their attempt log.
+import type { z } from 'zod';
 import type { CloudSyncTarget } from '../../../domain/cloudSync/events.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
+import type { pipelineSchema } from './schemas.ts';
 
-export interface PipelineView {
-  id: string;
-  name: string;
-  target: CloudSyncTarget;
-  status: 'active';
-  projectId: string;
-  collections: string[];
-  targetPath: string;
-  syncOnCreate: boolean;
-  syncOnUpdate: boolean;
-  syncOnDelete: boolean;
-  lastSyncAt: string | null;
-  lastSyncItemCount: number | null;
-  consecutiveFailures: number;
-  nextAttemptAt: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
+/** A pipeline as answered (schemas.ts): never its credentials, nor the reactor's checkpoint. */
+export type PipelineView = z.infer<typeof pipelineSchema>;
 
 /** A pipeline with what the sync reactor needs beside the view: its sealed credentials' reference and its checkpoint. */
 export interface PipelineRow extends PipelineView {

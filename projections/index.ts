@@ -8,6 +8,8 @@ import { agentIntentsProjection } from './agentIntentsProjection.ts';
 import { agentStagedActionsProjection } from './agentStagedActionsProjection.ts';
 import { agentRolesProjection } from './agentRolesProjection.ts';
 import { cloudSyncPipelinesProjection } from './cloudSyncPipelinesProjection.ts';
+import { gitIntegrationsProjection } from './gitIntegrationsProjection.ts';
+import { extensionsProjection } from './extensionsProjection.ts';
 import { apiKeysProjection } from './apiKeysProjection.ts';
 import { auditProjection } from './auditProjection.ts';
 import { cdcSubscriptionsProjection } from './cdcSubscriptionsProjection.ts';
@@ -101,6 +103,8 @@ export const projections: readonly Projection[] = [
   agentStagedActionsProjection,
   agentIncidentsProjection,
   cloudSyncPipelinesProjection,
+  gitIntegrationsProjection,
+  extensionsProjection,
   // Async ones are applied by the daemon in this order: the change feed first, as realtime-ish consumers wait on it.
   changeFeedProjection,
   searchProjection,

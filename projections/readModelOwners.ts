@@ -178,6 +178,18 @@ const TABLES_BESIDE_PROJECTIONS: readonly TableOwnership[] = [
       },
     ],
   },
+  ...['git_pull_requests', 'git_ci_logs'].map(
+    (table): TableOwnership => ({
+      table,
+      owner: { store: 'src/modules/git/hostCache.ts', why: "a cache of the hosting provider's answers (pull requests, CI logs): the provider is their truth, refetched on demand" },
+      maintainers: [],
+    }),
+  ),
+  {
+    table: 'git_oauth_states',
+    owner: { store: 'src/modules/git/oauth.ts', why: 'single-use OAuth states: a secret handed to the browser, consumed by the callback, never history' },
+    maintainers: [],
+  },
   ...['cloud_sync_state', 'cloud_sync_log'].map(
     (table): TableOwnership => ({
       table,

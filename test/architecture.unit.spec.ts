@@ -133,6 +133,14 @@ describe('the architecture', () => {
       'src/modules/instance/routes.ts → src/modules/instance/handlers.ts': { names: ['createSite', 'deleteSite', 'listSites'], reason: 'the instance token acts on no site, and commands run in one' },
       'src/modules/files/mediaRoutes.ts → src/modules/files/fileHandlers.ts': { names: ['registerFile'], reason: "a raw-bytes upload: its input is the request's byte stream, stored under the registration's lock" },
       'src/modules/config/routes.ts → src/modules/config/importManifest.ts': { names: ['importManifest'], reason: 'the dry run, which writes nothing (the import itself is config.import)' },
+      'src/modules/git/routes.ts → src/modules/git/oauthCallback.ts': {
+        names: ['completeOAuth'],
+        reason: "a provider's OAuth redirect carries no principal: its single-use state names the site and integration",
+      },
+      'src/modules/git/routes.ts → src/modules/git/webhooks.ts': {
+        names: ['receiveDelivery'],
+        reason: "a provider's webhook delivery carries no principal: its signature names the integration it acts for",
+      },
       'src/modules/cdc/routes.ts → src/modules/items/sensitiveReads.ts': { names: ['logSensitiveReads'], reason: 'a read records the sensitive values it showed: part of the read' },
       'src/modules/editorial/routes.ts → src/modules/editorial/handlers.ts': { names: ['REVIEWER_CAPABILITY'], reason: 'a constant' },
       'src/modules/encryption/routes.ts → src/modules/encryption/keyAdmin.ts': { names: ['listKeys', 'envelopeStatus'], reason: 'reads' },

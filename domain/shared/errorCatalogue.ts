@@ -64,6 +64,11 @@ export const errorCatalogue = {
     status: 502,
     when: 'the copilot’s OpenAI-compatible provider (SVC_AI_BASE_URL) failed, timed out (SVC_AI_TIMEOUT_MS), or answered a tool call that names no skill offered or whose arguments are not a JSON object (docs/ai-copilot.md)',
   },
+  GIT_PROVIDER_FAILED: {
+    status: 502,
+    when: 'the git hosting provider refused (a bad token, a repository it does not show), failed or timed out (SVC_GIT_TIMEOUT_MS); `extensions.providerStatus` (docs/integrations.md)',
+  },
+  GIT_OAUTH_NOT_CONFIGURED: { status: 409, when: 'OAuth with a git provider whose SVC_GIT_<PROVIDER>_CLIENT_ID and _CLIENT_SECRET are not set (docs/integrations.md)' },
   AGENT_FROZEN: { status: 423, when: 'an agent’s skill call matches an active kill-switch freeze (`extensions.freezeId`, `extensions.scope`; docs/agents.md)' },
   // Regulated content (docs/privacy.md)
   ENCRYPTION_KEY_REQUIRED: { status: 400, when: 'credentials to store sealed, and no key of the key ring can seal them (the site’s active key has no bytes)' },

@@ -9,6 +9,8 @@ import { agentGovernanceEventSchemas } from '../agents/governanceEvents.ts';
 import { goalEventSchemas, incidentEventSchemas, intentEventSchemas, stagedActionEventSchemas } from '../agents/agentWorkEvents.ts';
 import { changeFeedEventSchemas } from '../changeFeed/events.ts';
 import { cloudSyncEventSchemas } from '../cloudSync/events.ts';
+import { gitEventSchemas } from '../git/events.ts';
+import { extensionEventSchemas } from '../extensions/events.ts';
 import { contentEventSchemas } from '../content/events.ts';
 import { pageEventSchemas } from '../delivery/events.ts';
 import { fileEventSchemas } from '../files/events.ts';
@@ -51,6 +53,8 @@ export const eventCatalogue = {
   ...stagedActionEventSchemas,
   ...incidentEventSchemas,
   ...cloudSyncEventSchemas,
+  ...gitEventSchemas,
+  ...extensionEventSchemas,
 };
 
 export type EventType = keyof typeof eventCatalogue;

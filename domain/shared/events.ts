@@ -20,6 +20,16 @@ export interface EventMetadata {
   causationId?: string;
   /** Set on every write an agent makes (actor.kind 'agent'): for whom, under what, approved by whom. */
   agent?: AgentProvenance;
+  /** Set on a write a git integration made, or that a request declared with X-Svc-Git-Commit (docs/integrations.md "Provenance"). */
+  git?: GitProvenance;
+}
+
+/** Which commit (and pull request) a change came from. */
+export interface GitProvenance {
+  /** The site's git integration, when the change names one. */
+  integrationId: string | null;
+  commit: string;
+  pullRequest: number | null;
 }
 
 /** What an agent's write records besides its actor (docs/ai.md). */

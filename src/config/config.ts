@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { parseKeyRing } from '../../infra/crypto/keyRing.ts';
 import { createSigningKey } from '../../infra/crypto/signing.ts';
+import { parseTrustedKeys } from '../../infra/extensions/trustedKeys.ts';
 import '../../domain/shared/zodMessages.ts';
 
 const optionalString = z
@@ -255,6 +256,19 @@ const environmentSchema = z.object({
   SVC_CLOUD_SYNC_TOKEN_URL: z.url({ protocol: /^https?$/ }).default('https://oauth2.googleapis.com/token'),
   SVC_CLOUD_SYNC_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   SVC_CLOUD_SYNC_BACKFILL_LIMIT: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  // Extensions (docs/extensions.md): the Ed25519 keys whose signatures make a bundle trusted, comma-separated `keyId:publicKey`
+  // (base64 of the raw 32-byte key, or of its DER SubjectPublicKeyInfo), `:official` after a key that may sign the `@svc/` namespace.
+  SVC_EXTENSION_TRUSTED_KEYS: optionalString,
+  // Git integrations (docs/integrations.md): the providers' API and OAuth base URLs (the public hosts by default; a
+  // self-managed GitLab, or a local server in tests), their OAuth apps (unset: OAuth is refused, tokens still work) and one call's time limit.
+  SVC_GIT_GITHUB_API_URL: z.url({ protocol: /^https?$/ }).default('https://api.github.com'),
+  SVC_GIT_GITHUB_URL: z.url({ protocol: /^https?$/ }).default('https://github.com'),
+  SVC_GIT_GITHUB_CLIENT_ID: optionalString,
+  SVC_GIT_GITHUB_CLIENT_SECRET: optionalString,
+  SVC_GIT_GITLAB_URL: z.url({ protocol: /^https?$/ }).default('https://gitlab.com'),
+  SVC_GIT_GITLAB_CLIENT_ID: optionalString,
+  SVC_GIT_GITLAB_CLIENT_SECRET: optionalString,
+  SVC_GIT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
   // The change feed's NATS JetStream sink (docs/change-feed.md): subscriptions of kind nats publish to this server; unset, they are refused.
   NATS_URL: optionalString.pipe(z.url({ protocol: /^(nats|tls)$/ }).optional()),
   // Object storage (infra/storage): an S3 bucket when S3_BUCKET is set, else the folder <SVC_DATA_DIR>/objects.
@@ -328,6 +342,11 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): Config
     createSigningKey(values.SVC_SIGNING_KEY, secret);
   } catch (error) {
     throw new ConfigError(`invalid environment variable SVC_SIGNING_KEY: ${(error as Error).message}`);
+  }
+  try {
+    parseTrustedKeys(values.SVC_EXTENSION_TRUSTED_KEYS);
+  } catch (error) {
+    throw new ConfigError(`invalid environment variable SVC_EXTENSION_TRUSTED_KEYS: ${(error as Error).message}`);
   }
   return {
     ...values,

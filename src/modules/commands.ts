@@ -14,6 +14,8 @@ import { apiKeyCommands } from './apiKeys/commands.ts';
 import { configCommands } from './config/commands.ts';
 import { cdcCommands } from './cdc/commands.ts';
 import { cloudSyncCommands } from './cloudSync/commands.ts';
+import { gitCommands } from './git/commands.ts';
+import { extensionCommands } from './extensions/commands.ts';
 import { encryptionCommands } from './encryption/commands.ts';
 import { editorialCommands } from './editorial/commands.ts';
 import { emailCommands } from './email/commands.ts';
@@ -54,6 +56,8 @@ export const areaCommands: readonly AnyAppCommand[] = [
   ...Object.values(fileCommands),
   ...Object.values(cdcCommands),
   ...Object.values(cloudSyncCommands),
+  ...Object.values(gitCommands),
+  ...Object.values(extensionCommands),
   ...Object.values(policyCommands),
   ...Object.values(settingCommands),
   ...Object.values(siteCommands),

@@ -53,6 +53,12 @@ import { startChangeFeedRuntime } from './cdc/changeFeedRuntime.ts';
 import { startCloudSyncRuntime } from './cloudSync/cloudSyncRuntime.ts';
 import { cloudSyncRuntimeCommands } from './cloudSync/commands.ts';
 import { cloudSyncRoutes } from './cloudSync/routes.ts';
+import { gitIntegrationsProjection } from '../../projections/gitIntegrationsProjection.ts';
+import { gitRoutes } from './git/routes.ts';
+import { extensionsProjection } from '../../projections/extensionsProjection.ts';
+import { extensionRuntimeCommands } from './extensions/commands.ts';
+import { openExtensionsRuntime } from './extensions/extensionsRuntime.ts';
+import { extensionsRoutes } from './extensions/routes.ts';
 import { subscriptionCommands } from './cdc/commands.ts';
 import { pruneChangeFeeds } from './cdc/retention.ts';
 import { cdcRoutes } from './cdc/routes.ts';
@@ -388,6 +394,20 @@ export const areas: readonly AreaManifest<unknown>[] = [
     ],
     runtime: { start: startCloudSyncRuntime, stop: (sync) => sync.stop() },
     commands: (sync) => Object.values(cloudSyncRuntimeCommands(sync)),
+  }),
+  defineArea({
+    name: 'git',
+    // Git integrations (docs/integrations.md): pull requests, CI, manifest validation, preview sites, gitops and provenance.
+    routes: [gitRoutes],
+    projections: [gitIntegrationsProjection],
+  }),
+  defineArea({
+    name: 'extensions',
+    // Signed extension bundles (docs/extensions.md): their code runs only in the sandbox's child processes, never in this one.
+    routes: [extensionsRoutes],
+    projections: [extensionsProjection],
+    runtime: { start: openExtensionsRuntime, stop: (extensions) => extensions.stop() },
+    commands: (extensions) => Object.values(extensionRuntimeCommands(extensions)),
   }),
 ];
 

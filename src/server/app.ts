@@ -1,5 +1,6 @@
 // The HTTP server: Fastify under /api/v1 with the spec's envelopes, request ids, site resolution,
 // authentication and route-level access declared once as hooks.
+import type { EventMetadata } from '../../domain/shared/events.ts';
 import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import fastifyWebsocket from '@fastify/websocket';
@@ -15,6 +16,7 @@ import { createAuthenticationChain, internalJwtAuthenticator } from '../auth/aut
 import { accessFor } from '../access/access.ts';
 import { assertPrincipalMeets } from '../auth/accessLevels.ts';
 import { actorOf, type Principal } from '../auth/principal.ts';
+import { declaredProvenance } from '../modules/git/provenance.ts';
 import { registerModules } from '../modules/index.ts';
 import type { CustomRateLimit } from '../rateLimit/limits.ts';
 import { createRateLimiting } from '../rateLimit/rateLimitHook.ts';
@@ -118,9 +120,12 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     this.accessPromise ??= accessFor(context, this.siteId, this.principal);
     return this.accessPromise;
   });
+  app.decorateRequest('gitProvenance', undefined);
   app.decorateRequest('metadata', {
     getter(this: FastifyRequest) {
-      return { actor: actorOf(this.principal), requestId: this.id };
+      const metadata: EventMetadata = { actor: actorOf(this.principal), requestId: this.id };
+      if (this.gitProvenance) metadata.git = this.gitProvenance;
+      return metadata;
     },
   });
   // Graceful close: in-flight requests finish, then their keep-alive connections are closed as soon as
@@ -161,6 +166,9 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     if (access === 'public') return;
     if (request.principal.kind === 'anonymous') throw errors.unauthenticated();
     assertPrincipalMeets(access, request.principal);
+  });
+  app.addHook('onRequest', async (request) => {
+    request.gitProvenance = declaredProvenance(request.headers);
   });
   // After authentication, so per-user limits know the principal (routes opt in with config.rateLimit).
   app.addHook('onRequest', rateLimiting.onRequest);

@@ -1,6 +1,6 @@
 // What a route declares about itself, and what every request carries; the hooks of app.ts read the
 // one and fill in the other, so handlers never repeat them.
-import type { EventMetadata } from '../../domain/shared/events.ts';
+import type { EventMetadata, GitProvenance } from '../../domain/shared/events.ts';
 import type { Access } from '../access/access.ts';
 import type { AccessLevel } from '../auth/accessLevels.ts';
 import type { Principal } from '../auth/principal.ts';
@@ -23,6 +23,8 @@ declare module 'fastify' {
     access(): Promise<Access>;
     /** The event metadata of the request's writes: the acting principal and the request id. */
     readonly metadata: EventMetadata;
+    /** The commit a write declares with X-Svc-Git-Commit (docs/integrations.md "Provenance"), recorded in its events' metadata. */
+    gitProvenance: GitProvenance | undefined;
     /** @internal the memo behind access() */
     accessPromise: Promise<Access> | null;
   }

@@ -77,6 +77,20 @@ const subscription = { subscriptionId: uuid };
 const version = { collection: 'articles', itemId: 'a1', key: 'draft-1' };
 const pin = { collection: 'articles', itemId: 'a1', field: 'author' };
 
+const extensionBundle = {
+  name: 'word-count',
+  version: '1.0.0',
+  description: 'Counts words',
+  entry: 'run',
+  capabilities: ['log', 'items:read:articles'],
+  ui: { panels: [{ id: 'stats', title: 'Stats', location: 'dashboard' }] },
+  keyId: 'acme-1',
+  official: false,
+  signature: 'c2lnbmF0dXJl',
+  sha256: 'a'.repeat(64),
+  bundle: '{"manifest":{"name":"word-count","version":"1.0.0","capabilities":[],"entry":"run"},"code":"exports.run = () => 1;"}',
+};
+
 /** One event of each type, as its decider (or, for the few appended directly, its handler) writes it. */
 const samples: { [Type in EventType]: EventDataOf<Type> } = {
   'site.created': { siteId: 'acme', name: 'Acme', createdAt: at },
@@ -383,6 +397,28 @@ const samples: { [Type in EventType]: EventDataOf<Type> } = {
   },
   'cloud_sync_pipeline.updated': { pipelineId: uuid, changes: { name: 'Mirror 2', credentials: `svc:sealed:${uuid}` } },
   'cloud_sync_pipeline.deleted': { pipelineId: uuid },
+  'git_integration.connected': {
+    integrationId: uuid,
+    provider: 'github',
+    repoFullName: 'acme/site',
+    displayName: 'Site repo',
+    authMethod: 'pat',
+    token: `svc:sealed:${uuid}`,
+    installationId: null,
+    webhookSecret: `svc:sealed:${uuid}`,
+    syncConfig: { preview: true, manifestPath: 'svc.config.json', intentsPath: 'svc.intents.json', branch: null },
+  },
+  'git_integration.updated': { integrationId: uuid, changes: { displayName: 'Repo', status: 'paused' } },
+  'git_integration.secret_rotated': { integrationId: uuid, webhookSecret: `svc:sealed:${uuid}` },
+  'git_integration.disconnected': { integrationId: uuid },
+  'git_webhook.received': { integrationId: uuid, deliveryId: 'd-1', event: 'pull_request', action: 'opened', pullRequest: 7, outcome: 'preview_synced' },
+  'git_integration.gitops_synced': { integrationId: uuid, commit: 'a'.repeat(40), path: 'svc.intents.json', created: [{ key: 'launch', intentId: uuid }], updated: [], closed: [] },
+  'extension.installed': { extensionId: uuid, ...extensionBundle },
+  'extension.upgraded': { extensionId: uuid, previousVersion: '0.9.0', granted: ['log'], ...extensionBundle },
+  'extension.enabled': { extensionId: uuid },
+  'extension.disabled': { extensionId: uuid },
+  'extension.capabilities_granted': { extensionId: uuid, granted: ['log'] },
+  git_ci_failed: { integrationId: uuid, runId: '42', commit: 'a'.repeat(40), pullRequest: 7, conclusion: 'failure', incidentId: uuid },
 };
 
 describe('the event catalogue', () => {

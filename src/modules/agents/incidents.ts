@@ -6,6 +6,7 @@ import { incidentDecider } from '../../../domain/agents/incident.ts';
 import { AppError, errors } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import { isUuid } from '../../../domain/shared/uuid.ts';
+import type { Queryable } from '../../../infra/postgres/database.ts';
 import type { UserPrincipal } from '../../auth/principal.ts';
 import { handleCommandIn, inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
@@ -16,25 +17,22 @@ import type { IncidentView, RaiseIncidentBody } from './agentWorkSchemas.ts';
 
 const incidentStream = (siteId: string, incidentId: string) => streamId(siteId, 'agent-incident', incidentId);
 
-export async function raiseIncident(context: AppContext, siteId: string, principal: UserPrincipal, input: RaiseIncidentBody, metadata: EventMetadata): Promise<IncidentView> {
-  const incidentId = randomUUID();
-  const intentId = input.intentId ?? null;
-  const incident = await inSiteTransaction(context, siteId, async (tx) => {
-    if (intentId !== null && !(isUuid(intentId) && (await findIntent(tx, siteId, intentId)))) {
-      throw new AppError('VALIDATION_FAILED', 'No intent with this id', { path: ['body', 'intentId'] });
-    }
-    await handleCommandIn(tx, context.projections, {
-      siteId,
-      streamId: incidentStream(siteId, incidentId),
-      decider: incidentDecider,
-      command: {
-        type: 'raiseIncident',
-        incident: { incidentId, role: input.role, severity: input.severity, title: input.title, detail: input.detail ?? null, intentId, raisedBy: principal.userId },
-      },
-      metadata,
-    });
-    return (await findIncident(tx, siteId, incidentId))!;
+export type IncidentToRaise = Pick<IncidentView, 'role' | 'severity' | 'title' | 'detail' | 'intentId' | 'raisedBy'>;
+
+/** Raises an incident in the caller's site transaction; announce it once that commits. */
+export async function raiseIncidentIn(context: AppContext, tx: Queryable, siteId: string, incidentId: string, incident: IncidentToRaise, metadata: EventMetadata): Promise<IncidentView> {
+  await handleCommandIn(tx, context.projections, {
+    siteId,
+    streamId: incidentStream(siteId, incidentId),
+    decider: incidentDecider,
+    command: { type: 'raiseIncident', incident: { incidentId, ...incident } },
+    metadata,
   });
+  return (await findIncident(tx, siteId, incidentId))!;
+}
+
+/** Tells every session and browser of the site of a raised incident (a notification). */
+export async function announceIncident(context: AppContext, siteId: string, incident: IncidentView, metadata: EventMetadata): Promise<void> {
   await publishNotification(
     context,
     siteId,
@@ -43,11 +41,23 @@ export async function raiseIncident(context: AppContext, siteId: string, princip
       severity: incident.severity,
       title: `Agent incident (${incident.role}): ${incident.title}`,
       body: incident.detail,
-      deepLink: `/agent/incidents/${incidentId}`,
-      entityId: incidentId,
+      deepLink: `/agent/incidents/${incident.id}`,
+      entityId: incident.id,
     },
     metadata,
   );
+}
+
+export async function raiseIncident(context: AppContext, siteId: string, principal: UserPrincipal, input: RaiseIncidentBody, metadata: EventMetadata): Promise<IncidentView> {
+  const intentId = input.intentId ?? null;
+  const incident = await inSiteTransaction(context, siteId, async (tx) => {
+    if (intentId !== null && !(isUuid(intentId) && (await findIntent(tx, siteId, intentId)))) {
+      throw new AppError('VALIDATION_FAILED', 'No intent with this id', { path: ['body', 'intentId'] });
+    }
+    const content = { role: input.role, severity: input.severity, title: input.title, detail: input.detail ?? null, intentId, raisedBy: principal.userId };
+    return raiseIncidentIn(context, tx, siteId, randomUUID(), content, metadata);
+  });
+  await announceIncident(context, siteId, incident, metadata);
   return incident;
 }
 

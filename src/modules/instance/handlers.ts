@@ -6,6 +6,7 @@ import { userDecider } from '../../../domain/identity/user.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import { siteDecider } from '../../../domain/sites/site.ts';
 import { hashPassword } from '../../../infra/crypto/passwords.ts';
+import type { Queryable } from '../../../infra/postgres/database.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { handleCommand, handleCommandIn } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
@@ -29,25 +30,9 @@ export const ADMIN_ROLE_KEY = 'admin';
 export async function createSite(context: AppContext, input: CreateSiteInput, metadata: EventMetadata): Promise<SiteView> {
   const passwordHash = await hashPassword(input.adminPassword);
   const now = new Date();
-  const roleId = randomUUID();
   const userId = randomUUID();
   await context.database.withSite(input.id, async (tx) => {
-    await handleCommandIn(tx, context.projections, {
-      siteId: input.id,
-      streamId: streamId(input.id, 'site', input.id),
-      decider: siteDecider,
-      command: { type: 'createSite', siteId: input.id, name: input.name ?? input.id, now },
-      metadata,
-    });
-    await handleCommandIn(tx, context.projections, {
-      siteId: input.id,
-      streamId: streamId(input.id, 'role', roleId),
-      decider: roleDecider,
-      command: { type: 'createRole', roleId, name: 'Administrator', admin: true, systemKey: ADMIN_ROLE_KEY },
-      metadata,
-    });
-    // What requests without credentials may do: nothing until an administrator attaches a policy.
-    await createPublicRole(tx, context.projections, input.id, metadata);
+    const roleId = await createSiteIn(context, tx, input.id, input.name ?? input.id, now, metadata);
     await handleCommandIn(tx, context.projections, {
       siteId: input.id,
       streamId: streamId(input.id, 'user', userId),
@@ -57,6 +42,28 @@ export async function createSite(context: AppContext, input: CreateSiteInput, me
     });
   });
   return { id: input.id, name: input.name ?? input.id, createdAt: now.toISOString() };
+}
+
+/** A site with its administrator role and its public role, and no user (a pull request's preview site); answers the administrator role's id. */
+export async function createSiteIn(context: AppContext, tx: Queryable, siteId: string, name: string, now: Date, metadata: EventMetadata): Promise<string> {
+  const roleId = randomUUID();
+  await handleCommandIn(tx, context.projections, {
+    siteId,
+    streamId: streamId(siteId, 'site', siteId),
+    decider: siteDecider,
+    command: { type: 'createSite', siteId, name, now },
+    metadata,
+  });
+  await handleCommandIn(tx, context.projections, {
+    siteId,
+    streamId: streamId(siteId, 'role', roleId),
+    decider: roleDecider,
+    command: { type: 'createRole', roleId, name: 'Administrator', admin: true, systemKey: ADMIN_ROLE_KEY },
+    metadata,
+  });
+  // What requests without credentials may do: nothing until an administrator attaches a policy.
+  await createPublicRole(tx, context.projections, siteId, metadata);
+  return roleId;
 }
 
 export async function deleteSite(context: AppContext, siteId: string, metadata: EventMetadata): Promise<void> {

@@ -8,10 +8,12 @@ import { aiChatOperations } from './aiChat.ts';
 import { authOperations } from './auth.ts';
 import { contentOperations } from './content.ts';
 import { emailOperations } from './email.ts';
+import { extensionOperations } from './extensions.ts';
 import { flowOperationsCatalogue } from './flows.ts';
 import { flowsUtilityOperations } from './flowsUtilities.ts';
 import { identityOperations } from './identity.ts';
 import { insightsOperations } from './insights.ts';
+import { gitOperations } from './git.ts';
 import { integrationOperations } from './integrations.ts';
 import { mcpOperations } from './mcp.ts';
 import { platformOperations } from './platform.ts';
@@ -41,4 +43,6 @@ export const operationCatalogue: OperationCatalogue = {
   ...agentWorkOperations,
   ...mcpOperations,
   ...integrationOperations,
+  ...gitOperations,
+  ...extensionOperations,
 };

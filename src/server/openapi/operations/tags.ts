@@ -16,6 +16,8 @@ export const documentTags = [
   { name: 'search', description: 'Full-text search over items.' },
   { name: 'cdc', description: 'The change feed: keyset-paged events, subscriptions (pull, webhook and NATS JetStream), their deliveries.' },
   { name: 'cloud-sync', description: 'Cloud-sync pipelines: item writes pushed to a document database or a realtime database, their attempt log and backfill.' },
+  { name: 'git', description: 'Git integrations: GitHub and GitLab repositories, pull requests and CI, manifest validation, preview sites, gitops, provenance, and the webhook receiver.' },
+  { name: 'extensions', description: 'Signed extension bundles: upload, enable, capabilities, the UI manifest, and sandboxed runs.' },
   { name: 'realtime', description: 'Tickets for the realtime WebSocket.' },
   { name: 'push', description: 'Web push subscriptions and test notifications.' },
   { name: 'site', description: 'The active site’s configuration.' },

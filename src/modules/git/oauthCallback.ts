@@ -1,0 +1,36 @@
+// The public OAuth callback (docs/integrations.md "OAuth"): GET /integrations/git/oauth/:provider/callback.
+// A provider's redirect carries no principal: its single-use state names the site and integration.
+// The state is spent before anything else (a refusal spends it too), then the code is exchanged and
+// the granted token sealed on the integration.
+import type { GitProvider } from '../../../domain/git/events.ts';
+import { AppError } from '../../../domain/shared/appError.ts';
+import type { EventMetadata } from '../../../domain/shared/events.ts';
+import { exchangeOAuthCode } from '../../../infra/git/gitHost.ts';
+import { sql } from '../../../infra/postgres/sql.ts';
+import { inSiteTransaction } from '../../runtime/commandHandler.ts';
+import type { AppContext } from '../../runtime/context.ts';
+import { storeGrantedToken } from './handlers.ts';
+import { callbackUrl, consumeState, oauthClient, siteOfState } from './oauth.ts';
+import { findIntegrationOr404, hostSettings } from './queries.ts';
+
+export interface CallbackQuery {
+  state: string;
+  code?: string | undefined;
+  error?: string | undefined;
+}
+
+export async function completeOAuth(context: AppContext, provider: GitProvider, query: CallbackQuery, requestId: string): Promise<{ integrationId: string; authMethod: 'app' }> {
+  const refused = (message: string, field: string) => new AppError('VALIDATION_ERROR', message, { path: ['query', field] });
+  const named = siteOfState(query.state);
+  const [site] = named ? await context.database.query(sql`SELECT 1 FROM sites WHERE id = ${named.siteId} AND deleted_at IS NULL`) : [];
+  if (!named || !site) throw refused('Unknown, used or expired OAuth state', 'state');
+  const { siteId } = named;
+  const integrationId = await context.database.withSite(siteId, (tx) => consumeState(tx, siteId, named.secret, provider, new Date()));
+  if (integrationId === null) throw refused('Unknown, used or expired OAuth state', 'state');
+  if (query.error !== undefined) throw refused(`The provider refused the grant: ${query.error}`, 'error');
+  if (query.code === undefined) throw refused('The callback has no code', 'code');
+  const token = await exchangeOAuthCode(hostSettings(context), provider, oauthClient(context, provider), query.code, callbackUrl(context, provider));
+  const metadata: EventMetadata = { actor: { kind: 'system', id: `git-oauth:${integrationId}` }, requestId };
+  await inSiteTransaction(context, siteId, async (tx) => storeGrantedToken(context, tx, siteId, await findIntegrationOr404(context, tx, siteId, integrationId), token, metadata));
+  return { integrationId, authMethod: 'app' };
+}

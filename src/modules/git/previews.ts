@@ -1,0 +1,86 @@
+// Preview sites (docs/integrations.md "Preview sites"): with sync_config.preview on, a pull request
+// opened or pushed to gets the site `${siteId}__pr-${number}` with its manifest's schema (imported
+// with mode replace-all, so the preview is exactly the pull request's model), served like any site
+// (/api/v1/deliver/page/<preview>/…). Close or merge tears it down: its collections are deleted (their
+// items with them) and the site is deleted. A preview site has no users; the log keeps its history.
+import { previewSiteId } from '../../../domain/git/integration.ts';
+import { AppError } from '../../../domain/shared/appError.ts';
+import type { EventMetadata } from '../../../domain/shared/events.ts';
+import type { GitRepository, PullRequestInfo } from '../../../infra/git/gitHost.ts';
+import { sql } from '../../../infra/postgres/sql.ts';
+import type { AppContext } from '../../runtime/context.ts';
+import { readSiteSchema } from '../../schema/siteSchema.ts';
+import { importManifest } from '../config/importManifest.ts';
+import { withWebhookTools } from '../config/webhookTools.ts';
+import { createSiteIn, deleteSite } from '../instance/handlers.ts';
+import { deleteCollection } from '../schema/handlers.ts';
+import { readManifestAt } from './pullRequests.ts';
+
+export type PreviewOutcome = 'preview_synced' | 'preview_closed' | 'preview_skipped' | 'preview_failed';
+
+async function siteStatus(context: AppContext, siteId: string): Promise<'absent' | 'active' | 'deleted'> {
+  const [row] = await context.database.query<{ deleted: boolean }>(sql`SELECT deleted_at IS NOT NULL AS deleted FROM sites WHERE id = ${siteId}`);
+  return row === undefined ? 'absent' : row.deleted ? 'deleted' : 'active';
+}
+
+/**
+ * Creates or updates a pull request's preview site from the manifest at its head. Answers what
+ * happened and why (a missing or invalid manifest, an id too long, a spent id of a reopened pull
+ * request), never throws for the repository's content.
+ */
+export async function syncPreview(
+  context: AppContext,
+  siteId: string,
+  repository: GitRepository,
+  manifestPath: string,
+  pull: Pick<PullRequestInfo, 'number' | 'headSha' | 'title'>,
+  metadata: EventMetadata,
+  forgetSite: (siteId: string) => void,
+): Promise<{ outcome: PreviewOutcome; previewSiteId: string | null; detail: string | null }> {
+  const previewId = previewSiteId(siteId, pull.number);
+  if (previewId === null) return { outcome: 'preview_skipped', previewSiteId: null, detail: 'the preview site id would be longer than 63 characters' };
+  const status = await siteStatus(context, previewId);
+  // A site id names its streams for ever: a reopened pull request's torn-down preview is not made again.
+  if (status === 'deleted') return { outcome: 'preview_skipped', previewSiteId: previewId, detail: 'the preview of this pull request was torn down; its id is spent' };
+  const read = await readManifestAt(repository, manifestPath, pull.headSha);
+  if ('problem' in read) return { outcome: 'preview_failed', previewSiteId: previewId, detail: read.problem };
+  if (status === 'absent') {
+    try {
+      await context.database.withSite(previewId, (tx) => createSiteIn(context, tx, previewId, `Preview of #${pull.number}: ${pull.title}`.slice(0, 200), new Date(), metadata));
+    } catch (error) {
+      // Another delivery of the same pull request made it first.
+      if (!(error instanceof AppError && error.code === 'CONFLICT')) throw error;
+    }
+    forgetSite(previewId);
+  }
+  try {
+    await withWebhookTools(context, (tools) => importManifest(context, tools, previewId, read.manifest, { mode: 'replace-all', dryRun: false, allowDestructive: true }, metadata));
+  } catch (error) {
+    if (!(error instanceof AppError) || error.status >= 500) throw error;
+    return { outcome: 'preview_failed', previewSiteId: previewId, detail: `the manifest does not apply: ${error.message}` };
+  }
+  return { outcome: 'preview_synced', previewSiteId: previewId, detail: null };
+}
+
+/** Tears a pull request's preview site down, when it has one: its collections (and their items), then the site. */
+export async function closePreview(context: AppContext, siteId: string, number: number, metadata: EventMetadata, forgetSite: (siteId: string) => void): Promise<boolean> {
+  const previewId = previewSiteId(siteId, number);
+  if (previewId === null || (await siteStatus(context, previewId)) !== 'active') return false;
+  const schema = await context.database.withSiteReads(previewId, (tx) => readSiteSchema(tx, previewId));
+  for (const name of schema.collections.keys()) {
+    try {
+      await deleteCollection(context, previewId, name, metadata);
+    } catch (error) {
+      // A relation's delete already took it.
+      if (!(error instanceof AppError && error.code === 'NOT_FOUND')) throw error;
+    }
+  }
+  try {
+    await deleteSite(context, previewId, metadata);
+  } catch (error) {
+    if (!(error instanceof AppError && error.code === 'SITE_NOT_FOUND')) throw error;
+  }
+  context.schemas.invalidate(previewId);
+  forgetSite(previewId);
+  return true;
+}

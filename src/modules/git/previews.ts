@@ -5,7 +5,7 @@
 // items with them) and the site is deleted. A preview site has no users; the log keeps its history.
 import { previewSiteId } from '../../../domain/git/integration.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
-import type { EventMetadata } from '../../../domain/shared/events.ts';
+import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import type { GitRepository, PullRequestInfo } from '../../../infra/git/gitHost.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import type { AppContext } from '../../runtime/context.ts';
@@ -18,9 +18,18 @@ import { readManifestAt } from './pullRequests.ts';
 
 export type PreviewOutcome = 'preview_synced' | 'preview_closed' | 'preview_skipped' | 'preview_failed';
 
-async function siteStatus(context: AppContext, siteId: string): Promise<'absent' | 'active' | 'deleted'> {
-  const [row] = await context.database.query<{ deleted: boolean }>(sql`SELECT deleted_at IS NOT NULL AS deleted FROM sites WHERE id = ${siteId}`);
-  return row === undefined ? 'absent' : row.deleted ? 'deleted' : 'active';
+/**
+ * Whether the preview id is free, this integration's live preview, spent, or a site someone else made
+ * (an instance administrator may have named a site so): only the integration's own preview is changed.
+ */
+async function previewStatus(context: AppContext, previewId: string, integrationId: string): Promise<'absent' | 'ours' | 'deleted' | 'foreign'> {
+  const [row] = await context.database.query<{ deleted: boolean }>(sql`SELECT deleted_at IS NOT NULL AS deleted FROM sites WHERE id = ${previewId}`);
+  if (row === undefined) return 'absent';
+  if (row.deleted) return 'deleted';
+  const [created] = await context.database.withSiteReads(previewId, (tx) =>
+    tx.query<{ actor: string | null }>(sql`SELECT metadata->'actor'->>'id' AS actor FROM events WHERE stream_id = ${streamId(previewId, 'site', previewId)} AND stream_position = 1`),
+  );
+  return created?.actor === `git:${integrationId}` ? 'ours' : 'foreign';
 }
 
 /**
@@ -31,6 +40,7 @@ async function siteStatus(context: AppContext, siteId: string): Promise<'absent'
 export async function syncPreview(
   context: AppContext,
   siteId: string,
+  integrationId: string,
   repository: GitRepository,
   manifestPath: string,
   pull: Pick<PullRequestInfo, 'number' | 'headSha' | 'title'>,
@@ -39,9 +49,10 @@ export async function syncPreview(
 ): Promise<{ outcome: PreviewOutcome; previewSiteId: string | null; detail: string | null }> {
   const previewId = previewSiteId(siteId, pull.number);
   if (previewId === null) return { outcome: 'preview_skipped', previewSiteId: null, detail: 'the preview site id would be longer than 63 characters' };
-  const status = await siteStatus(context, previewId);
+  const status = await previewStatus(context, previewId, integrationId);
   // A site id names its streams for ever: a reopened pull request's torn-down preview is not made again.
   if (status === 'deleted') return { outcome: 'preview_skipped', previewSiteId: previewId, detail: 'the preview of this pull request was torn down; its id is spent' };
+  if (status === 'foreign') return { outcome: 'preview_skipped', previewSiteId: previewId, detail: 'a site of that id exists and is not this integration’s preview' };
   const read = await readManifestAt(repository, manifestPath, pull.headSha);
   if ('problem' in read) return { outcome: 'preview_failed', previewSiteId: previewId, detail: read.problem };
   if (status === 'absent') {
@@ -63,9 +74,16 @@ export async function syncPreview(
 }
 
 /** Tears a pull request's preview site down, when it has one: its collections (and their items), then the site. */
-export async function closePreview(context: AppContext, siteId: string, number: number, metadata: EventMetadata, forgetSite: (siteId: string) => void): Promise<boolean> {
+export async function closePreview(
+  context: AppContext,
+  siteId: string,
+  integrationId: string,
+  number: number,
+  metadata: EventMetadata,
+  forgetSite: (siteId: string) => void,
+): Promise<boolean> {
   const previewId = previewSiteId(siteId, number);
-  if (previewId === null || (await siteStatus(context, previewId)) !== 'active') return false;
+  if (previewId === null || (await previewStatus(context, previewId, integrationId)) !== 'ours') return false;
   const schema = await context.database.withSiteReads(previewId, (tx) => readSiteSchema(tx, previewId));
   for (const name of schema.collections.keys()) {
     try {

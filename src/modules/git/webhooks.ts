@@ -243,10 +243,10 @@ export async function receiveDelivery(context: AppContext, delivery: Delivery, f
   await context.database.withSite(siteId, (tx) => cachePullRequests(tx, siteId, integration.id, [intent.pull], new Date()));
   let outcome = intent.closing ? 'pull_request_closed' : 'pull_request_synced';
   if (intent.closing) {
-    if (await closePreview(context, siteId, intent.pull.number, metadata, forgetSite)) outcome = 'preview_closed';
+    if (await closePreview(context, siteId, integration.id, intent.pull.number, metadata, forgetSite)) outcome = 'preview_closed';
   } else if (integration.sync_config.preview) {
     const repository = await context.database.withSiteReads(siteId, (tx) => repositoryFor(context, tx, siteId, integration));
-    const preview = await syncPreview(context, siteId, repository, integration.sync_config.manifestPath, intent.pull, metadata, forgetSite);
+    const preview = await syncPreview(context, siteId, integration.id, repository, integration.sync_config.manifestPath, intent.pull, metadata, forgetSite);
     outcome = preview.outcome;
     if (preview.detail) context.logger.info({ site: siteId, integrationId: integration.id, pullRequest: intent.pull.number, outcome, detail: preview.detail }, 'git preview');
   }

@@ -4,9 +4,14 @@
 // (subscriptionBatch.ts), published with every message in flight at once, and the subscription's
 // delivered cursor (cdc_sink_state.delivered_seq) moves past what the broker acknowledged, after the
 // acknowledgements (compare-and-set, so a replay meanwhile wins), with the broker's position of the
-// last of them. A crash between the two leaves the batch in the broker without its checkpoint: the
-// next process to take the subscription (and any round after a failed one) first reads back the
-// message ids the broker holds past that position and skips them, and what it publishes again
+// last of them. While a batch's acknowledgements are awaited the next batch is read (nothing written,
+// nothing locked); it is published only once the batch before it is acknowledged and checkpointed,
+// and only if the subscription did not change in between (its version, as the checkpoint's statement
+// reads it: a pause, a replay, new filters or a dispatch throw the batch read ahead away and the round
+// is planned afresh), so the order, the checkpoint and pause take effect as without it.
+// A crash between the acknowledgements and the checkpoint leaves the batch in the broker without its
+// checkpoint: the next process to take the subscription (and any round after a failed one) first reads
+// back the message ids the broker holds past that position and skips them, and what it publishes again
 // carries the same ids, which the broker drops within its duplicate window: each entry reaches a
 // consumer once. A broker that cannot be reached is retried with a backoff; the
 // subscription's lag grows and `delivery.lastError` says why; it never dies of it.
@@ -76,7 +81,22 @@ type Plan =
   | { kind: 'stale' }
   /** A batch held nothing the creator may read: the cursor moved past it; plan again. */
   | { kind: 'skipped' }
-  | { kind: 'publish'; subscription: SubscriptionRow; state: SinkStateRow; entries: BatchEntry[]; through: number; actor: Extract<SubscriptionReader, { signedIn: true }>['actor'] };
+  | ({ kind: 'publish'; state: SinkStateRow } & Batch);
+
+/** A batch to publish: its entries, the sequence the cursor moves to once they are acknowledged, and whom they are read as. */
+interface Batch {
+  subscription: SubscriptionRow;
+  entries: BatchEntry[];
+  through: number;
+  actor: Extract<SubscriptionReader, { signedIn: true }>['actor'];
+  /** The batch was cut at BATCH_SIZE: more entries may follow, worth reading the next batch ahead. */
+  more: boolean;
+}
+
+/** The state row after a round was recorded, with the subscription's version as the same statement read it. */
+interface RecordedState extends SinkStateRow {
+  subscription_version: number | null;
+}
 
 export function startSinkReactor(options: SinkReactorOptions): SinkReactor {
   const { context, queue, sink, policy } = options;
@@ -133,13 +153,42 @@ export function startSinkReactor(options: SinkReactorOptions): SinkReactor {
       }
       return batch.caughtUp ? { kind: 'idle' } : { kind: 'skipped' };
     }
-    return { kind: 'publish', subscription, state: current, entries: batch.entries, through: batch.skipTo, actor: batch.actor };
+    return { kind: 'publish', subscription, state: current, entries: batch.entries, through: batch.skipTo, actor: batch.actor, more: batch.full };
+  }
+
+  /**
+   * The batch after `previous`, read while `previous` is being acknowledged: reads only (no lock on the
+   * state row, no skip, no dispatch bookkeeping), so that anything but a batch of the same active
+   * subscription and generation is left to a plan of its own (null). Never throws: a failed read
+   * ahead is planned again the ordinary way.
+   */
+  async function readAhead(payload: JobPayload, previous: Extract<Plan, { kind: 'publish' }>): Promise<Batch | null> {
+    const { siteId, subscriptionId } = payload;
+    try {
+      const reader = await subscriptionReader(context, siteId, subscriptionId);
+      if (!reader?.signedIn) return null;
+      return await database.withSiteReads(siteId, async (tx) => {
+        const [subscription] = await tx.query<SubscriptionRow>(
+          sql`SELECT * FROM cdc_subscriptions WHERE site_id = ${siteId} AND id = ${subscriptionId}::uuid`,
+        );
+        if (!subscription || subscription.kind !== sink.kind || subscription.state !== 'active' || subscription.replay_generation !== previous.state.generation) return null;
+        const batch = await readSubscriptionBatch(context, tx, {
+          subscription, afterSeq: previous.through, reader, cursors: options.cursors.forSite(siteId), limit: BATCH_SIZE,
+        });
+        if (batch.kind !== 'entries' || batch.entries.length === 0) return null;
+        return { subscription, entries: batch.entries, through: batch.skipTo, actor: batch.actor, more: batch.full };
+      });
+    } catch (error) {
+      logger.debug({ err: error, subscriptionId }, 'sink reactor: reading the next batch ahead failed; it is planned again');
+      return null;
+    }
   }
 
   /**
    * Records a round: the cursor moved to `deliveredSeq` (null: not moved) if it is still where the
-   * round started from in the same generation, and the failure (backoff) or success. False when a
-   * replay moved it meanwhile.
+   * round started from in the same generation, and the failure (backoff) or success. The state as
+   * recorded, with the subscription's version read in the same statement; null when a replay moved
+   * it meanwhile.
    */
   async function record(
     payload: JobPayload,
@@ -147,11 +196,11 @@ export function startSinkReactor(options: SinkReactorOptions): SinkReactor {
     deliveredSeq: number | null,
     position: number | null,
     failure: { error: string; retryInMs: number } | null,
-  ) {
+  ): Promise<RecordedState | null> {
     const { siteId, subscriptionId } = payload;
     const now = new Date();
-    const updated = await database.withSite(siteId, (tx) =>
-      tx.query(sql`
+    const [updated] = await database.withSite(siteId, (tx) =>
+      tx.query<RecordedState>(sql`
         UPDATE cdc_sink_state SET
                delivered_seq = coalesce(${deliveredSeq}::bigint, delivered_seq),
                broker_position = greatest(${position}::bigint, broker_position),
@@ -162,9 +211,9 @@ export function startSinkReactor(options: SinkReactorOptions): SinkReactor {
                last_error = ${failure?.error ?? null}
          WHERE site_id = ${siteId} AND subscription_id = ${subscriptionId}::uuid AND generation = ${work.state.generation}
            AND delivered_seq = ${work.state.delivered_seq}
-        RETURNING 1`),
+        RETURNING *, (SELECT s.version FROM cdc_subscriptions s WHERE s.site_id = ${siteId} AND s.id = ${subscriptionId}::uuid) AS subscription_version`),
     );
-    return updated.length > 0;
+    return updated ?? null;
   }
 
   async function transition(payload: JobPayload, command: SubscriptionCommand): Promise<void> {
@@ -180,11 +229,19 @@ export function startSinkReactor(options: SinkReactorOptions): SinkReactor {
   async function publishPending(payload: JobPayload): Promise<JobOutcome | void> {
     const deadline = Date.now() + RUN_BUDGET_MS;
     const cursors = options.cursors.forSite(payload.siteId);
+    /** The round read ahead during the last one's acknowledgements, its starting point recorded. */
+    let next: Extract<Plan, { kind: 'publish' }> | null = null;
     for (;;) {
       if (stopping || Date.now() > deadline) return { retryInMs: 0 };
-      // The creator's access is read before the plan's transaction, which holds the state row's lock.
-      const reader = await subscriptionReader(context, payload.siteId, payload.subscriptionId);
-      const work = await database.withSite(payload.siteId, (tx) => plan(tx, payload, reader));
+      let work: Plan;
+      if (next) {
+        work = next;
+        next = null;
+      } else {
+        // The creator's access is read before the plan's transaction, which holds the state row's lock.
+        const reader = await subscriptionReader(context, payload.siteId, payload.subscriptionId);
+        work = await database.withSite(payload.siteId, (tx) => plan(tx, payload, reader));
+      }
       if (work.kind === 'idle') return;
       if (work.kind === 'skipped') continue;
       if (work.kind === 'wait') return { retryInMs: work.ms };
@@ -198,25 +255,27 @@ export function startSinkReactor(options: SinkReactorOptions): SinkReactor {
       if (sensitive.length > 0) {
         await logSensitiveReads(context, payload.siteId, sensitive, { actor: work.actor, correlationId: payload.subscriptionId });
       }
+      const channel = work.subscription.nats_channel;
+      const generation = work.state.generation;
       const messages = work.entries.map((entry): SinkMessage => {
         const cursor = cursors.encode(entry.seq);
         return {
           siteId: payload.siteId,
           subscriptionId: payload.subscriptionId,
-          channel: work.subscription.nats_channel,
+          channel,
           collection: entry.collection,
           type: entry.type,
           cursor,
-          id: natsMessageIdOf(payload.subscriptionId, work.state.generation, cursor),
+          id: natsMessageIdOf(payload.subscriptionId, generation, cursor),
           body: entry.envelope,
         };
       });
       // What an earlier process (or a failed round) left in the broker past the checkpoint is not
       // published again: read back once per subscription and generation in this process, and after a failure.
       let stored = new Set<string>();
-      if (work.state.broker_position !== null && (readBack.get(payload.subscriptionId) !== work.state.generation || work.state.consecutive_failures > 0)) {
+      if (work.state.broker_position !== null && (readBack.get(payload.subscriptionId) !== generation || work.state.consecutive_failures > 0)) {
         try {
-          stored = await sink.storedAfter(payload.siteId, work.subscription.nats_channel, Number(work.state.broker_position));
+          stored = await sink.storedAfter(payload.siteId, channel, Number(work.state.broker_position));
         } catch (error) {
           const retryInMs = retryDelayMs(work.state.consecutive_failures + 1, policy, Math.random());
           const message = `NATS unreachable: ${(error as Error).message}`.slice(0, 500);
@@ -224,20 +283,38 @@ export function startSinkReactor(options: SinkReactorOptions): SinkReactor {
           return { retryInMs };
         }
       }
-      readBack.set(payload.subscriptionId, work.state.generation);
-      const unpublished = messages.filter((message) => !stored.has(message.id));
-      const result = await sink.publish(unpublished);
+      readBack.set(payload.subscriptionId, generation);
+      const unpublished = stored.size === 0 ? messages : messages.filter((message) => !stored.has(message.id));
+      const publishing = sink.publish(unpublished);
+      // The next batch is read while the broker acknowledges this one (pipelining): it is published
+      // after this one's checkpoint, so never before this batch is acknowledged.
+      const ahead: Promise<Batch | null> | null = work.more && !stopping ? readAhead(payload, work) : null;
+      const result = await publishing;
       // The entries done, from the first: already in the broker, or acknowledged now. All of them:
       // the cursor moves past the whole batch (entries the creator may not read included).
-      const acknowledged = new Set(unpublished.slice(0, result.acknowledged).map((message) => message.id));
-      let done = 0;
-      while (done < messages.length && (stored.has(messages[done]!.id) || acknowledged.has(messages[done]!.id))) done += 1;
+      let done = result.acknowledged;
+      if (stored.size > 0) {
+        const acknowledged = new Set(unpublished.slice(0, result.acknowledged).map((message) => message.id));
+        done = 0;
+        while (done < messages.length && (stored.has(messages[done]!.id) || acknowledged.has(messages[done]!.id))) done += 1;
+      }
       const deliveredSeq = done === messages.length ? work.through : done > 0 ? work.entries[done - 1]!.seq : null;
       if (result.error === null) {
-        // Recorded, or replayed meanwhile (the record refused): either way, plan the next round.
-        await record(payload, work, deliveredSeq, result.position, null);
+        // Recorded, or replayed meanwhile (the record refused): either way, plan the next round; the
+        // batch read ahead is that round when the subscription is as it was when it was read.
+        const recorded = await record(payload, work, deliveredSeq, result.position, null);
+        const following: Batch | null = ahead && (await ahead);
+        if (
+          recorded && following &&
+          recorded.delivered_seq === work.through && recorded.generation === following.subscription.replay_generation &&
+          recorded.subscription_version === following.subscription.version
+        ) {
+          const { subscription_version: _version, ...state } = recorded;
+          next = { kind: 'publish', state, ...following };
+        }
         continue;
       }
+      await ahead; // never rejects: let it finish before the next round reads again
       const retryInMs = retryDelayMs(work.state.consecutive_failures + 1, policy, Math.random());
       if (!(await record(payload, work, deliveredSeq, result.position, { error: result.error, retryInMs }))) continue; // replayed meanwhile: plan again
       return { retryInMs };

@@ -27,9 +27,10 @@ export type SubscriptionBatch =
   | { kind: 'creatorAway'; pending: boolean; reason: string }
   /**
    * The entries to deliver (none when the creator may read none of the batch), and the sequence the
-   * cursor may move to when there are none; `caughtUp`: nothing more up to the feed's head.
+   * cursor may move to when there are none; `caughtUp`: nothing more up to the feed's head; `full`:
+   * the batch was cut at `limit`, so more entries may follow it (a sink reads the next one ahead).
    */
-  | { kind: 'entries'; entries: BatchEntry[]; skipTo: number; caughtUp: boolean; actor: EventMetadata['actor'] };
+  | { kind: 'entries'; entries: BatchEntry[]; skipTo: number; caughtUp: boolean; full: boolean; actor: EventMetadata['actor'] };
 
 export async function readSubscriptionBatch(
   context: AppContext,
@@ -57,5 +58,5 @@ export async function readSubscriptionBatch(
   const metadata = { actor: reader.actor, correlationId: subscription.id };
   const envelopes = await revealEnvelopes(context, tx, schema, reader.view, metadata, presented.map((entry) => entry.envelope));
   const entries = presented.map((entry, index) => ({ ...entry, envelope: envelopes[index]! }));
-  return { kind: 'entries', entries, skipTo, caughtUp: rows.length === 0 && through === head.lastSeq, actor: reader.actor };
+  return { kind: 'entries', entries, skipTo, caughtUp: rows.length === 0 && through === head.lastSeq, full: rows.length >= request.limit, actor: reader.actor };
 }

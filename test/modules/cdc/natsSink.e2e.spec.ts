@@ -4,6 +4,7 @@
 // every subject of a site is under svc.feed.<site>.>, so test files running side by side, sharing
 // the stream, never read each other's messages.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,10 +12,11 @@ import { join } from 'node:path';
 import { connect, type JsMsg, type NatsConnection } from 'nats';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_NATS_STREAM } from '../../../domain/changeFeed/natsSubject.ts';
+import { streamId } from '../../../domain/shared/events.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { createFreshDatabaseForFile } from '../../support/databases.ts';
 import { createTestSite, startTestService, startTestServiceForFile, type TestService, type TestSite } from '../../support/testService.ts';
-import { appendItemEvent, feedCaughtUp, until } from './support.ts';
+import { appendEvents, appendItemEvent, feedCaughtUp, until } from './support.ts';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const database = await createFreshDatabaseForFile();
@@ -81,6 +83,21 @@ async function sinkState(site: TestSite, subscriptionId: string) {
   );
   return row ? { deliveredSeq: Number(row.delivered_seq), generation: row.generation } : null;
 }
+
+/** Appends `count` entries of one item of `collection` in one transaction: its create, then updates. */
+async function appendBacklog(site: TestSite, collection: string, count: number): Promise<void> {
+  const itemId = randomUUID();
+  const at = new Date().toISOString();
+  const events = Array.from({ length: count }, (_, index) => {
+    const snapshot = { id: itemId, status: 'draft', sort: null, title: `Entry ${index}`, createdAt: at, updatedAt: at, userCreated: null, userUpdated: null, deletedAt: null };
+    return index === 0
+      ? { type: 'item.created', data: { collection, itemId, snapshot, delta: snapshot } }
+      : { type: 'item.updated', data: { collection, itemId, snapshot, delta: { title: `Entry ${index}` } } };
+  });
+  await appendEvents(service, site.siteId, streamId(site.siteId, 'item', collection, itemId), events);
+}
+
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, index) => from + index);
 
 describe('nats subscriptions', () => {
   it('refuses bad bodies with a precise path, and a second subscription on the same subjects', async () => {
@@ -208,6 +225,56 @@ describe('nats subscriptions', () => {
     expect(replayed.status).toBe(200);
     const after = await publishedCount(site, 5);
     expect(after.slice(3).map((message) => message.id)).toEqual(entries.slice(1).map((entry) => `${subscription.id}:1:${entry.cursor}`));
+  });
+
+  it('publishes a backlog of several batches in feed order, each entry once, with its filters, and again after a replay', async () => {
+    const site = await createTestSite(service);
+    await appendBacklog(site, 'articles', 1_300);
+    await appendBacklog(site, 'pages', 400);
+    await appendBacklog(site, 'articles', 1_300);
+    await feedCaughtUp(service);
+    // Batches of 1,000 read ahead while the one before is acknowledged; the second spans the pages left out.
+    const subscription = await createNats(site, { from: 'start', filters: { collections: ['articles'] } });
+    const wanted = [...range(1, 1_300), ...range(1_701, 3_000)];
+    const messages = await publishedCount(site, wanted.length, 60_000);
+    expect(messages.map((message) => message.body.sequence)).toEqual(wanted);
+    expect(messages.every((message) => message.id === `${subscription.id}:0:${message.body.cursor}` && message.body.collection === 'articles')).toBe(true);
+    expect(new Set(messages.map((message) => message.id)).size).toBe(wanted.length);
+    expect(await until(() => sinkState(site, subscription.id), (state) => state?.deliveredSeq === 3_000)).toEqual({ deliveredSeq: 3_000, generation: 0 });
+
+    const replayed = await call(site, 'POST', `/cdc/subscriptions/${subscription.id}/replay`, { occurred_after: '2000-01-01T00:00:00Z' });
+    expect(replayed.status).toBe(200);
+    const again = (await publishedCount(site, 2 * wanted.length, 60_000)).slice(wanted.length);
+    expect(again.map((message) => message.body.sequence)).toEqual(wanted);
+    expect(again.every((message) => message.id === `${subscription.id}:1:${message.body.cursor}`)).toBe(true);
+  });
+
+  it('stops after the round in flight when paused in the middle of a backlog, and resumes from its checkpoint', async () => {
+    const site = await createTestSite(service);
+    for (let stream = 0; stream < 6; stream += 1) await appendBacklog(site, 'articles', 1_000);
+    await feedCaughtUp(service);
+    const subscription = await createNats(site, { from: 'start' });
+    await until(() => siteMessages(site), (found) => found.length > 0, 20_000);
+    expect((await call(site, 'PATCH', `/cdc/subscriptions/${subscription.id}`, { action: 'pause' })).status).toBe(200);
+    // The round in flight (up to 1,000 entries) finishes and is checkpointed; the batch read ahead of it is not published.
+    const atPause = (await siteMessages(site)).length;
+    let settled = atPause;
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      const now = (await siteMessages(site)).length;
+      if (now === settled) break;
+      settled = now;
+    }
+    const paused = await siteMessages(site);
+    expect(paused.length).toBeLessThanOrEqual(Math.floor(atPause / 1_000) * 1_000 + 1_000);
+    expect(paused.map((message) => message.body.sequence)).toEqual(range(1, paused.length));
+    expect(await sinkState(site, subscription.id)).toEqual({ deliveredSeq: paused.length, generation: 0 });
+    expect((await call(site, 'GET', `/cdc/subscriptions/${subscription.id}`)).body.data).toMatchObject({ state: 'paused', lag: { events: 6_000 - paused.length } });
+
+    expect((await call(site, 'PATCH', `/cdc/subscriptions/${subscription.id}`, { action: 'resume' })).status).toBe(200);
+    const all = await publishedCount(site, 6_000, 60_000);
+    expect(all.map((message) => message.body.sequence)).toEqual(range(1, 6_000));
+    expect(new Set(all.map((message) => message.id)).size).toBe(6_000);
   });
 
   it('publishes a batch again after a crash before its checkpoint, and the consumer gets each entry once', async () => {

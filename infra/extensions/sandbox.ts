@@ -184,7 +184,14 @@ function runInChild(request: SandboxRunRequest, track: (child: ChildProcess | nu
       if (parsed.type === 'call') return void answerCall(parsed.id, { method: parsed.method, args: parsed.args });
       if (!parsed.ok) return fail('error', `${parsed.name}: ${parsed.message}`);
       if (parsed.output.length > limits.maxOutputCharacters) return fail('output_too_large', `The output is over ${limits.maxOutputCharacters} characters of JSON`);
-      settle({ status: 'succeeded', output: JSON.parse(parsed.output), durationMs: Date.now() - started });
+      let output: unknown;
+      try {
+        output = JSON.parse(parsed.output);
+      } catch {
+        // What the context says is the extension's to forge (a toJSON of its own): never trusted to parse.
+        return fail('error', 'The sandbox answered an output that is not JSON');
+      }
+      settle({ status: 'succeeded', output, durationMs: Date.now() - started });
     }
 
     child.stderr!.setEncoding('utf8');

@@ -18,6 +18,9 @@ const one = z.object({ data: extensionSchema });
 /** Any signed-in caller of the site: the Studio reads what to show. */
 const SITE_MEMBER = { site: 'required', access: 'bearer' } as const;
 
+/** Runs per administrator and rate-limit window: the instance's sandbox slots are shared by every site. */
+const EXTENSION_RUN_RATE_LIMIT = { name: 'extensionRun', limit: 120, per: 'user' } as const;
+
 export async function extensionsRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   await app.register(multipart);
@@ -55,7 +58,7 @@ export async function extensionsRoutes(app: FastifyInstance, { context }: Server
     data: await context.commands.runValidated(extensionCommands.grant, { ...request.body, id: request.params.id }, commandCaller(request)),
   }));
 
-  api.post('/extensions/:id/run', { config: SITE_ADMIN, schema: { tags, params: idParams, body: runBody, response: { 200: z.object({ data: runResultSchema }) } } }, async (request) => ({
+  api.post('/extensions/:id/run', { config: { ...SITE_ADMIN, rateLimit: EXTENSION_RUN_RATE_LIMIT }, schema: { tags, params: idParams, body: runBody, response: { 200: z.object({ data: runResultSchema }) } } }, async (request) => ({
     data: await context.commands.run<RunResult>('extensions.run', { ...request.body, id: request.params.id }, commandCaller(request)),
   }));
 }

@@ -2,7 +2,7 @@
 // process with time and memory limits, a vm context with no host objects), and serves its API calls
 // only with what was granted, through the items read path.
 import { describe, expect, it } from 'vitest';
-import { createCollection } from '../../support/contentModel.ts';
+import { createCollection, createRelation } from '../../support/contentModel.ts';
 import { createTestSite, startTestServiceForFile, type TestSite } from '../../support/testService.ts';
 import { TRUSTED_KEYS, upload } from './support.ts';
 
@@ -79,6 +79,45 @@ describe('running an extension', () => {
       unknownCollection: expect.stringMatching(/^VALIDATION/),
     });
     expect(result.logs).toEqual([]);
+  });
+
+  it('refuses a query whose relation paths reach a collection not granted, and a query key beyond the API’s', async () => {
+    const site = await contentSite();
+    await createCollection(service, site, 'authors', [
+      { field: 'name', type: 'string' },
+      { field: 'ssn', type: 'string' },
+    ]);
+    expect((await call(site, 'POST', '/fields/articles', { field: 'author', type: 'uuid' })).status).toBe(201);
+    await createRelation(service, site, { kind: 'm2o', collection: 'articles', field: 'author', relatedCollection: 'authors', onDelete: 'set null' });
+    const author = await call(site, 'POST', '/items/authors', { name: 'Ann', ssn: 'SECRET-123' });
+    await call(site, 'POST', '/items/articles', { title: 'By Ann', author: author.body.data.id });
+    const id = await installed(
+      site,
+      `exports.run = async (input, api) => {
+         const attempt = async (work) => { try { return JSON.stringify(await work()); } catch (error) { return error.code; } };
+         return {
+           fields: await attempt(() => api.items.list('articles', { fields: ['title', 'author.ssn'] })),
+           star: await attempt(() => api.items.list('articles', { fields: 'title,author.*' })),
+           filter: await attempt(() => api.items.list('articles', { filter: { author: { ssn: { _eq: 'SECRET-123' } } } })),
+           sort: await attempt(() => api.items.list('articles', { sort: ['author.ssn'] })),
+           deep: await attempt(() => api.items.list('articles', { deep: { author: {} } })),
+           own: await attempt(() => api.items.list('articles', { fields: ['title'], filter: { title: { _eq: 'By Ann' } } })),
+         };
+       };`,
+      ['items:read:articles'],
+    );
+    const result = await run(site, id);
+    expect(result.output).toMatchObject({ fields: 'CAPABILITY_DENIED', star: 'CAPABILITY_DENIED', filter: 'CAPABILITY_DENIED', sort: 'CAPABILITY_DENIED', deep: 'VALIDATION_FAILED' });
+    expect(result.output.own).toContain('By Ann');
+    expect(JSON.stringify(result)).not.toContain('SECRET-123');
+  });
+
+  it('a forged answer from the sandbox fails the run, never the service', async () => {
+    const site = await contentSite();
+    const id = await installed(site, `exports.run = () => { Object.prototype.toJSON = () => ({ type: 'done', ok: true, output: '{' }); return {}; };`);
+    const result = await run(site, id);
+    expect(result.status).not.toBe('succeeded');
+    expect((await call(site, 'GET', '/extensions')).status).toBe(200);
   });
 
   it('runs only an enabled extension (409 otherwise), and reports the code’s own errors as a failed run', async () => {

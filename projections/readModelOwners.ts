@@ -186,6 +186,11 @@ const TABLES_BESIDE_PROJECTIONS: readonly TableOwnership[] = [
     }),
   ),
   {
+    table: 'git_delivery_claims',
+    owner: { store: 'src/modules/git/deliveryClaims.ts', why: 'a webhook delivery being handled, so that one of concurrent copies acts: scratch state, gone once the delivery is recorded' },
+    maintainers: [],
+  },
+  {
     table: 'git_oauth_states',
     owner: { store: 'src/modules/git/oauth.ts', why: 'single-use OAuth states: a secret handed to the browser, consumed by the callback, never history' },
     maintainers: [],

@@ -144,7 +144,10 @@ function githubRepository(settings: GitHostSettings, repoFullName: string, token
     pullRequests: (limit) =>
       github(async () => {
         const pulls: PullRequestInfo[] = [];
+        // At most the pages `limit` needs: a provider that keeps answering `next` (with empty pages) is not followed for ever.
+        let pages = Math.ceil(limit / Math.min(100, limit));
         for await (const page of octokit.paginate.iterator(octokit.rest.pulls.list, { owner, repo, state: 'all', sort: 'updated', direction: 'desc', per_page: Math.min(100, limit) })) {
+          if (pages-- <= 0) return pulls;
           for (const pull of page.data) {
             if (pulls.length >= limit) return pulls;
             pulls.push(pullOf(pull));
@@ -156,9 +159,9 @@ function githubRepository(settings: GitHostSettings, repoFullName: string, token
     readFile: (path, ref) =>
       github(
         async () => {
-          const { data } = await octokit.rest.repos.getContent({ owner, repo, path, ref });
-          if (Array.isArray(data) || data.type !== 'file' || !('content' in data)) return null;
-          return Buffer.from(data.content, (data.encoding as BufferEncoding | undefined) ?? 'base64').toString('utf8');
+          // The raw media type: the file's bytes whatever its size (the JSON form leaves files over 1 MB empty).
+          const { data } = await octokit.rest.repos.getContent({ owner, repo, path, ref, mediaType: { format: 'raw' } });
+          return typeof data === 'string' ? data : null;
         },
         () => null,
       ),

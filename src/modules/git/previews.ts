@@ -16,6 +16,20 @@ import { createSiteIn, deleteSite } from '../instance/handlers.ts';
 import { deleteCollection } from '../schema/handlers.ts';
 import { readManifestAt } from './pullRequests.ts';
 
+/** Live preview sites one site may have at once: a pull request beyond gets none until one closes. */
+export const MAX_LIVE_PREVIEWS = 20;
+/** A preview's manifest is read up to this size (a site's own import takes up to 16 MiB). */
+const PREVIEW_MANIFEST_LIMIT = 2 * 1024 * 1024;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** How many preview sites of the site are live (`<siteId>__pr-<n>`, not deleted). */
+async function livePreviews(context: AppContext, siteId: string): Promise<number> {
+  const prefix = `${siteId}__pr-`.replaceAll('_', '\\_');
+  const [row] = await context.database.query<{ count: number }>(sql`SELECT count(*)::int AS count FROM sites WHERE id LIKE ${`${prefix}%`} AND deleted_at IS NULL`);
+  return row?.count ?? 0;
+}
+
 export type PreviewOutcome = 'preview_synced' | 'preview_closed' | 'preview_skipped' | 'preview_failed';
 
 /**
@@ -53,19 +67,28 @@ export async function syncPreview(
   // A site id names its streams for ever: a reopened pull request's torn-down preview is not made again.
   if (status === 'deleted') return { outcome: 'preview_skipped', previewSiteId: previewId, detail: 'the preview of this pull request was torn down; its id is spent' };
   if (status === 'foreign') return { outcome: 'preview_skipped', previewSiteId: previewId, detail: 'a site of that id exists and is not this integration’s preview' };
-  const read = await readManifestAt(repository, manifestPath, pull.headSha);
+  if (status === 'absent' && (await livePreviews(context, siteId)) >= MAX_LIVE_PREVIEWS) {
+    return { outcome: 'preview_skipped', previewSiteId: previewId, detail: `the site has ${MAX_LIVE_PREVIEWS} live preview sites already` };
+  }
+  const read = await readManifestAt(repository, manifestPath, pull.headSha, PREVIEW_MANIFEST_LIMIT);
   if ('problem' in read) return { outcome: 'preview_failed', previewSiteId: previewId, detail: read.problem };
+  if (!isObject(read.manifest)) return { outcome: 'preview_failed', previewSiteId: previewId, detail: `${manifestPath} is not a JSON object` };
   if (status === 'absent') {
     try {
       await context.database.withSite(previewId, (tx) => createSiteIn(context, tx, previewId, `Preview of #${pull.number}: ${pull.title}`.slice(0, 200), new Date(), metadata));
     } catch (error) {
-      // Another delivery of the same pull request made it first.
       if (!(error instanceof AppError && error.code === 'CONFLICT')) throw error;
+      // Made in between: by another copy of this delivery (then it is ours), or by someone else.
+      if ((await previewStatus(context, previewId, integrationId)) !== 'ours') {
+        return { outcome: 'preview_skipped', previewSiteId: previewId, detail: 'a site of that id was made meanwhile, not by this integration' };
+      }
     }
     forgetSite(previewId);
   }
+  // The schema only: a pull request's author does not choose where the preview's webhooks go, nor its settings.
+  const { webhooks: _webhooks, settings: _settings, ...schemaOnly } = read.manifest;
   try {
-    await withWebhookTools(context, (tools) => importManifest(context, tools, previewId, read.manifest, { mode: 'replace-all', dryRun: false, allowDestructive: true }, metadata));
+    await withWebhookTools(context, (tools) => importManifest(context, tools, previewId, schemaOnly, { mode: 'replace-all', dryRun: false, allowDestructive: true }, metadata));
   } catch (error) {
     if (!(error instanceof AppError) || error.status >= 500) throw error;
     return { outcome: 'preview_failed', previewSiteId: previewId, detail: `the manifest does not apply: ${error.message}` };

@@ -41,6 +41,8 @@ export interface ProvenanceEntry {
   commit: string;
   pullRequest: number | null;
   integrationId: string | null;
+  /** `integration`: the integration's own write (gitops, a preview); `declared`: the writing request said so (X-Svc-Git-*), unverified. */
+  source: 'integration' | 'declared';
   actor: { kind: string; id: string | null };
 }
 
@@ -60,6 +62,7 @@ export async function itemProvenance(tx: Queryable, siteId: string, collection: 
     commit: row.git.commit,
     pullRequest: row.git.pullRequest ?? heads.get(row.git.commit) ?? null,
     integrationId: row.git.integrationId,
+    source: row.actor.kind === 'system' && row.actor.id === `git:${row.git.integrationId}` ? 'integration' : 'declared',
     actor: { kind: row.actor.kind, id: row.actor.id ?? null },
   }));
 }

@@ -63,10 +63,15 @@ export async function ciRunLog(context: AppContext, siteId: string, integrationI
 }
 
 /** The manifest file's JSON at a commit; a missing, oversized or unparsable file is a refusal the commit status tells. */
-export async function readManifestAt(repository: { readFile(path: string, ref: string): Promise<string | null> }, path: string, commit: string): Promise<{ manifest: unknown } | { problem: string }> {
+export async function readManifestAt(
+  repository: { readFile(path: string, ref: string): Promise<string | null> },
+  path: string,
+  commit: string,
+  limit = MANIFEST_FILE_LIMIT,
+): Promise<{ manifest: unknown } | { problem: string }> {
   const text = await repository.readFile(path, commit);
   if (text === null) return { problem: `${path} not found at ${commit.slice(0, 12)}` };
-  if (Buffer.byteLength(text) > MANIFEST_FILE_LIMIT) return { problem: `${path} is larger than ${MANIFEST_FILE_LIMIT} bytes` };
+  if (Buffer.byteLength(text) > limit) return { problem: `${path} is larger than ${limit} bytes` };
   try {
     return { manifest: JSON.parse(text) as unknown };
   } catch (error) {

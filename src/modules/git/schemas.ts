@@ -166,6 +166,7 @@ export const provenanceEntrySchema = z.object({
   commit: z.string(),
   pullRequest: z.number().nullable(),
   integrationId: z.string().nullable(),
+  source: z.enum(['integration', 'declared']),
   actor: z.object({ kind: z.string(), id: z.string().nullable() }),
 });
 

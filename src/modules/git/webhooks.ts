@@ -18,6 +18,7 @@ import type { AppContext } from '../../runtime/context.ts';
 import { lockUniqueValue } from '../../runtime/uniqueness.ts';
 import { announceIncident, raiseIncidentIn } from '../agents/incidents.ts';
 import { openWebhookSecret, repositoryFor, runIntegrationCommand } from './handlers.ts';
+import { claimDelivery, releaseDelivery } from './deliveryClaims.ts';
 import { cachePullRequests } from './hostCache.ts';
 import { closePreview, syncPreview } from './previews.ts';
 import { deliveryOutcome, findIntegrationOr404, type IntegrationRow } from './queries.ts';
@@ -69,8 +70,9 @@ async function verifiedIntegration(context: AppContext, delivery: Delivery): Pro
   return context.database.withSiteReads(delivery.siteId, async (tx) => {
     const integration = await findIntegrationOr404(context, tx, delivery.siteId, delivery.integrationId).catch(() => null);
     if (!integration || integration.provider !== provider) throw refused();
-    const secret = await openWebhookSecret(context, tx, delivery.siteId, integration);
-    if (!signatureVerifies(provider, secret, delivery)) throw refused();
+    // A secret that does not open (a rotation in between, a key gone) verifies nothing.
+    const secret = await openWebhookSecret(context, tx, delivery.siteId, integration).catch(() => null);
+    if (secret === null || !signatureVerifies(provider, secret, delivery)) throw refused();
     return integration;
   });
 }
@@ -84,52 +86,67 @@ function deliveryIdOf(provider: GitProvider, headers: Delivery['headers']): stri
   return id;
 }
 
+// What a payload may hold is bounded as the cache's columns are: a signed payload is still the
+// provider's word on a pull request anyone may open.
+const number = z.number().int().positive().max(2_147_483_647);
+const sha = z.string().regex(/^[0-9a-f]{7,64}$/, 'a commit sha');
+const ref = z.string().min(1).max(255);
+const text = z.string().max(1000);
+const url = z.string().max(2000);
+const date = z
+  .string()
+  .max(64)
+  .refine((value) => !Number.isNaN(Date.parse(value)), 'a date');
+const githubRepoRef = z.object({ full_name: z.string().max(300), fork: z.boolean().nullish() }).nullish();
+
 const githubPullSchema = z.object({
-  number: z.number().int().positive(),
-  title: z.string(),
-  state: z.string(),
-  merged_at: z.string().nullish(),
+  number,
+  title: text,
+  state: z.string().max(20),
+  merged_at: date.nullish(),
   draft: z.boolean().nullish(),
-  html_url: z.string(),
-  user: z.object({ login: z.string() }).nullish(),
-  head: z.object({ sha: z.string(), ref: z.string() }),
-  base: z.object({ ref: z.string() }),
-  created_at: z.string(),
-  updated_at: z.string(),
+  html_url: url,
+  user: z.object({ login: z.string().max(255) }).nullish(),
+  head: z.object({ sha, ref, repo: githubRepoRef }),
+  base: z.object({ ref, repo: githubRepoRef }),
+  created_at: date,
+  updated_at: date,
 });
 const githubPayloads = {
   pull_request: z.object({ action: z.string(), pull_request: githubPullSchema }),
   workflow_run: z.object({
     action: z.string(),
     workflow_run: z.object({
-      id: z.number().int(),
-      name: z.string().nullish(),
-      conclusion: z.string().nullish(),
-      head_sha: z.string(),
-      pull_requests: z.array(z.object({ number: z.number().int() })).nullish(),
+      id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+      name: text.nullish(),
+      conclusion: z.string().max(40).nullish(),
+      head_sha: sha,
+      pull_requests: z.array(z.object({ number })).max(100).nullish(),
     }),
   }),
 };
 const gitlabPayloads = {
   'Merge Request Hook': z.object({
-    user: z.object({ username: z.string() }).nullish(),
+    user: z.object({ username: z.string().max(255) }).nullish(),
     object_attributes: z.object({
-      iid: z.number().int().positive(),
-      title: z.string(),
-      action: z.string().nullish(),
-      state: z.string(),
+      iid: number,
+      title: text,
+      action: z.string().max(40).nullish(),
+      state: z.string().max(20),
       draft: z.boolean().nullish(),
-      url: z.string(),
-      source_branch: z.string(),
-      target_branch: z.string(),
-      last_commit: z.object({ id: z.string() }),
-      created_at: z.string(),
-      updated_at: z.string(),
+      url,
+      source_branch: ref,
+      target_branch: ref,
+      source_project_id: z.number().int().nullish(),
+      target_project_id: z.number().int().nullish(),
+      last_commit: z.object({ id: sha }),
+      created_at: date,
+      updated_at: date,
     }),
   }),
   'Pipeline Hook': z.object({
-    object_attributes: z.object({ id: z.number().int(), status: z.string(), sha: z.string() }),
-    merge_request: z.object({ iid: z.number().int() }).nullish(),
+    object_attributes: z.object({ id: z.number().int().positive().max(Number.MAX_SAFE_INTEGER), status: z.string().max(40), sha }),
+    merge_request: z.object({ iid: number }).nullish(),
   }),
 };
 
@@ -142,7 +159,7 @@ function parsePayload<T>(schema: z.ZodType<T>, body: unknown): T {
 
 /** What a delivery asks for, read from its event and payload. */
 type Intent =
-  | { kind: 'pull_request'; action: string; pull: PullRequestInfo; closing: boolean }
+  | { kind: 'pull_request'; action: string; pull: PullRequestInfo; closing: boolean; fromFork: boolean }
   | { kind: 'ci_failure'; action: string; runId: string; commit: string; conclusion: string; pullRequest: number | null; name: string }
   | { kind: 'ignored'; action: string | null; pullRequest: number | null };
 
@@ -164,8 +181,9 @@ function readGithub(event: string, body: unknown): Intent {
       openedAt: githubDate(pr.created_at),
       changedAt: githubDate(pr.updated_at),
     };
-    if (['opened', 'reopened', 'synchronize', 'ready_for_review', 'edited'].includes(action)) return { kind: 'pull_request', action, pull, closing: false };
-    if (action === 'closed') return { kind: 'pull_request', action, pull, closing: true };
+    const fromFork = Boolean(pr.head.repo?.fork) || (pr.head.repo != null && pr.base.repo != null && pr.head.repo.full_name !== pr.base.repo.full_name);
+    if (['opened', 'reopened', 'synchronize', 'ready_for_review', 'edited'].includes(action)) return { kind: 'pull_request', action, pull, closing: false, fromFork };
+    if (action === 'closed') return { kind: 'pull_request', action, pull, closing: true, fromFork };
     return { kind: 'ignored', action, pullRequest: pr.number };
   }
   if (event === 'workflow_run') {
@@ -195,8 +213,9 @@ function readGitlab(event: string, body: unknown): Intent {
       openedAt: new Date(mr.created_at).toISOString(),
       changedAt: new Date(mr.updated_at).toISOString(),
     };
-    if (['open', 'reopen', 'update'].includes(action)) return { kind: 'pull_request', action, pull, closing: false };
-    if (['close', 'merge'].includes(action)) return { kind: 'pull_request', action, pull, closing: true };
+    const fromFork = mr.source_project_id != null && mr.target_project_id != null && mr.source_project_id !== mr.target_project_id;
+    if (['open', 'reopen', 'update'].includes(action)) return { kind: 'pull_request', action, pull, closing: false, fromFork };
+    if (['close', 'merge'].includes(action)) return { kind: 'pull_request', action, pull, closing: true, fromFork };
     return { kind: 'ignored', action, pullRequest: mr.iid };
   }
   if (event === 'Pipeline Hook') {
@@ -235,22 +254,47 @@ export async function receiveDelivery(context: AppContext, delivery: Delivery, f
   };
   const record = { deliveryId, event, action: intent.action, pullRequest };
 
+  // What changes nothing is answered and not recorded: the log keeps what the integration acted on.
   if (integration.status === 'paused' || intent.kind === 'ignored') {
-    return recordDelivery(context, siteId, integration.id, { ...record, outcome: integration.status === 'paused' ? 'ignored_paused' : 'ignored' }, metadata);
+    return { deliveryId, duplicate: false, outcome: integration.status === 'paused' ? 'ignored_paused' : 'ignored' };
   }
-  if (intent.kind === 'ci_failure') return recordCiFailure(context, siteId, integration, intent, record, metadata);
+  // Of concurrent copies of one delivery, only the one that claims it acts.
+  if (!(await claimDelivery(context.database, siteId, integration.id, deliveryId))) return { deliveryId, duplicate: true, outcome: 'in_progress' };
+  try {
+    // A copy that claimed and recorded it between our first look and our claim.
+    const recorded = await context.database.withSiteReads(siteId, (tx) => deliveryOutcome(tx, siteId, integration.id, deliveryId));
+    if (recorded !== null) return { deliveryId, duplicate: true, outcome: recorded };
+    if (intent.kind === 'ci_failure') return await recordCiFailure(context, siteId, integration, intent, record, metadata);
+    const outcome = await pullRequestEffects(context, siteId, integration, intent, metadata, forgetSite);
+    return await recordDelivery(context, siteId, integration.id, { ...record, outcome }, metadata);
+  } finally {
+    await releaseDelivery(context.database, siteId, integration.id, deliveryId);
+  }
+}
 
+/** A pull request event's effects: the cache, and the preview site when the integration keeps them. */
+async function pullRequestEffects(
+  context: AppContext,
+  siteId: string,
+  integration: IntegrationRow,
+  intent: Extract<Intent, { kind: 'pull_request' }>,
+  metadata: EventMetadata,
+  forgetSite: (siteId: string) => void,
+): Promise<string> {
   await context.database.withSite(siteId, (tx) => cachePullRequests(tx, siteId, integration.id, [intent.pull], new Date()));
-  let outcome = intent.closing ? 'pull_request_closed' : 'pull_request_synced';
   if (intent.closing) {
-    if (await closePreview(context, siteId, integration.id, intent.pull.number, metadata, forgetSite)) outcome = 'preview_closed';
-  } else if (integration.sync_config.preview) {
-    const repository = await context.database.withSiteReads(siteId, (tx) => repositoryFor(context, tx, siteId, integration));
-    const preview = await syncPreview(context, siteId, integration.id, repository, integration.sync_config.manifestPath, intent.pull, metadata, forgetSite);
-    outcome = preview.outcome;
-    if (preview.detail) context.logger.info({ site: siteId, integrationId: integration.id, pullRequest: intent.pull.number, outcome, detail: preview.detail }, 'git preview');
+    return (await closePreview(context, siteId, integration.id, intent.pull.number, metadata, forgetSite)) ? 'preview_closed' : 'pull_request_closed';
   }
-  return recordDelivery(context, siteId, integration.id, { ...record, outcome }, metadata);
+  if (!integration.sync_config.preview) return 'pull_request_synced';
+  const log = (outcome: string, detail: string) => {
+    context.logger.info({ site: siteId, integrationId: integration.id, pullRequest: intent.pull.number, outcome, detail }, 'git preview');
+    return outcome;
+  };
+  // A fork's author is anyone: its manifest never makes a site here.
+  if (intent.fromFork) return log('preview_skipped', 'the pull request comes from a fork');
+  const repository = await context.database.withSiteReads(siteId, (tx) => repositoryFor(context, tx, siteId, integration));
+  const preview = await syncPreview(context, siteId, integration.id, repository, integration.sync_config.manifestPath, intent.pull, metadata, forgetSite);
+  return preview.detail ? log(preview.outcome, preview.detail) : preview.outcome;
 }
 
 type DeliveryRecord = { deliveryId: string; event: string; action: string | null; pullRequest: number | null; outcome: string };

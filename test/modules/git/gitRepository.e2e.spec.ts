@@ -97,7 +97,7 @@ describe('git integrations', () => {
     expect(item.status).toBe(201);
     await call(site, 'PATCH', `/items/articles/${item.body.data.id}`, { title: 'By hand' });
     const provenance = await call(site, 'GET', `/integrations/git/${id}/provenance?collection=articles&itemId=${item.body.data.id}`);
-    expect(provenance.body.data).toEqual([expect.objectContaining({ type: 'item.created', commit: second, pullRequest: 12, integrationId: id, version: 1 })]);
+    expect(provenance.body.data).toEqual([expect.objectContaining({ type: 'item.created', commit: second, pullRequest: 12, integrationId: id, version: 1, source: 'declared' })]);
     const badHeader = await call(site, 'POST', '/items/articles', { title: 'x' }, { 'x-svc-git-commit': 'not-a-sha' });
     expect(badHeader.status).toBe(400);
     expect(badHeader.body.errors[0].path).toEqual(['headers', 'x-svc-git-commit']);

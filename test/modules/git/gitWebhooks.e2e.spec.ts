@@ -150,6 +150,45 @@ describe('git integrations', () => {
     expect(closed.body.data.outcome).toBe('preview_closed');
   });
 
+  it('acts once on concurrent copies of a delivery, never previews a fork, and bounds what a payload may say', async () => {
+    const site = await createTestSite(service, 'gh');
+    const repo = githubRepo();
+    const { id, webhookSecret } = await connect(site, { provider: 'github', repoFullName: repo.fullName, token: repo.token, sync_config: { preview: true } });
+    const head = '7'.repeat(40);
+    host.github.setFile(repo.fullName, head, 'svc.config.json', manifest(['posts']));
+    const path = receiverPath('github', site.siteId, id);
+    const delivery = githubDelivery(webhookSecret, 'pull_request', githubPullRequestPayload({ repo: repo.fullName, number: 21, action: 'opened', headSha: head }), 'same-delivery');
+    const reads = () => host.github.requests.filter((request) => request.path.includes('/contents/')).length;
+    const before = reads();
+    const answers = await Promise.all(Array.from({ length: 6 }, () => deliver(path, delivery)));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(answers.filter((answer) => !answer.body.data.duplicate)).toHaveLength(1);
+    expect(reads() - before).toBe(1);
+    const [received] = await owner.query<{ count: number }>(sql`SELECT count(*)::int AS count FROM events WHERE site_id = ${site.siteId} AND type = 'git_webhook.received'`);
+    expect(received!.count).toBe(1);
+
+    const fork = githubPullRequestPayload({ repo: repo.fullName, number: 22, action: 'opened', headSha: head });
+    (fork.pull_request as { head: { repo: unknown } }).head.repo = { full_name: 'mallory/fork', fork: true };
+    expect((await deliver(path, githubDelivery(webhookSecret, 'pull_request', fork))).body.data.outcome).toBe('preview_skipped');
+    expect(await owner.query(sql`SELECT 1 FROM sites WHERE id = ${`${site.siteId}__pr-22`}`)).toEqual([]);
+
+    for (const [change, where] of [
+      [{ number: 3_000_000_000 }, ['body', 'pull_request', 'number']],
+      [{ created_at: 'yesterday' }, ['body', 'pull_request', 'created_at']],
+      [{ title: 'x'.repeat(5000) }, ['body', 'pull_request', 'title']],
+    ] as const) {
+      const payload = githubPullRequestPayload({ repo: repo.fullName, number: 23, action: 'opened', headSha: head });
+      Object.assign(payload.pull_request as object, change);
+      const refused = await deliver(path, githubDelivery(webhookSecret, 'pull_request', payload));
+      expect(refused.status, JSON.stringify(change)).toBe(400);
+      expect(refused.body.errors[0]).toMatchObject({ code: 'VALIDATION_ERROR', path: where });
+    }
+    // What changes nothing is answered, not recorded (the two recorded: the first delivery and the fork's).
+    expect((await deliver(path, githubDelivery(webhookSecret, 'ping', { zen: 'hi' }))).body.data.outcome).toBe('ignored');
+    const [after] = await owner.query<{ count: number }>(sql`SELECT count(*)::int AS count FROM events WHERE site_id = ${site.siteId} AND type = 'git_webhook.received'`);
+    expect(after!.count).toBe(2);
+  });
+
   it('a paused integration records deliveries without acting on them', async () => {
     const site = await createTestSite(service, 'gh');
     const repo = githubRepo();

@@ -2,7 +2,7 @@
 // (`<siteId>.<secret>`, kept as the secret's SHA-256 for ten minutes) and answers the provider's
 // authorize URL; the public callback consumes the state (a second use, another provider's callback or
 // an expired state is refused), exchanges the code and seals the token on the integration.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { GitProvider } from '../../../domain/git/events.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { authorizeUrl, type OAuthClient } from '../../../infra/git/gitHost.ts';
@@ -17,16 +17,27 @@ const OPEN_STATES_KEPT = 50;
 
 const hashOf = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
-export async function issueState(tx: Queryable, siteId: string, integrationId: string, provider: GitProvider, now: Date): Promise<string> {
+/** The cookie that binds a state to the browser that asked for it. */
+export const BINDING_COOKIE = 'svc_git_oauth';
+export const STATE_TTL_SECONDS = STATE_TTL_MS / 1000;
+
+export interface IssuedState {
+  state: string;
+  /** The cookie's value: the callback must bring it back. */
+  binding: string;
+}
+
+export async function issueState(tx: Queryable, siteId: string, integrationId: string, provider: GitProvider, issuedBy: string | null, now: Date): Promise<IssuedState> {
   const secret = randomBytes(32).toString('base64url');
+  const binding = randomBytes(32).toString('base64url');
   await tx.query(sql`DELETE FROM git_oauth_states WHERE site_id = ${siteId} AND expires_at <= ${now}`);
   await tx.query(sql`
     DELETE FROM git_oauth_states WHERE site_id = ${siteId} AND state_hash IN (
       SELECT state_hash FROM git_oauth_states WHERE site_id = ${siteId} ORDER BY expires_at DESC OFFSET ${OPEN_STATES_KEPT - 1})`);
   await tx.query(sql`
-    INSERT INTO git_oauth_states (site_id, state_hash, integration_id, provider, expires_at)
-    VALUES (${siteId}, ${hashOf(secret)}, ${integrationId}, ${provider}, ${new Date(now.getTime() + STATE_TTL_MS)})`);
-  return `${siteId}.${secret}`;
+    INSERT INTO git_oauth_states (site_id, state_hash, integration_id, provider, expires_at, binding_hash, issued_by)
+    VALUES (${siteId}, ${hashOf(secret)}, ${integrationId}, ${provider}, ${new Date(now.getTime() + STATE_TTL_MS)}, ${hashOf(binding)}, ${issuedBy})`);
+  return { state: `${siteId}.${secret}`, binding };
 }
 
 /** The site a state names (before any query), or null when it is not one of ours. */
@@ -35,12 +46,16 @@ export function siteOfState(state: string): { siteId: string; secret: string } |
   return match ? { siteId: match[1]!, secret: match[2]! } : null;
 }
 
-/** Consumes a state once: the integration it was issued for, or null (unknown, used, expired, or for another provider). */
-export async function consumeState(tx: Queryable, siteId: string, secret: string, provider: GitProvider, now: Date): Promise<string | null> {
-  const [row] = await tx.query<{ integration_id: string; provider: string; expires_at: Date }>(
-    sql`DELETE FROM git_oauth_states WHERE site_id = ${siteId} AND state_hash = ${hashOf(secret)} RETURNING integration_id, provider, expires_at`,
+/**
+ * Consumes a state once: the integration it was issued for, or null (unknown, used, expired, for
+ * another provider, or brought by a browser other than the one it was issued to).
+ */
+export async function consumeState(tx: Queryable, siteId: string, secret: string, provider: GitProvider, binding: string | undefined, now: Date): Promise<string | null> {
+  const [row] = await tx.query<{ integration_id: string; provider: string; expires_at: Date; binding_hash: string }>(
+    sql`DELETE FROM git_oauth_states WHERE site_id = ${siteId} AND state_hash = ${hashOf(secret)} RETURNING integration_id, provider, expires_at, binding_hash`,
   );
-  if (!row || row.provider !== provider || row.expires_at <= now) return null;
+  if (!row || row.provider !== provider || row.expires_at <= now || binding === undefined || row.binding_hash.length !== 64) return null;
+  if (!timingSafeEqual(Buffer.from(hashOf(binding), 'hex'), Buffer.from(row.binding_hash, 'hex'))) return null;
   return row.integration_id;
 }
 
@@ -63,12 +78,12 @@ export function oauthClient(context: AppContext, provider: GitProvider): OAuthCl
 /** Where the provider sends its user back: the public callback of this service. */
 export const callbackUrl = (context: AppContext, provider: GitProvider) => new URL(`/api/v1/integrations/git/oauth/${provider}/callback`, context.config.SVC_PUBLIC_URL).toString();
 
-/** GET …/oauth/authorize: a fresh single-use state and the provider's authorize URL that carries it. */
-export async function authorizeIntegration(context: AppContext, siteId: string, integrationId: string): Promise<string> {
+/** GET …/oauth/authorize: a fresh single-use state, the provider's authorize URL that carries it, and the browser binding for the cookie. */
+export async function authorizeIntegration(context: AppContext, siteId: string, integrationId: string, issuedBy: string | null): Promise<{ authorizeUrl: string; binding: string }> {
   return context.database.withSite(siteId, async (tx) => {
     const integration = await findIntegrationOr404(context, tx, siteId, integrationId);
     const client = oauthClient(context, integration.provider);
-    const state = await issueState(tx, siteId, integration.id, integration.provider, new Date());
-    return authorizeUrl(hostSettings(context), integration.provider, client, callbackUrl(context, integration.provider), state);
+    const { state, binding } = await issueState(tx, siteId, integration.id, integration.provider, issuedBy, new Date());
+    return { authorizeUrl: authorizeUrl(hostSettings(context), integration.provider, client, callbackUrl(context, integration.provider), state), binding };
   });
 }

@@ -1,5 +1,7 @@
 // The public OAuth callback (docs/integrations.md "OAuth"): GET /integrations/git/oauth/:provider/callback.
-// A provider's redirect carries no principal: its single-use state names the site and integration.
+// A provider's redirect carries no principal: its single-use state names the site and integration,
+// and the browser must bring the cookie the authorize answer set with it (a state handed to someone
+// else cannot link their account).
 // The state is spent before anything else (a refusal spends it too), then the code is exchanged and
 // the granted token sealed on the integration.
 import type { GitProvider } from '../../../domain/git/events.ts';
@@ -19,14 +21,16 @@ export interface CallbackQuery {
   error?: string | undefined;
 }
 
-export async function completeOAuth(context: AppContext, provider: GitProvider, query: CallbackQuery, requestId: string): Promise<{ integrationId: string; authMethod: 'app' }> {
+const STATE_REFUSAL = 'Unknown, used or expired OAuth state, or a state this browser was not given (the authorize answer sets the cookie svc_git_oauth)';
+
+export async function completeOAuth(context: AppContext, provider: GitProvider, query: CallbackQuery, binding: string | undefined, requestId: string): Promise<{ integrationId: string; authMethod: 'app' }> {
   const refused = (message: string, field: string) => new AppError('VALIDATION_ERROR', message, { path: ['query', field] });
   const named = siteOfState(query.state);
   const [site] = named ? await context.database.query(sql`SELECT 1 FROM sites WHERE id = ${named.siteId} AND deleted_at IS NULL`) : [];
-  if (!named || !site) throw refused('Unknown, used or expired OAuth state', 'state');
+  if (!named || !site) throw refused(STATE_REFUSAL, 'state');
   const { siteId } = named;
-  const integrationId = await context.database.withSite(siteId, (tx) => consumeState(tx, siteId, named.secret, provider, new Date()));
-  if (integrationId === null) throw refused('Unknown, used or expired OAuth state', 'state');
+  const integrationId = await context.database.withSite(siteId, (tx) => consumeState(tx, siteId, named.secret, provider, binding, new Date()));
+  if (integrationId === null) throw refused(STATE_REFUSAL, 'state');
   if (query.error !== undefined) throw refused(`The provider refused the grant: ${query.error}`, 'error');
   if (query.code === undefined) throw refused('The callback has no code', 'code');
   const token = await exchangeOAuthCode(hostSettings(context), provider, oauthClient(context, provider), query.code, callbackUrl(context, provider));

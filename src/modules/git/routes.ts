@@ -9,7 +9,7 @@ import { GIT_PROVIDERS } from '../../../domain/git/events.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { commandCaller, pageMeta, pageMetaSchema, pageQuery, SITE_ADMIN, uuidOr404, validationErrorOnInvalidBody } from '../../server/routeKit.ts';
 import { gitCommands } from './commands.ts';
-import { authorizeIntegration } from './oauth.ts';
+import { authorizeIntegration, BINDING_COOKIE, STATE_TTL_SECONDS } from './oauth.ts';
 import { completeOAuth } from './oauthCallback.ts';
 import { itemProvenance } from './provenance.ts';
 import { ciRunLog, listPullRequests, pullRequestCiRuns } from './pullRequests.ts';
@@ -83,7 +83,20 @@ export async function gitRoutes(app: FastifyInstance, { context, sites }: Server
   api.get(
     '/integrations/git/:id/oauth/authorize',
     { config: SITE_ADMIN, schema: { tags, params: idParams, response: { 200: z.object({ data: z.object({ authorizeUrl: z.string() }) }) } } },
-    async (request) => ({ data: { authorizeUrl: await authorizeIntegration(context, request.siteId, uuidOr404(request.params.id, 'Git integration')) } }),
+    async (request, reply) => {
+      const issuedBy = request.principal.kind === 'user' ? request.principal.userId : null;
+      const { authorizeUrl, binding } = await authorizeIntegration(context, request.siteId, uuidOr404(request.params.id, 'Git integration'), issuedBy);
+      // Lax: the provider's redirect back is a top-level navigation from another site.
+      reply.setCookie(BINDING_COOKIE, binding, {
+        httpOnly: true,
+        secure: context.config.SVC_COOKIE_SECURE || context.config.NODE_ENV === 'production',
+        sameSite: 'lax',
+        domain: context.config.SVC_COOKIE_DOMAIN,
+        path: '/api/v1/integrations/git/oauth',
+        maxAge: STATE_TTL_SECONDS,
+      });
+      return { data: { authorizeUrl } };
+    },
   );
 
   api.get(
@@ -150,7 +163,7 @@ export async function gitRoutes(app: FastifyInstance, { context, sites }: Server
         response: { 200: z.object({ data: z.object({ integrationId: z.string(), authMethod: z.literal('app') }) }) },
       },
     },
-    async (request) => ({ data: await completeOAuth(context, request.params.provider, request.query, request.id) }),
+    async (request) => ({ data: await completeOAuth(context, request.params.provider, request.query, request.cookies[BINDING_COOKIE], request.id) }),
   );
 
   // The receiver reads its body as the raw text the signature covers: a parser of its own, in its own scope.

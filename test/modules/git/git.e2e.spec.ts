@@ -121,13 +121,19 @@ describe('git integrations', () => {
     expect(refused.body.errors[0]).toMatchObject({ code: 'GIT_PROVIDER_FAILED', extensions: { providerStatus: 401 } });
   });
 
-  it('exchanges an OAuth code once, bound to its single-use state', async () => {
+  it('exchanges an OAuth code once, bound to its single-use state and to the browser that asked for it', async () => {
     const site = await createTestSite(service, 'gh');
     const repo = githubRepo();
     const { id } = await connect(site, { provider: 'github', repoFullName: repo.fullName, authMethod: 'app' });
-    const authorize = await call(site, 'GET', `/integrations/git/${id}/oauth/authorize`);
-    expect(authorize.status).toBe(200);
-    const url = new URL(authorize.body.data.authorizeUrl);
+    const authorizeOnce = async () => {
+      const answer = await call(site, 'GET', `/integrations/git/${id}/oauth/authorize`);
+      expect(answer.status).toBe(200);
+      const setCookie = answer.headers.get('set-cookie')!;
+      expect(setCookie).toMatch(/^svc_git_oauth=[\w-]+;.*HttpOnly/i);
+      expect(setCookie).toMatch(/SameSite=Lax/i);
+      return { url: new URL(answer.body.data.authorizeUrl), cookie: setCookie.split(';')[0]! };
+    };
+    const { url, cookie } = await authorizeOnce();
     expect(url.origin + url.pathname).toBe(`${host.origin}/login/oauth/authorize`);
     expect(url.searchParams.get('client_id')).toBe(OAUTH.clientId);
     const state = url.searchParams.get('state')!;
@@ -135,15 +141,25 @@ describe('git integrations', () => {
     const granted = `gho_granted_${'z'.repeat(30)}`;
     host.github.addOAuthCode('code-1', granted, { ...OAUTH, redirectUri: url.searchParams.get('redirect_uri')! });
     host.github.grantToken(repo.fullName, granted);
+    const callback = (provider: string, stateText: string, headers: Record<string, string> = {}) =>
+      service.request('GET', `/integrations/git/oauth/${provider}/callback?state=${encodeURIComponent(stateText)}&code=code-1`, { headers });
 
-    const wrongProvider = await service.request('GET', `/integrations/git/oauth/gitlab/callback?state=${encodeURIComponent(state)}&code=code-1`);
-    expect(wrongProvider.status).toBe(400);
-    // The state was spent by that refusal: issue another.
-    const again = new URL((await call(site, 'GET', `/integrations/git/${id}/oauth/authorize`)).body.data.authorizeUrl).searchParams.get('state')!;
-    const callback = await service.request('GET', `/integrations/git/oauth/github/callback?state=${encodeURIComponent(again)}&code=code-1`);
-    expect(callback.status, JSON.stringify(callback.body)).toBe(200);
-    expect(callback.body.data).toEqual({ integrationId: id, authMethod: 'app' });
-    const reused = await service.request('GET', `/integrations/git/oauth/github/callback?state=${encodeURIComponent(again)}&code=code-1`);
+    // The other provider's callback spends the state: issue another.
+    expect((await callback('gitlab', state, { cookie })).status).toBe(400);
+    // A state handed to another browser (no cookie: a victim's consent) is refused, and spent.
+    const handed = await authorizeOnce();
+    const victim = await callback('github', handed.url.searchParams.get('state')!);
+    expect(victim.status).toBe(400);
+    expect(victim.body.errors[0]).toMatchObject({ code: 'VALIDATION_ERROR', path: ['query', 'state'] });
+    expect((await callback('github', handed.url.searchParams.get('state')!, { cookie: handed.cookie })).status).toBe(400);
+    // The browser that asked, with its cookie: the code is exchanged once.
+    const mine = await authorizeOnce();
+    expect((await callback('github', mine.url.searchParams.get('state')!, { cookie: cookie })).status).toBe(400);
+    const again = await authorizeOnce();
+    const exchanged = await callback('github', again.url.searchParams.get('state')!, { cookie: again.cookie });
+    expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
+    expect(exchanged.body.data).toEqual({ integrationId: id, authMethod: 'app' });
+    const reused = await callback('github', again.url.searchParams.get('state')!, { cookie: again.cookie });
     expect(reused.status).toBe(400);
     expect(reused.body.errors[0]).toMatchObject({ code: 'VALIDATION_ERROR', path: ['query', 'state'] });
     expect((await service.request('GET', '/integrations/git/oauth/github/callback?state=forged&code=x')).status).toBe(400);

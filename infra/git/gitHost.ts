@@ -120,12 +120,23 @@ function timedFetch(timeoutMs: number): typeof fetch {
   return (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
 }
 
-function githubRepository(settings: GitHostSettings, repoFullName: string, token: string | null): GitRepository {
-  const [owner, repo] = repoFullName.split('/') as [string, string];
-  const octokit = new Octokit({ baseUrl: settings.githubApiUrl, request: { fetch: timedFetch(settings.timeoutMs) }, ...(token ? { auth: token } : {}) });
-  const github = <T>(work: () => Promise<T>, onMissing?: () => T) => call('github', work, onMissing);
-  type GithubPull = Awaited<ReturnType<typeof octokit.rest.pulls.get>>['data'] | Awaited<ReturnType<typeof octokit.rest.pulls.list>>['data'][number];
-  const pullOf = (pull: GithubPull): PullRequestInfo => ({
+/** What GitHub says of a pull request, in its REST answers and in its webhook payloads alike. */
+export interface GithubPull {
+  number: number;
+  title: string;
+  state: string;
+  merged_at?: string | null;
+  draft?: boolean | null;
+  user?: { login: string } | null;
+  head: { sha: string; ref: string };
+  base: { ref: string };
+  html_url: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export function githubPullOf(pull: GithubPull): PullRequestInfo {
+  return {
     number: pull.number,
     title: pull.title,
     state: pull.merged_at ? 'merged' : pull.state === 'open' ? 'open' : 'closed',
@@ -135,9 +146,16 @@ function githubRepository(settings: GitHostSettings, repoFullName: string, token
     headRef: pull.head.ref,
     baseRef: pull.base.ref,
     url: pull.html_url,
-    openedAt: pull.created_at,
-    changedAt: pull.updated_at,
-  });
+    openedAt: new Date(pull.created_at).toISOString(),
+    changedAt: new Date(pull.updated_at).toISOString(),
+  };
+}
+
+function githubRepository(settings: GitHostSettings, repoFullName: string, token: string | null): GitRepository {
+  const [owner, repo] = repoFullName.split('/') as [string, string];
+  const octokit = new Octokit({ baseUrl: settings.githubApiUrl, request: { fetch: timedFetch(settings.timeoutMs) }, ...(token ? { auth: token } : {}) });
+  const github = <T>(work: () => Promise<T>, onMissing?: () => T) => call('github', work, onMissing);
+  const pullOf = githubPullOf;
   return {
     defaultBranch: () => github(async () => (await octokit.rest.repos.get({ owner, repo })).data.default_branch),
     resolveCommit: (ref) => github(async () => (await octokit.rest.repos.getCommit({ owner, repo, ref, per_page: 1 })).data.sha, () => null),

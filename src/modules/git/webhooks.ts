@@ -11,7 +11,7 @@ import { AppError, errors } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
 import { isUuid } from '../../../domain/shared/uuid.ts';
 import { SITE_ID_PATTERN } from '../../../domain/sites/site.ts';
-import type { PullRequestInfo } from '../../../infra/git/gitHost.ts';
+import { githubPullOf, type PullRequestInfo } from '../../../infra/git/gitHost.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
@@ -163,24 +163,10 @@ type Intent =
   | { kind: 'ci_failure'; action: string; runId: string; commit: string; conclusion: string; pullRequest: number | null; name: string }
   | { kind: 'ignored'; action: string | null; pullRequest: number | null };
 
-const githubDate = (text: string) => new Date(text).toISOString();
-
 function readGithub(event: string, body: unknown): Intent {
   if (event === 'pull_request') {
     const { action, pull_request: pr } = parsePayload(githubPayloads.pull_request, body);
-    const pull: PullRequestInfo = {
-      number: pr.number,
-      title: pr.title,
-      state: pr.merged_at ? 'merged' : pr.state === 'open' ? 'open' : 'closed',
-      draft: pr.draft ?? false,
-      author: pr.user?.login ?? null,
-      headSha: pr.head.sha,
-      headRef: pr.head.ref,
-      baseRef: pr.base.ref,
-      url: pr.html_url,
-      openedAt: githubDate(pr.created_at),
-      changedAt: githubDate(pr.updated_at),
-    };
+    const pull = githubPullOf(pr);
     const fromFork = Boolean(pr.head.repo?.fork) || (pr.head.repo != null && pr.base.repo != null && pr.head.repo.full_name !== pr.base.repo.full_name);
     if (['opened', 'reopened', 'synchronize', 'ready_for_review', 'edited'].includes(action)) return { kind: 'pull_request', action, pull, closing: false, fromFork };
     if (action === 'closed') return { kind: 'pull_request', action, pull, closing: true, fromFork };

@@ -189,7 +189,7 @@ describe('git integrations', () => {
     expect(after!.count).toBe(2);
   });
 
-  it('a paused integration records deliveries without acting on them', async () => {
+  it('a paused integration answers deliveries without acting on them', async () => {
     const site = await createTestSite(service, 'gh');
     const repo = githubRepo();
     const { id, webhookSecret } = await connect(site, { provider: 'github', repoFullName: repo.fullName, token: repo.token, sync_config: { preview: true } });

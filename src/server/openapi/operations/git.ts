@@ -16,7 +16,7 @@ export const gitOperations: OperationCatalogue = {
   'GET /integrations/git/{id}': { summary: 'One git integration' },
   'PATCH /integrations/git/{id}': {
     summary: 'Change a git integration, or replace its token',
-    description: `Display name, \`status\` (\`active\`, or \`paused\`: deliveries are recorded and not acted on), \`sync_config\` (merged), or a new \`token\` (the old sealed value is destroyed; \`authMethod\` becomes \`pat\`). ${secretRules}`,
+    description: `Display name, \`status\` (\`active\`, or \`paused\`: deliveries are verified and answered, not acted on), \`sync_config\` (merged), or a new \`token\` (the old sealed value is destroyed; \`authMethod\` becomes \`pat\`). ${secretRules}`,
     errors: ['VALIDATION_ERROR', 'ENCRYPTION_KEY_REQUIRED'],
   },
   'DELETE /integrations/git/{id}': {

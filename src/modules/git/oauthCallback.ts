@@ -8,12 +8,11 @@ import type { GitProvider } from '../../../domain/git/events.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import type { EventMetadata } from '../../../domain/shared/events.ts';
 import { exchangeOAuthCode } from '../../../infra/git/gitHost.ts';
-import { sql } from '../../../infra/postgres/sql.ts';
 import { inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { storeGrantedToken } from './handlers.ts';
 import { callbackUrl, consumeState, oauthClient, siteOfState } from './oauth.ts';
-import { findIntegrationOr404, hostSettings } from './queries.ts';
+import { findIntegrationOr404, hostSettings, siteIsLive } from './queries.ts';
 
 export interface CallbackQuery {
   state: string;
@@ -26,8 +25,7 @@ const STATE_REFUSAL = 'Unknown, used or expired OAuth state, or a state this bro
 export async function completeOAuth(context: AppContext, provider: GitProvider, query: CallbackQuery, binding: string | undefined, requestId: string): Promise<{ integrationId: string; authMethod: 'app' }> {
   const refused = (message: string, field: string) => new AppError('VALIDATION_ERROR', message, { path: ['query', field] });
   const named = siteOfState(query.state);
-  const [site] = named ? await context.database.query(sql`SELECT 1 FROM sites WHERE id = ${named.siteId} AND deleted_at IS NULL`) : [];
-  if (!named || !site) throw refused(STATE_REFUSAL, 'state');
+  if (!named || !(await siteIsLive(context, named.siteId))) throw refused(STATE_REFUSAL, 'state');
   const { siteId } = named;
   const integrationId = await context.database.withSite(siteId, (tx) => consumeState(tx, siteId, named.secret, provider, binding, new Date()));
   if (integrationId === null) throw refused(STATE_REFUSAL, 'state');

@@ -100,6 +100,12 @@ export async function findIntegrationOr404(context: AppContext, tx: Queryable, s
   return integration;
 }
 
+/** Whether a site exists and is not deleted (a provider's call names its site in its path or state). */
+export async function siteIsLive(context: AppContext, siteId: string): Promise<boolean> {
+  const rows = await context.database.query(sql`SELECT 1 FROM sites WHERE id = ${siteId} AND deleted_at IS NULL`);
+  return rows.length > 0;
+}
+
 /** Where the providers are (SVC_GIT_*). */
 export function hostSettings(context: AppContext): GitHostSettings {
   const { config } = context;

@@ -12,7 +12,6 @@ import type { EventMetadata } from '../../../domain/shared/events.ts';
 import { isUuid } from '../../../domain/shared/uuid.ts';
 import { SITE_ID_PATTERN } from '../../../domain/sites/site.ts';
 import { githubPullOf, type PullRequestInfo } from '../../../infra/git/gitHost.ts';
-import { sql } from '../../../infra/postgres/sql.ts';
 import { inSiteTransaction } from '../../runtime/commandHandler.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { lockUniqueValue } from '../../runtime/uniqueness.ts';
@@ -21,7 +20,7 @@ import { openWebhookSecret, repositoryFor, runIntegrationCommand } from './handl
 import { claimDelivery, releaseDelivery } from './deliveryClaims.ts';
 import { cachePullRequests } from './hostCache.ts';
 import { closePreview, syncPreview } from './previews.ts';
-import { deliveryOutcome, findIntegrationOr404, type IntegrationRow } from './queries.ts';
+import { deliveryOutcome, findIntegrationOr404, siteIsLive, type IntegrationRow } from './queries.ts';
 
 export interface Delivery {
   provider: string;
@@ -65,8 +64,7 @@ function signatureVerifies(provider: GitProvider, secret: string, delivery: Deli
 async function verifiedIntegration(context: AppContext, delivery: Delivery): Promise<IntegrationRow> {
   if (!SITE_ID_PATTERN.test(delivery.siteId) || !isUuid(delivery.integrationId) || (delivery.provider !== 'github' && delivery.provider !== 'gitlab')) throw refused();
   const provider: GitProvider = delivery.provider;
-  const [site] = await context.database.query(sql`SELECT 1 FROM sites WHERE id = ${delivery.siteId} AND deleted_at IS NULL`);
-  if (!site) throw refused();
+  if (!(await siteIsLive(context, delivery.siteId))) throw refused();
   return context.database.withSiteReads(delivery.siteId, async (tx) => {
     const integration = await findIntegrationOr404(context, tx, delivery.siteId, delivery.integrationId).catch(() => null);
     if (!integration || integration.provider !== provider) throw refused();

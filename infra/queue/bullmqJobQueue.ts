@@ -8,7 +8,7 @@ import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { AppError } from '../../domain/shared/appError.ts';
 import { createRedis, redisReady, REDIS_COMMAND_TIMEOUT_MS, type Redis } from '../redis/redis.ts';
-import { errorRetryDelayMs, type EnqueueOptions, type JobHandler, type JobQueue } from './jobQueue.ts';
+import { errorRetryDelayMs, runsOf, type EnqueueOptions, type JobHandler, type JobQueue, type QueueRuns } from './jobQueue.ts';
 
 const RERUN_FLAG_TTL_SECONDS = 86_400;
 /** How long a close waits for BullMQ's own before it cuts the connections. */
@@ -27,6 +27,7 @@ export function createBullmqJobQueue(options: { redisUrl: string; namespace: str
   const queues = new Map<string, Queue>();
   const workers: Worker[] = [];
   const workerConnections: Redis[] = [];
+  const runs = new Map<string, QueueRuns>();
 
   function queueOf(name: string): Queue {
     let queue = queues.get(name);
@@ -73,6 +74,15 @@ export function createBullmqJobQueue(options: { redisUrl: string; namespace: str
 
   return {
     kind: 'bullmq',
+    runs,
+    async depth() {
+      return Promise.all(
+        [...runs.keys()].map(async (name) => {
+          const counts = await queueOf(name).getJobCounts('waiting', 'delayed', 'prioritized', 'active');
+          return { queue: name, waiting: (counts.waiting ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0), running: counts.active ?? 0 };
+        }),
+      );
+    },
     async enqueue(name, key, payload, enqueueOptions = {}) {
       // BullMQ waits for its connection to be ready without a bound: never hand it a Redis that is down
       // (a client still making its first connection gets the command timeout to make it).
@@ -84,6 +94,7 @@ export function createBullmqJobQueue(options: { redisUrl: string; namespace: str
       }
     },
     process(name, handler, processOptions) {
+      runsOf(runs, name);
       const connection = createRedis(options.redisUrl, { maxRetriesPerRequest: null, enableOfflineQueue: true, commandTimeout: undefined, onError });
       workerConnections.push(connection);
       const worker = new Worker(
@@ -93,7 +104,9 @@ export function createBullmqJobQueue(options: { redisUrl: string; namespace: str
           let outcome: Awaited<ReturnType<JobHandler<unknown>>>;
           try {
             outcome = await (handler as JobHandler<unknown>)(job.data);
+            runsOf(runs, name).completed += 1;
           } catch (error) {
+            runsOf(runs, name).failed += 1;
             logger.error({ err: error, queue: name, key: job.id }, 'job failed; it will be retried');
             await job.moveToDelayed(Date.now() + errorRetryDelayMs(job.attemptsMade), token);
             throw new DelayedError();

@@ -15,8 +15,25 @@ export interface EnqueueOptions {
   promote?: boolean;
 }
 
+/** What this process's workers did with a queue's jobs: runs that ended, and runs whose handler threw. */
+export interface QueueRuns {
+  completed: number;
+  failed: number;
+}
+
+/** A queue's jobs now: waiting (due or delayed) and running. */
+export interface QueueDepth {
+  queue: string;
+  waiting: number;
+  running: number;
+}
+
 export interface JobQueue {
   readonly kind: 'bullmq' | 'postgres';
+  /** Per queue this process works on (the metrics scrape reads it). */
+  readonly runs: ReadonlyMap<string, QueueRuns>;
+  /** The depth of each queue this process works on. */
+  depth(): Promise<QueueDepth[]>;
   /**
    * Makes sure `key` runs. A key already waiting is not queued twice (it keeps its payload and the
    * earlier of the two times, or is promoted); a key enqueued while it runs runs once more after.
@@ -25,6 +42,13 @@ export interface JobQueue {
   /** Starts workers for `queue` in this process. A handler that throws is retried with a backoff. */
   process<Payload>(queue: string, handler: JobHandler<Payload>, options: { concurrency: number }): void;
   close(): Promise<void>;
+}
+
+/** The run counts of `queue` in `runs`, made on first use. */
+export function runsOf(runs: Map<string, QueueRuns>, queue: string): QueueRuns {
+  let counts = runs.get(queue);
+  if (!counts) runs.set(queue, (counts = { completed: 0, failed: 0 }));
+  return counts;
 }
 
 /** Delay before re-running a job whose handler threw `attempts` times in a row. */

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Database } from '../postgres/database.ts';
 import { sql } from '../postgres/sql.ts';
-import { errorRetryDelayMs, type JobHandler, type JobQueue } from './jobQueue.ts';
+import { errorRetryDelayMs, runsOf, type JobHandler, type JobQueue, type QueueRuns } from './jobQueue.ts';
 
 const LEASE_MS = 120_000;
 
@@ -15,6 +15,7 @@ export function createPostgresJobQueue(options: { database: Database; logger: Lo
   const workerId = randomUUID();
   const loops: Promise<void>[] = [];
   let closed = false;
+  const runs = new Map<string, QueueRuns>();
 
   async function claim(queue: string, limit: number): Promise<{ key: string; payload: unknown; attempts: number }[]> {
     return database.query(sql`
@@ -97,8 +98,10 @@ export function createPostgresJobQueue(options: { database: Database; logger: Lo
           try {
             const outcome = await handler(job.payload);
             retryInMs = outcome?.retryInMs ?? null;
+            runsOf(runs, queue).completed += 1;
           } catch (error) {
             failed = true;
+            runsOf(runs, queue).failed += 1;
             retryInMs = errorRetryDelayMs(job.attempts);
             logger.error({ err: error, queue, key: job.key }, 'job failed; it will be retried');
           }
@@ -121,6 +124,17 @@ export function createPostgresJobQueue(options: { database: Database; logger: Lo
 
   return {
     kind: 'postgres',
+    runs,
+    async depth() {
+      const queues = [...runs.keys()];
+      if (queues.length === 0) return [];
+      const rows = await database.query<{ queue: string; waiting: string; running: string }>(sql`
+        SELECT queue, count(*) FILTER (WHERE locked_until IS NULL OR locked_until < now()) AS waiting,
+               count(*) FILTER (WHERE locked_until >= now()) AS running
+          FROM job_queue WHERE queue = ANY(${queues}::text[]) GROUP BY queue`);
+      const found = new Map(rows.map((row) => [row.queue, row]));
+      return queues.map((queue) => ({ queue, waiting: Number(found.get(queue)?.waiting ?? 0), running: Number(found.get(queue)?.running ?? 0) }));
+    },
     async enqueue(queue, key, payload, enqueueOptions = {}) {
       const delay = `${Math.max(0, Math.round(enqueueOptions.delayMs ?? 0))} milliseconds`;
       await database.query(sql`
@@ -132,6 +146,7 @@ export function createPostgresJobQueue(options: { database: Database; logger: Lo
       notify(queue);
     },
     process(queue, handler, processOptions) {
+      runsOf(runs, queue);
       loops.push(runLoop(queue, handler as JobHandler<unknown>, processOptions.concurrency));
     },
     async close() {

@@ -6,6 +6,7 @@
 // are checked against the site's access version (one small query) before use.
 import type { LogNotifier } from '../../infra/eventstore/logNotifier.ts';
 import type { Database } from '../../infra/postgres/database.ts';
+import { cacheStats, type CacheStats } from '../../infra/metrics/metrics.ts';
 import { ACCESS_CHANNEL } from '../../projections/policiesProjection.ts';
 import { loadGrants, readAccessVersion, type Grants, type Subject } from './grants.ts';
 
@@ -27,6 +28,8 @@ export interface GrantsCache {
   invalidate(siteId: string): void;
   /** Stops listening for access notifications. */
   close(): void;
+  /** Lookups answered from the cache and those that read the database (the metrics scrape reads them). */
+  readonly stats: CacheStats;
 }
 
 function subjectKey(subject: Subject): string {
@@ -36,6 +39,7 @@ function subjectKey(subject: Subject): string {
 /** Built once at boot (src/boot/boot.ts) and held in the application context as `grants`. */
 export function createGrantsCache(deps: { database: Database; notifier: LogNotifier }): GrantsCache {
   const sites = new Map<string, SiteEntry>();
+  const stats = cacheStats();
   const loading = new Map<string, Promise<Grants>>();
   /** Bumped by every invalidation of a site: a load that started before it is not kept. */
   const generations = new Map<string, number>();
@@ -102,10 +106,15 @@ export function createGrantsCache(deps: { database: Database; notifier: LogNotif
         entry = sites.get(siteId);
       }
       const found = entry?.grants.get(key);
-      if (found) return found;
+      if (found) {
+        stats.hits += 1;
+        return found;
+      }
+      stats.misses += 1;
       return load(siteId, subject, key);
     },
     invalidate: forget,
+    stats,
     close() {
       stopRemote();
       stopLocal();

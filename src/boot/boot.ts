@@ -3,6 +3,8 @@
 import { readFileSync } from 'node:fs';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { createLogNotifier } from '../../infra/eventstore/logNotifier.ts';
+import { sampleDatabase } from '../../infra/metrics/databaseMetrics.ts';
+import { createMetrics } from '../../infra/metrics/metrics.ts';
 import { createDatabase } from '../../infra/postgres/database.ts';
 import { startEmbeddedPostgres } from '../../infra/postgres/embedded.ts';
 import { migrate } from '../../infra/postgres/migrate.ts';
@@ -77,6 +79,10 @@ export async function createContext(config: Config, options: ContextOptions = {}
   closeHooks.push(async () => grants.close());
   const identity = createIdentityServices({ config, logger, version: SERVICE_VERSION });
   closeHooks.push(() => identity.close());
+  const metrics = createMetrics();
+  sampleDatabase(metrics, database);
+  metrics.cache('schema', schemas.stats);
+  metrics.cache('grants', grants.stats);
   const context: AppContext & { databaseUrl: string } = {
     config,
     database,
@@ -93,6 +99,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     fieldIndexBuilder,
     keyRing: parseKeyRing(config.SVC_ENCRYPTION_KEYS, config.SVC_SECRET),
     signingKey: createSigningKey(config.SVC_SIGNING_KEY, config.SVC_SECRET),
+    metrics,
     logger,
     version: SERVICE_VERSION,
     startedAt: new Date(),

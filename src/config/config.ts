@@ -147,6 +147,9 @@ const environmentSchema = z.object({
   /** Browser origins allowed to call the API on every site, with credentials (docs/security.md, CORS); `*` lets any origin call it without credentials. */
   SVC_CORS_ORIGINS: corsOriginList,
   SVC_BODY_LIMIT: z.coerce.number().int().min(1024).default(1024 * 1024),
+  /** Serve the Prometheus metrics (docs/operations.md): on SVC_METRICS_PORT when set, else at /api/v1/metrics behind the instance token. */
+  SVC_METRICS: booleanFlag,
+  SVC_METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /** The reverse proxies whose X-Forwarded-For is believed (client IPs for rate limits and sessions): a hop count or addresses/CIDRs. */
   SVC_TRUST_PROXY: trustedProxies,
   SVC_DB_POOL_SIZE: z.coerce.number().int().min(2).max(200).default(20),

@@ -103,6 +103,7 @@ import { teamsRoutes } from './teams/routes.ts';
 import { impersonationCommands } from './users/commands.ts';
 import { usersRoutes } from './users/routes.ts';
 import { templateUtilityRoutes } from './utils/templateRoutes.ts';
+import { metricsRoutes } from './utils/metricsRoutes.ts';
 import { utilsRoutes } from './utils/routes.ts';
 import { editorialItemHook } from './editorial/editorialHooks.ts';
 import { emailRuntimeCommands } from './email/commands.ts';
@@ -231,7 +232,7 @@ const flowsArea = defineArea({
 
 /** Every area, in the order its routes are registered (and its runtime started). */
 export const areas: readonly AreaManifest<unknown>[] = [
-  defineArea({ name: 'utils', routes: [utilsRoutes, templateUtilityRoutes] }),
+  defineArea({ name: 'utils', routes: [utilsRoutes, templateUtilityRoutes, metricsRoutes] }),
   defineArea({ name: 'instance', routes: [instanceRoutes] }),
   defineArea({
     name: 'auth',

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { KeyRing } from '../../infra/crypto/keyRing.ts';
 import type { SigningKey } from '../../infra/crypto/signing.ts';
 import type { LogNotifier } from '../../infra/eventstore/logNotifier.ts';
+import type { Metrics } from '../../infra/metrics/metrics.ts';
 import type { Database } from '../../infra/postgres/database.ts';
 import type { Projection } from '../../projections/projection.ts';
 import type { GrantsCache } from '../access/grantsCache.ts';
@@ -39,6 +40,8 @@ export interface AppContext {
   keyRing: KeyRing;
   /** The deployment's Ed25519 signing key (SVC_SIGNING_KEY): log checkpoints, erasure receipts. */
   signingKey: SigningKey;
+  /** The Prometheus registry: parts report to it, GET /metrics renders it (SVC_METRICS). */
+  metrics: Metrics;
   logger: Logger;
   version: string;
   startedAt: Date;

@@ -3,6 +3,7 @@
 // commands drop it at once. As a safety net for a notification lost while the listener reconnects,
 // an entry older than REVALIDATE_MS is checked against the site's schema version (one small query)
 // before use; that also picks up a changed default language.
+import { cacheStats, type CacheStats } from '../../infra/metrics/metrics.ts';
 import type { LogNotifier } from '../../infra/eventstore/logNotifier.ts';
 import type { Database, Queryable } from '../../infra/postgres/database.ts';
 import { sql } from '../../infra/postgres/sql.ts';
@@ -30,6 +31,8 @@ export interface SchemaCache {
   invalidate(siteId: string): void;
   /** Stops listening for schema notifications. */
   close(): void;
+  /** Lookups answered from the cache and those that read the database (the metrics scrape reads them). */
+  readonly stats: CacheStats;
 }
 
 /** Built once at boot (src/boot/boot.ts) and held in the application context as `schemas`. */
@@ -38,6 +41,7 @@ export function createSchemaCache(deps: { database: Database; notifier: LogNotif
   const loading = new Map<string, Promise<SiteSchema>>();
   /** Bumped by every invalidation of a site: a load that started before it is not kept. */
   const generations = new Map<string, number>();
+  const stats = cacheStats();
 
   function forget(siteId: string): void {
     entries.delete(siteId);
@@ -84,14 +88,21 @@ export function createSchemaCache(deps: { database: Database; notifier: LogNotif
   async function site(siteId: string, tx?: Queryable): Promise<SiteSchema> {
     const entry = entries.get(siteId);
     if (entry) {
-      if (Date.now() - entry.checkedAt < REVALIDATE_MS) return entry.schema;
+      if (Date.now() - entry.checkedAt < REVALIDATE_MS) {
+        stats.hits += 1;
+        return entry.schema;
+      }
       entry.revalidating ??= revalidate(siteId, entry, tx).finally(() => {
         entry.revalidating = null;
       });
       await entry.revalidating;
       const current = entries.get(siteId);
-      if (current) return current.schema;
+      if (current) {
+        stats.hits += 1;
+        return current.schema;
+      }
     }
+    stats.misses += 1;
     return load(siteId, tx);
   }
 
@@ -99,6 +110,7 @@ export function createSchemaCache(deps: { database: Database; notifier: LogNotif
     site,
     collection: async (siteId, name) => collectionOf(await site(siteId), name),
     invalidate: forget,
+    stats,
     close() {
       stop();
       entries.clear();

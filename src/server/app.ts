@@ -135,6 +135,13 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     reply.header('X-Request-Id', request.id);
     if (closing) reply.header('Connection', 'close');
   });
+  // Request durations by route pattern (never the raw URL: a bounded set of labels), when metrics are on.
+  if (config.SVC_METRICS) {
+    const { httpRequestDuration } = context.metrics;
+    app.addHook('onResponse', async (request, reply) => {
+      httpRequestDuration.observe({ method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1_000);
+    });
+  }
   app.addHook('preClose', async () => {
     closing = true;
     const reaper = setInterval(() => app.server.closeIdleConnections(), 50);

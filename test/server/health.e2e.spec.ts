@@ -1,11 +1,13 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { createDatabase } from '../../infra/postgres/database.ts';
+import { sql } from '../../infra/postgres/sql.ts';
 import Fastify from 'fastify';
 import { utilsRoutes } from '../../src/modules/utils/routes.ts';
 import type { ServerDeps } from '../../src/server/serverDeps.ts';
 import { handleError } from '../../src/server/errorHandler.ts';
+import { createFreshDatabaseForFile } from '../support/databases.ts';
 import { startTestServiceForFile } from '../support/testService.ts';
 
 const packageVersion = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
@@ -19,11 +21,13 @@ function deps(): ServerDeps {
  * The utils routes alone, on a database at `connectionString`: background parts of other modules
  * would wait on that database too, and are not what is tested here.
  */
-async function utilsServerWithDatabaseAt(connectionString: string) {
+async function utilsServerWithDatabaseAt(connectionString: string, options: Partial<Pick<ServerDeps, 'healthChecks'>> & { redisUrl?: string } = {}) {
   const database = createDatabase({ connectionString, poolSize: 1 });
   const app = Fastify();
   app.setErrorHandler(handleError);
-  await app.register(async (scope) => utilsRoutes(scope, { ...deps(), context: { ...service.context, database } }), { prefix: '/api/v1' });
+  const config = 'redisUrl' in options ? { ...service.context.config, REDIS_URL: options.redisUrl } : service.context.config;
+  const context = { ...service.context, database, config };
+  await app.register(async (scope) => utilsRoutes(scope, { ...deps(), ...options, context }), { prefix: '/api/v1' });
   return {
     health: () => app.inject({ method: 'GET', url: '/api/v1/utils/health' }),
     async close() {
@@ -43,6 +47,43 @@ describe('GET /utils/health', () => {
       version: packageVersion,
       runtime: { node: process.version, uptimeSeconds: expect.any(Number) },
     });
+  });
+
+  it('writes and removes an object in the files’ storage, leaving nothing behind', async () => {
+    const response = await service.request('GET', '/utils/health');
+    expect(response.body.data.checks.storage).toBe('ok');
+    expect(response.body.data.failing).not.toContain('storage');
+    const healthFolder = `${service.context.config.dataDir}/objects/_health`;
+    if (existsSync(healthFolder)) expect(readdirSync(healthFolder)).toEqual([]);
+  });
+
+  it('answers 503 naming storage when the storage write probe fails', async () => {
+    const server = await utilsServerWithDatabaseAt(inject('databaseUrl'), {
+      healthChecks: { storage: () => Promise.reject(new Error('the bucket refuses writes')) },
+    });
+    try {
+      const response = await server.health();
+      expect(response.statusCode).toBe(503);
+      expect(response.json().data).toMatchObject({ status: 'error', checks: { database: 'ok', storage: 'unwritable' }, failing: ['storage'] });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answers 503 naming the queue when a due job has waited past the stall limit with no worker taking it (PostgreSQL queue)', async () => {
+    const fresh = await createFreshDatabaseForFile();
+    const server = await utilsServerWithDatabaseAt(fresh.url, { redisUrl: undefined });
+    try {
+      const before = await server.health();
+      expect(before.json().data.checks.queue).toBe('ok');
+      await fresh.owner.query(sql`
+        INSERT INTO job_queue (queue, key, payload, run_at) VALUES ('health-test', 'stuck', '{}'::jsonb, now() - interval '10 minutes')`);
+      const response = await server.health();
+      expect(response.statusCode).toBe(503);
+      expect(response.json().data).toMatchObject({ status: 'error', checks: { database: 'ok', queue: 'stalled' }, failing: ['queue'] });
+    } finally {
+      await server.close();
+    }
   });
 
   it('answers 503 with status error when the database refuses connections', async () => {

@@ -32,6 +32,7 @@ export function startAgentWorkRuntime(context: AppContext): AgentWorkRuntime {
     namespace: deploymentNamespace(config.DATABASE_URL ?? config.dataDir),
     database: context.database,
     logger: context.logger,
+    metrics: context.metrics,
   });
   queue.process<{ siteId: string; goalId: string; runId: string }>(
     GOAL_QUEUE,

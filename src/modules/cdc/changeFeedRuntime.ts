@@ -55,6 +55,7 @@ export function startChangeFeedRuntime(context: AppContext): ChangeFeedRuntime {
     namespace: deploymentNamespace(config.DATABASE_URL ?? config.dataDir),
     database: context.database,
     logger: context.logger,
+    metrics: context.metrics,
   });
   const reactor = startWebhookReactor({
     context,

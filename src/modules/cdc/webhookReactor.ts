@@ -99,6 +99,7 @@ export function startWebhookReactor(options: WebhookReactorOptions): WebhookReac
   const { context, queue, http, secrets, policy } = options;
   const { database, logger } = context;
   let stopping = false;
+  const outcomes = { succeeded: 0, failed: 0, dead: 0 };
 
   async function plan(tx: Queryable, payload: JobPayload, reader: SubscriptionReader | null): Promise<Plan> {
     const { siteId, subscriptionId } = payload;
@@ -262,12 +263,14 @@ export function startWebhookReactor(options: WebhookReactorOptions): WebhookReac
       let moved = false;
       for (const entry of work.entries) {
         const result = await post(work, entry, attempt);
+        outcomes[result.ok ? 'succeeded' : 'failed'] += 1;
         if (unrecorded.length === 0) firstUnrecordedAt = Date.now();
         unrecorded.push({ entry, attempt, result });
         if (!result.ok) {
           const retryInMs = retryDelayMs(attempt, policy, Math.random());
           if (!(await flush(retryInMs))) break; // replayed meanwhile: plan again
           if (isExhausted(attempt, policy)) {
+            outcomes.dead += 1;
             await transition(payload, { type: 'markDead', reason: `${attempt} consecutive failed attempts; last: ${result.error}` });
             return;
           }
@@ -285,6 +288,13 @@ export function startWebhookReactor(options: WebhookReactorOptions): WebhookReac
   }
 
   queue.process<JobPayload>(WEBHOOK_QUEUE, deliverPending, { concurrency: options.concurrency });
+  const unreport = options.context.metrics.sample(
+    'svc_webhook_deliveries_total',
+    'Webhook delivery attempts on this instance by outcome (succeeded, failed; dead: a subscription that failed its last allowed attempt)',
+    ['outcome'],
+    () => Object.entries(outcomes).map(([outcome, value]) => ({ labels: { outcome }, value })),
+    'counter',
+  );
 
   const waker = startDueSubscriptionWaker({
     database,
@@ -301,6 +311,7 @@ export function startWebhookReactor(options: WebhookReactorOptions): WebhookReac
     wake: waker.wake,
     async stop() {
       stopping = true;
+      unreport();
       await waker.stop();
     },
   };

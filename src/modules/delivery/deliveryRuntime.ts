@@ -22,10 +22,12 @@ export async function startDeliveryRuntime(context: AppContext): Promise<Deliver
     negativeTtlMs: config.SVC_NEGATIVE_CACHE_TTL * 1_000,
     logger: context.logger,
   });
+  const unreport = context.metrics.cache('delivery', cache.stats);
   return {
     fingerprints,
     cache,
     async close() {
+      unreport();
       fingerprints.close();
       await cache.close();
     },

@@ -12,6 +12,7 @@
 // which may have missed purges meanwhile, is dropped.
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
+import { cacheStats, type CacheStats } from '../../../infra/metrics/metrics.ts';
 import { createRedis, redisHealth, type Redis } from '../../../infra/redis/redis.ts';
 
 export interface CachedAnswer {
@@ -34,6 +35,8 @@ export interface ResponseCache {
   health(): Promise<'ok' | 'down'>;
   /** Tombstones held in memory now (at most `maxMisses`). */
   readonly missCount: number;
+  /** Answers found (in memory or in Redis) and not found, for the metrics scrape. */
+  readonly stats: CacheStats;
   close(): Promise<void>;
 }
 
@@ -140,18 +143,27 @@ export async function createResponseCache(options: ResponseCacheOptions): Promis
     await redis.publish(channel, JSON.stringify({ siteId, ...selection }));
   }
 
+  async function lookup(siteId: string, key: string, fingerprint: string): Promise<CachedAnswer | null> {
+    const local = entries.get(`${siteId}\u0000${key}`);
+    if (local && local.fingerprint === fingerprint && local.expiresAt > Date.now()) return local;
+    const redis = sharedRedis();
+    if (!redis) return null;
+    const text = await redis.get(answerKey(siteId, key)).catch(() => null);
+    if (!text) return null;
+    const shared = JSON.parse(text) as Entry;
+    if (shared.fingerprint !== fingerprint) return null;
+    remember({ ...shared, expiresAt: Date.now() + options.ttlSeconds * 1_000 });
+    return shared;
+  }
+
+  const stats = cacheStats();
   return {
+    stats,
     async get(siteId, key, fingerprint) {
-      const local = entries.get(`${siteId}\u0000${key}`);
-      if (local && local.fingerprint === fingerprint && local.expiresAt > Date.now()) return local;
-      const redis = sharedRedis();
-      if (!redis) return null;
-      const text = await redis.get(answerKey(siteId, key)).catch(() => null);
-      if (!text) return null;
-      const shared = JSON.parse(text) as Entry;
-      if (shared.fingerprint !== fingerprint) return null;
-      remember({ ...shared, expiresAt: Date.now() + options.ttlSeconds * 1_000 });
-      return shared;
+      const found = await lookup(siteId, key, fingerprint);
+      if (found) stats.hits += 1;
+      else stats.misses += 1;
+      return found;
     },
     async set(siteId, key, answer) {
       const entry: Entry = { ...answer, siteId, key, expiresAt: Date.now() + options.ttlSeconds * 1_000 };

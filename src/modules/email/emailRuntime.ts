@@ -37,6 +37,7 @@ export function startEmailRuntime(context: AppContext): EmailRuntime {
     namespace: deploymentNamespace(config.DATABASE_URL ?? config.dataDir),
     database: context.database,
     logger: context.logger,
+    metrics: context.metrics,
   });
   const base = new URL('api/v1/email/unsubscribe', config.SVC_PUBLIC_URL.endsWith('/') ? config.SVC_PUBLIC_URL : `${config.SVC_PUBLIC_URL}/`);
   const runtime: EmailRuntime = {

@@ -1,5 +1,9 @@
 // What the files routes share on one instance: the object storage (S3 or the local folder), the
 // image transformer with its limits and single flight, and the file records asset requests read.
+import { randomUUID } from 'node:crypto';
+import { rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createObjectStorage } from '../../../infra/storage/createObjectStorage.ts';
 import { forSite, type ObjectStorage, type SiteObjectStorage } from '../../../infra/storage/objectStorage.ts';
 import type { AppContext } from '../../runtime/context.ts';
@@ -103,4 +107,22 @@ export function createFilesRuntime(context: Pick<AppContext, 'config' | 'databas
 export async function removeObject(storage: SiteObjectStorage, key: string): Promise<void> {
   await storage.delete(key);
   await storage.deleteFolder(derivativeFolder(key));
+}
+
+/**
+ * The health answer's storage check: a small object written under `_health/` (outside every site's
+ * `sites/<id>/` namespace) and removed again, so a full disk, a revoked bucket policy or an
+ * unreachable object store is seen, not only a missing folder.
+ */
+export async function probeStorage(storage: ObjectStorage): Promise<string> {
+  const id = randomUUID();
+  const path = join(tmpdir(), `svc-health-${id}`);
+  await writeFile(path, 'ok');
+  try {
+    await storage.putFile(`_health/${id}`, path, 'text/plain');
+    await storage.delete(`_health/${id}`);
+    return 'ok';
+  } finally {
+    await rm(path, { force: true });
+  }
 }

@@ -26,7 +26,7 @@ import {
   updatePresetBody,
   uploadConfigBody,
 } from './schemas.ts';
-import type { FilesRuntime } from './filesRuntime.ts';
+import { probeStorage, type FilesRuntime } from './filesRuntime.ts';
 import { newUploadKey, signLocalUpload, UPLOAD_URL_TTL_SECONDS } from './uploads.ts';
 import { uploadPolicyOf } from './uploadPolicy.ts';
 import { commandCaller, pageMeta, uuidOr404 } from '../../server/routeKit.ts';
@@ -34,8 +34,10 @@ import { commandCaller, pageMeta, uuidOr404 } from '../../server/routeKit.ts';
 const member = (capability?: string) => ({ site: 'required' as const, access: 'bearer' as const, ...(capability ? { capability } : {}) });
 const idParams = z.object({ id: z.string() });
 
-export async function filesRoutes(app: FastifyInstance, { context }: ServerDeps, runtime: FilesRuntime): Promise<void> {
+export async function filesRoutes(app: FastifyInstance, { context, healthChecks }: ServerDeps, runtime: FilesRuntime): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
+  // The health answer's `storage`: a small object written to the files' storage and removed again.
+  healthChecks.storage = () => probeStorage(runtime.storage);
   // Multipart bodies reach only this scope's routes, as a stream: POST /files reads its one form.
   await app.register(multipart);
   // A refused form is not read to its end: the connection closes after the answer rather than wait for the rest.

@@ -45,6 +45,7 @@ export function startFlowsRuntime(context: AppContext): FlowsRuntime {
     namespace: deploymentNamespace(config.DATABASE_URL ?? config.dataDir),
     database: context.database,
     logger: context.logger,
+    metrics: context.metrics,
   });
   const enqueue = (siteId: string, runId: string) => queue.enqueue(RUN_QUEUE, runId, { siteId, runId });
   const maxChain = config.SVC_FLOW_MAX_CHAIN;

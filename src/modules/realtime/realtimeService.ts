@@ -113,6 +113,9 @@ export async function startRealtimeService(context: AppContext): Promise<Realtim
   });
   const consumers = new Map<string, Set<ItemEventConsumer>>();
   let consumerCount = 0;
+  const unreport = context.metrics.sample('svc_realtime_connections', 'Open realtime WebSocket connections on this instance', [], () => [
+    { labels: {}, value: hub.sessionCount() },
+  ]);
 
   function deliverItemEvents(message: RealtimeMessage): void {
     const forSite = consumers.get(message.siteId);
@@ -217,6 +220,7 @@ export async function startRealtimeService(context: AppContext): Promise<Realtim
   }
 
   async function close(): Promise<void> {
+    unreport();
     await tailer.stop();
     for (const forSite of [...consumers.values()]) for (const consumer of [...forSite]) consumer.end();
     hub.close();

@@ -28,6 +28,7 @@ export function startReportsRuntime(context: AppContext): ReportsRuntime {
     namespace: deploymentNamespace(config.DATABASE_URL ?? config.dataDir),
     database: context.database,
     logger: context.logger,
+    metrics: context.metrics,
   });
   queue.process<{ siteId: string; reportId: string }>(
     REPORT_QUEUE,

@@ -66,15 +66,22 @@ export const authOperations: OperationCatalogue = {
   },
   'GET /utils/health': {
     summary: 'Health of the service and its dependencies',
-    description: 'Answers 503 with the same `{ data }` body (status `error`) when the database is unreachable; `degraded` when another check fails.',
+    description:
+      'Each check is real and bounded in time: a query of the database and of the search index, a write and removal in the files’ storage, the job queue’s liveness, a Redis ping. Answers 503 with the same `{ data }` body (status `error`) when a part the service cannot serve without fails; 200 `degraded` when only Redis (the shared cache, and with REDIS_URL the queue) is down. `failing` names the checks that are not `ok`.',
     response: {
       data: z.object({
         status: z.enum(['ok', 'degraded', 'error']),
         checks: z.record(z.string(), z.string()).describe('database, cache, storage, search, queue, and any extra check: `ok` or why not'),
+        failing: z.array(z.string()).describe('The checks that are not `ok`'),
         version: z.string(),
         runtime: openObject,
       }),
     },
+  },
+  'GET /metrics': {
+    summary: 'Prometheus metrics of this instance (SVC_METRICS)',
+    description:
+      'The Prometheus text format (HTTP durations by route, the log’s append rate, projection lag, queue depth and failures, webhook outcomes, realtime connections, pool usage, cache hit rates, Node process metrics). Served here, for the instance token, only when SVC_METRICS is true and SVC_METRICS_PORT is not set; with SVC_METRICS_PORT it is served on that port alone (docs/operations.md).',
   },
   'GET /utils/version': {
     summary: 'The service’s version',

@@ -6,6 +6,7 @@ import { appendToStream } from '../../infra/eventstore/eventStore.ts';
 import { identifier, sql } from '../../infra/postgres/sql.ts';
 import { openOwnerDatabaseForFile } from '../support/databases.ts';
 import { createTestSite, startTestServiceForFile, type TestSite } from '../support/testService.ts';
+import { createContentModel, createItem, createMember, createRole, grant, withHelpers, type AccessSite } from '../modules/access/support.ts';
 
 const service = await startTestServiceForFile();
 const owner = openOwnerDatabaseForFile();
@@ -136,5 +137,83 @@ describe('through SQL under row-level security', () => {
       sql`SELECT count(*)::int AS n, max(hash) AS data FROM events WHERE site_id = ${siteB.siteId}`,
     );
     expect(after).toEqual(before);
+  });
+});
+
+describe("another site's ids, sent to this site's routes", () => {
+  /** A second sign-in of the site's administrator: its own session, access token and refresh token. */
+  async function secondSession(site: TestSite) {
+    const login = await service.request('POST', '/auth/login', { site: site.siteId, body: { email: site.adminEmail, password: site.adminPassword } });
+    expect(login.status, JSON.stringify(login.body)).toBe(200);
+    const token = login.body.data.token as string;
+    const sessions = await service.request('GET', '/me/sessions', { site: site.siteId, token });
+    expect(sessions.status, JSON.stringify(sessions.body)).toBe(200);
+    const current = (sessions.body.data as { id: string; current: boolean }[]).filter((session) => session.current);
+    expect(current).toHaveLength(1);
+    return { id: current[0]!.id, token, refreshToken: login.body.data.refreshToken as string };
+  }
+
+  it("does not revoke site B's session through DELETE /me/sessions/:id on site A, and B's session goes on working", async () => {
+    const [a, b] = await Promise.all([createTestSite(service, 'ten-a'), createTestSite(service, 'ten-b')]);
+    const ofB = await secondSession(b);
+
+    const crossed = await service.request('DELETE', `/me/sessions/${ofB.id}`, { site: a.siteId, token: a.adminToken });
+    expect(crossed.status, JSON.stringify(crossed.body)).toBe(404);
+    expect(crossed.body.errors[0]).toMatchObject({ code: 'NOT_FOUND' });
+    // A's token aimed at B's site is no credential there at all.
+    const aimed = await service.request('DELETE', `/me/sessions/${ofB.id}`, { site: b.siteId, token: a.adminToken });
+    expect(aimed.status, JSON.stringify(aimed.body)).toBe(401);
+    expect(aimed.body.errors[0]).toMatchObject({ code: 'UNAUTHENTICATED' });
+
+    // B's session still works: its access token, the session list, and its refresh token.
+    expect((await service.request('GET', '/auth/me', { site: b.siteId, token: ofB.token })).status).toBe(200);
+    const listed = await service.request('GET', '/me/sessions', { site: b.siteId, token: b.adminToken });
+    expect(listed.body.data.map((session: { id: string }) => session.id)).toContain(ofB.id);
+    const refreshed = await service.request('POST', '/auth/refresh', { site: b.siteId, body: { refreshToken: ofB.refreshToken } });
+    expect(refreshed.status, JSON.stringify(refreshed.body)).toBe(200);
+
+    // The same request on B's own site does revoke it, and these checks see that: they are not vacuous.
+    expect((await service.request('DELETE', `/me/sessions/${ofB.id}`, { site: b.siteId, token: b.adminToken })).status).toBe(204);
+    expect((await service.request('GET', '/auth/me', { site: b.siteId, token: refreshed.body.data.token })).status).toBe(401);
+    const afterRevoke = await service.request('POST', '/auth/refresh', { site: b.siteId, body: { refreshToken: refreshed.body.data.refreshToken } });
+    expect(afterRevoke.status, JSON.stringify(afterRevoke.body)).toBe(401);
+  });
+
+  it("reveals nothing of site B through POST /permissions/check on site A with B's user, role and item ids", async () => {
+    const [a, b] = (await Promise.all([createTestSite(service, 'ten-a'), createTestSite(service, 'ten-b')])).map((site) => withHelpers(service, site)) as [AccessSite, AccessSite];
+    await Promise.all([createContentModel(a), createContentModel(b)]);
+    // What only B holds is marked: its policy's name and its item's title.
+    const roleOfB = await createRole(b);
+    await grant(b, { roleId: roleOfB.id }, [{ collection: 'articles', action: 'read', conditions: { category: { _eq: 'public' } } }], 'canary-policy-of-b');
+    const memberOfB = await createMember(service, b, { roleId: roleOfB.id });
+    const itemOfB = await createItem(b, 'articles', { title: 'canary article of b', category: 'public' });
+    const check = (site: AccessSite, body: Record<string, unknown>) => site.admin('POST', '/permissions/check', body);
+    const asked = [
+      { action: 'read', collection: 'articles', principal: { userId: memberOfB.userId } },
+      { action: 'read', collection: 'articles', principal: { roleId: roleOfB.id } },
+      { action: 'read', collection: 'articles', itemId: itemOfB.id },
+    ];
+
+    // On B, the same questions do show B's policy and item: a leak would be seen.
+    for (const body of asked) {
+      const onB = await check(b, body);
+      expect(onB.status, JSON.stringify(onB.body)).toBe(200);
+      expect(onB.body.data.allowed).toBe(true);
+    }
+    const explainedOnB = await check(b, { ...asked[0], itemId: itemOfB.id });
+    expect(explainedOnB.body.data.rules).toEqual([expect.objectContaining({ policyName: 'canary-policy-of-b', matchesItem: true })]);
+
+    // On A, they find no such user, role or item, and say nothing of B.
+    const [byUser, byRole, byItem] = await Promise.all(asked.map((body) => check(a, body)));
+    expect([byUser!.status, byUser!.body.errors[0].code, byUser!.body.errors[0].path]).toEqual([400, 'VALIDATION_FAILED', ['body', 'principal', 'userId']]);
+    expect([byRole!.status, byRole!.body.errors[0].code, byRole!.body.errors[0].path]).toEqual([400, 'VALIDATION_FAILED', ['body', 'principal', 'roleId']]);
+    expect([byItem!.status, byItem!.body.errors[0].code]).toEqual([404, 'RECORD_NOT_FOUND']);
+    for (const answer of [byUser!, byRole!, byItem!]) {
+      expect(answer.body.data).toBeUndefined();
+      const text = JSON.stringify(answer.body);
+      expect(text.toLowerCase()).not.toContain('canary');
+      expect(text).not.toContain(b.siteId);
+      expect(text).not.toContain(roleOfB.id);
+    }
   });
 });

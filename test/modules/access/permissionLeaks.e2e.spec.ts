@@ -4,11 +4,15 @@
 // never with a 500. Canary strings mark everything the member must not see; the queries never
 // contain them, so an error message echoing the query cannot set one off. The change feed is held to
 // the same rule: GET /cdc/events, and a webhook whose creator has the member's rules.
+// Every check has its control: the administrator, who may read everything, sends the same request
+// and does see canaries, so a check that finds none in the member's answer could have found one; and
+// the member's status is pinned against the administrator's (the same, or 403 where the query names
+// what the rule hides).
 // A database of its own: the webhook's deliveries go to a local receiver (private addresses allowed),
 // which other test files' delivery workers must not try with their own settings.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
+import { createTestSite, startTestServiceForFile, type TestResponse } from '../../support/testService.ts';
 import { createFreshDatabaseForFile } from '../../support/databases.ts';
 import { feedCaughtUp } from '../cdc/support.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../cdc/webhookReceiver.ts';
@@ -47,7 +51,9 @@ beforeAll(async () => {
   await grant(site, { roleId: hookRole.id }, readerRules);
   expect((await site.admin('PATCH', `/cdc/subscriptions/${hook.body.data.id}`, { action: 'resume' })).status).toBe(200);
   const author = await createItem(site, 'authors', { name: 'Ada', email: 'canary-email@leak.test' });
-  await createItem(site, 'articles', { title: 'Visible', body: 'CANARY body of a visible row', category: 'public', rating: 4, author: author.id, tagline: { en: 'CANARY en', fr: 'CANARY fr' } });
+  const visible = await createItem(site, 'articles', { title: 'Visible', body: 'CANARY body of a visible row', category: 'public', rating: 4, author: author.id, tagline: { en: 'CANARY en', fr: 'CANARY fr' } });
+  // A named version of the visible row: its whole snapshot (hidden fields too) is what the history routes show.
+  expect((await site.admin('POST', `/items/articles/${visible.id}/versions`, { key: 'draft', name: 'Draft' })).status).toBe(201);
   const hidden = await createItem(site, 'articles', { title: 'CANARY hidden title', body: 'CANARY hidden body', category: 'CANARY-internal', rating: 9, author: author.id, tagline: { fr: 'CANARY' } });
   // History the feed carries: a hidden row changed and deleted, a visible row's hidden field changed.
   const doomed = await createItem(site, 'articles', { title: 'CANARY doomed', body: 'CANARY', category: 'CANARY-internal' });
@@ -84,10 +90,30 @@ const param = fc.oneof(
 );
 const query = fc.array(param, { minLength: 1, maxLength: 4 }).map((params) => params.map(([key, value]) => `${key}=${encodeURIComponent(value)}`).join('&'));
 
-function expectNoLeak(status: number, body: unknown, what: string): void {
-  expect(status, `${what} → ${JSON.stringify(body)}`).toBeLessThan(500);
-  const text = JSON.stringify(body);
-  expect(text.toLowerCase().includes('canary'), `${what} → ${text}`).toBe(false);
+const hasCanary = (body: unknown) => JSON.stringify(body).toLowerCase().includes('canary');
+
+function expectNoLeak(body: unknown, what: string): void {
+  expect(hasCanary(body), `${what} → ${JSON.stringify(body)}`).toBe(false);
+}
+
+const ERROR_CODES: Record<number, string> = { 400: 'VALIDATION_FAILED', 403: 'PERMISSION_DENIED', 404: 'RECORD_NOT_FOUND' };
+/** Where a refusal of the query may point: a query parameter (`['filter', …]`), or `['query', parameter]`. */
+const QUERY_PARAMETERS = ['query', 'fields', 'filter', 'sort', 'aggregate', 'groupBy', 'deep', 'meta', 'asOf'];
+
+/**
+ * The member's status, against the administrator's answer to the same request: the same status, or
+ * 403 PERMISSION_DENIED where the query names what the rule hides; each refusal with its code and a
+ * path into the query. Never a 5xx, never a 200 where the administrator is refused. (A query wrong in
+ * two places may be refused for either: the paths of two 400s are not compared.)
+ */
+function expectStatusAgainstAdmin(member: TestResponse, admin: TestResponse, what: string): void {
+  const described = `${what} → member ${member.status} ${JSON.stringify(member.body)}; administrator ${admin.status} ${JSON.stringify(admin.body?.errors ?? null)}`;
+  expect([200, 400, 404], described).toContain(admin.status);
+  expect([admin.status, 403], described).toContain(member.status);
+  if (member.status === 200) return;
+  expect(member.body.errors, described).toHaveLength(1);
+  expect(member.body.errors[0].code, described).toBe(ERROR_CODES[member.status]);
+  if (member.status !== 404) expect(QUERY_PARAMETERS, described).toContain(member.body.errors[0].path[0]);
 }
 
 describe("a member's read rule holds against any query", () => {
@@ -95,30 +121,58 @@ describe("a member's read rule holds against any query", () => {
     const visible = await site.as(reader.token, 'GET', '/items/articles?fields=id');
     expect(visible.body.data).toHaveLength(1);
     const visibleId = visible.body.data[0].id as string;
+    const numRuns = 400;
+    // Runs where the member was answered with data while the administrator's answer held a canary:
+    // there, a leak would have shown.
+    let couldHaveLeaked = 0;
     await fc.assert(
       fc.asyncProperty(pick(['articles', 'authors']), query, pick(['list', 'one']), pick([undefined, 'en', 'fr']), async (collection, search, shape, locale) => {
         const path = shape === 'list' || collection === 'authors' ? `/items/${collection}?${search}` : `/items/articles/${visibleId}?${search}`;
-        const response = await site.as(reader.token, 'GET', path, undefined, locale ? { 'x-svc-locale': locale } : undefined);
-        expectNoLeak(response.status, response.body, `${path} (${locale})`);
+        const headers = locale ? { 'x-svc-locale': locale } : undefined;
+        const response = await site.as(reader.token, 'GET', path, undefined, headers);
+        const asAdmin = await site.as(site.adminToken, 'GET', path, undefined, headers);
+        expectStatusAgainstAdmin(response, asAdmin, `${path} (${locale})`);
+        expectNoLeak(response.body, `${path} (${locale})`);
+        if (response.status === 200 && hasCanary(asAdmin.body)) couldHaveLeaked += 1;
       }),
-      { numRuns: 400 },
+      { numRuns },
     );
+    // About one run in five; far fewer would mean the queries mostly fail before reaching any data.
+    expect(couldHaveLeaked).toBeGreaterThanOrEqual(numRuns / 10);
   });
 
   it('search, revisions and versions show nothing the rule hides', async () => {
     const visibleId = (await site.as(reader.token, 'GET', '/items/articles?fields=id')).body.data[0].id as string;
-    for (const path of [
-      '/search?q=canary',
-      '/search?q=hidden',
-      '/search?q=visible',
-      '/search?q=body&collection=articles',
-      `/items/articles/${visibleId}/revisions`,
-      `/items/articles/${visibleId}/versions`,
-      `/items/articles/${visibleId}/dependents`,
-      `/items/articles/${visibleId}?asOf=${new Date(Date.now() + 60_000).toISOString()}&fields=*`,
-    ]) {
+    const emptySearch = { data: [], meta: { total: 0, page: 1, limit: 20 } };
+    // The history shows whole items: it needs read on every field, which the rule does not give.
+    const wholeItems = { status: 403, code: 'PERMISSION_DENIED', path: [] };
+    // Each path, what the member gets, and whether the administrator's answer to it holds a canary.
+    const expected: [string, { status: number; body?: unknown; code?: string; path?: unknown[] }, boolean][] = [
+      // The member reads no collection whole: every search of all collections finds nothing for it.
+      ['/search?q=canary', { status: 200, body: emptySearch }, true],
+      ['/search?q=hidden', { status: 200, body: emptySearch }, true],
+      ['/search?q=visible', { status: 200, body: emptySearch }, true],
+      ['/search?q=body&collection=articles', { status: 403, code: 'PERMISSION_DENIED', path: ['query', 'collection'] }, true],
+      [`/items/articles/${visibleId}/revisions`, wholeItems, true],
+      [`/items/articles/${visibleId}/versions`, wholeItems, true],
+      [`/items/articles/${visibleId}/versions/draft`, wholeItems, true],
+      [`/items/articles/${visibleId}/dependents`, { status: 200, body: { data: { blocking: false, dependents: [] } } }, false],
+      [
+        `/items/articles/${visibleId}?asOf=${new Date(Date.now() + 60_000).toISOString()}&fields=*`,
+        { status: 200, body: { data: { id: visibleId, title: 'Visible', category: 'public', author: expect.any(String) } } },
+        true,
+      ],
+    ];
+    await site.service.context.daemon.drain();
+    for (const [path, answer, adminSeesCanary] of expected) {
       const response = await site.as(reader.token, 'GET', path);
-      expectNoLeak(response.status, response.body, path);
+      expect(response.status, `${path} → ${JSON.stringify(response.body)}`).toBe(answer.status);
+      if (answer.body) expect(response.body, path).toEqual(answer.body);
+      if (answer.code) expect(response.body.errors, path).toEqual([expect.objectContaining({ code: answer.code, path: answer.path })]);
+      expectNoLeak(response.body, path);
+      const asAdmin = await site.admin('GET', path);
+      expect(asAdmin.status, `${path} as the administrator → ${JSON.stringify(asAdmin.body)}`).toBe(200);
+      expect(hasCanary(asAdmin.body), `${path} as the administrator → ${JSON.stringify(asAdmin.body)}`).toBe(adminSeesCanary);
     }
   });
 });
@@ -133,32 +187,50 @@ describe('the change feed holds the same read rule', () => {
     { requiredKeys: [] },
   );
 
+  /** Every page of the feed for this query, as `token` reads it (each page answered 200). */
+  async function feedPages(token: string, base: string): Promise<unknown[]> {
+    const pages: unknown[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 200; page += 1) {
+      const path = `/cdc/events?${base}${cursor ? `&cursor=${cursor}` : ''}`;
+      const response = await site.as(token, 'GET', path);
+      expect(response.status, `${path} → ${JSON.stringify(response.body)}`).toBe(200);
+      pages.push(response.body);
+      cursor = response.body.meta.nextCursor as string;
+      if (!response.body.meta.hasMore) break;
+    }
+    return pages;
+  }
+
   it('GET /cdc/events, page after page, shows no hidden field, no row outside the condition and no other site', async () => {
     await feedCaughtUp(service);
+    const numRuns = 60;
+    // Runs whose query, asked by the administrator, answers a canary on some page: there, a leak would have shown.
+    let couldHaveLeaked = 0;
     await fc.assert(
       fc.asyncProperty(feedQuery, async (params) => {
         const base = Object.entries(params).map(([key, value]) => `${key}=${encodeURIComponent(value)}`).join('&');
-        let cursor: string | null = null;
-        for (let page = 0; page < 200; page += 1) {
-          const path = `/cdc/events?${base}${cursor ? `&cursor=${cursor}` : ''}`;
-          const response = await site.as(reader.token, 'GET', path);
-          expectNoLeak(response.status, response.body, path);
-          expect(response.status, path).toBe(200);
-          cursor = response.body.meta.nextCursor as string;
-          if (!response.body.meta.hasMore) break;
-        }
+        const pages = await feedPages(reader.token, base);
+        pages.forEach((page, index) => expectNoLeak(page, `/cdc/events?${base}, page ${index + 1}`));
+        if (hasCanary(await feedPages(site.adminToken, base))) couldHaveLeaked += 1;
       }),
-      { numRuns: 60 },
+      { numRuns },
     );
-    // The member does read the feed: the rows and fields it may read are there.
+    expect(couldHaveLeaked).toBeGreaterThanOrEqual(numRuns / 10);
+    // The member does read the feed: the rows and fields it may read are there; the administrator's
+    // whole feed holds the canaries the member's never shows.
     const all = await site.as(reader.token, 'GET', '/cdc/events?limit=500');
     expect(all.body.data.some((entry: { snapshot: { title?: string } | null }) => entry.snapshot?.title === 'Visible')).toBe(true);
+    expectNoLeak(all.body, 'the whole feed');
+    expect(hasCanary((await site.admin('GET', '/cdc/events?limit=500')).body)).toBe(true);
   });
 
   it("a webhook delivers only what its creator's rules show", async () => {
     await hooks.waitFor((receiver) => receiver.accepted().some((delivery) => delivery.body.snapshot?.name === 'Marker'), 30_000);
     expect(hooks.requests.every((delivery) => delivery.signatureValid)).toBe(true);
-    for (const delivery of hooks.requests) expectNoLeak(200, delivery.body, `webhook delivery ${delivery.body.type} ${delivery.body.sequence}`);
+    for (const delivery of hooks.requests) expectNoLeak(delivery.body, `webhook delivery ${delivery.body.type} ${delivery.body.sequence}`);
+    // What the creator's rules show is delivered, so a canary in a delivery would have been seen.
     expect(hooks.accepted().some((delivery) => delivery.body.snapshot?.title === 'Visible')).toBe(true);
+    expect(hooks.accepted().some((delivery) => delivery.body.snapshot?.name === 'Ada')).toBe(true);
   });
 });

@@ -248,12 +248,20 @@ describe('GET /cdc/events for a member with cdc:subscribe', () => {
     await createItem(site, 'articles', { title: 'Mine' });
     await feedCaughtUp(service);
 
+    const sites = (page: { data: Entry[] }) => new Set(page.data.map((entry) => (entry as unknown as { site: string }).site));
     for (const token of [reader, site.adminToken]) {
       const page = await feed(site, token, '?limit=500');
-      expect(page.data.every((entry) => (entry as unknown as { site: string }).site === site.siteId)).toBe(true);
+      // Not empty: this site's own article is there, so an entry of the other site would be seen too.
+      expect(summary(page.data.filter((entry) => entry.type.startsWith('items.')))).toEqual(['items.create articles Mine']);
+      expect(sites(page)).toEqual(new Set([site.siteId]));
       expect(JSON.stringify(page)).not.toContain('Foreign');
     }
+    // The other site's feed does hold both foreign entries, under its own site id.
+    const theirs = await feed(other, other.adminToken, '?limit=500');
+    expect(summary(theirs.data.filter((entry) => entry.type.startsWith('items.')))).toEqual(['items.create articles Foreign', 'items.create articles Foreign too']);
+    expect(sites(theirs)).toEqual(new Set([other.siteId]));
     // The other site's token is refused on this site.
-    expect((await site.as(other.adminToken, 'GET', '/cdc/events')).status).toBe(401);
+    const refused = await site.as(other.adminToken, 'GET', '/cdc/events');
+    expect([refused.status, refused.body.errors[0].code]).toEqual([401, 'UNAUTHENTICATED']);
   });
 });

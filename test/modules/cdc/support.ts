@@ -77,16 +77,29 @@ export async function frontendToken(service: TestService, site: TestSite): Promi
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /**
- * Polls `read` until `accept` holds. Only for server state that no event announces to the test
- * (a reactor's bookkeeping after the receiver already saw the request).
+ * Polls `read` until `accept` holds, and answers the value that satisfied it. Only for server state
+ * that no event announces to the test (a reactor's bookkeeping after the receiver already saw the
+ * request). Throws when `accept` still does not hold after `timeoutMs`: a caller never gets a value
+ * that failed the condition, so a wait cannot pass silently.
  */
 export async function until<T>(read: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
-    if (accept(value) || Date.now() > deadline) return value;
+    if (accept(value)) return value;
+    if (Date.now() > deadline) throw new Error(`waited ${timeoutMs} ms for ${accept.toString()}; the last value read: ${printable(value)}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
+}
+
+function printable(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 2_000 ? `${text.slice(0, 2_000)}…` : text;
 }
 
 /**

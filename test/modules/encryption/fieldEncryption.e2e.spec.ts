@@ -238,14 +238,24 @@ describe('what the service stores', () => {
     expect(promoted.body.data).toMatchObject({ email: 'pat@example.test', age: 43 });
   });
 
-  it('never finds an item by its sensitive values in search', async () => {
+  it('never finds an item by its sensitive values in search, while the same word in a plain field is found', async () => {
     const site = await patientSite();
     const word = marker();
-    await createItem(site, 'patients', { name: 'Searchable', email: `${word}@example.test`, diagnosis: `${word} syndrome` });
+    const nameWord = marker();
+    const patient = await createItem(site, 'patients', { name: `Searchable ${nameWord}`, email: `${word}@example.test`, diagnosis: `${word} syndrome` });
+    // The same word in a field that is not sensitive, of another collection: the search must find that one.
+    const visit = await createItem(site, 'visits', { note: `follow-up on ${word} syndrome`, patient: patient.id });
     await caughtUp();
     const found = await site.admin('GET', `/search?q=${word}`);
-    expect(found.status).toBe(200);
-    expect(found.body.data).toEqual([]);
+    expect(found.status, JSON.stringify(found.body)).toBe(200);
+    expect(found.body.data.map((hit: { collection: string; id: string }) => [hit.collection, hit.id])).toEqual([['visits', visit.id]]);
+    const inPatients = await site.admin('GET', `/search?q=${word}&collection=patients`);
+    expect(inPatients.status, JSON.stringify(inPatients.body)).toBe(200);
+    expect(inPatients.body.data).toEqual([]);
+    // The patient is indexed (found by its name), and its hit shows the administrator the sealed values.
+    const byName = await site.admin('GET', `/search?q=${nameWord}&collection=patients`);
+    expect(byName.body.data.map((hit: { id: string }) => hit.id)).toEqual([patient.id]);
+    expect(byName.body.data[0].item).toMatchObject({ email: `${word}@example.test`, diagnosis: `${word} syndrome` });
   });
 });
 

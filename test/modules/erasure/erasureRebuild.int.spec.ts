@@ -59,6 +59,7 @@ describe('a rebuild after an erasure', () => {
     const pending = await ok(site.admin('POST', '/admin/erasure', { collection: 'patients', filter: { name: { _eq: 'Kept' } }, reason: 'pending' }), 201);
     await ok(site.as(second.token, 'POST', `/admin/erasure/${erasure.id}/confirm`));
     expect(await ok(site.admin('POST', `/admin/erasure/${erasure.id}/execute`))).toMatchObject({ status: 'executed', recordCount: 2 });
+    const revisionsBeforeRebuild = (await site.admin('GET', `/items/patients/${first.id}/revisions`)).body;
 
     // The log still has the erased records' events (a rebuild replays them), with references only.
     const logged = await fresh.owner.query<{ type: string; data: string }>(sql`
@@ -94,8 +95,16 @@ describe('a rebuild after an erasure', () => {
       const response = await site.admin('GET', `/items/patients/${id}`);
       expect(response.status, JSON.stringify(response.body)).toBe(404);
     }
+    // The erased record's revisions are kept (the log is): the same answer as before the rebuild,
+    // its plain fields readable and its pii null.
     const revisions = await site.admin('GET', `/items/patients/${first.id}/revisions`);
-    expect([200, 404]).toContain(revisions.status);
+    expect(revisions.status, JSON.stringify(revisions.body)).toBe(200);
+    expect(revisions.body).toEqual(revisionsBeforeRebuild);
+    expect(revisions.body.data.map((revision: { event: string; data: Record<string, unknown> }) => [revision.event, revision.data.name, revision.data.email, revision.data.diagnosis])).toEqual([
+      ['item.hard_deleted', 'First edited', null, null],
+      ['item.updated', 'First edited', null, null],
+      ['item.created', 'First', null, null],
+    ]);
     for (const value of [email, versionEmail, ...diagnoses]) expect(JSON.stringify(revisions.body)).not.toContain(value);
     expect(await ok(site.admin('GET', `/items/patients/${kept.id}`))).toMatchObject({ name: 'Kept', email: keptEmail, diagnosis: keptDiagnosis });
     expect(await ok(site.admin('GET', `/items/notes/${note.id}`))).toMatchObject({ contact: keptEmail });

@@ -2,6 +2,7 @@
 // attachment, transforms (parameters, refusals, the redirect to the normalized asset URL), a
 // derivative made once under concurrent requests, and deletion.
 import { watch } from 'node:fs';
+import { unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
@@ -166,19 +167,33 @@ describe('transforms', () => {
     const site = await createTestSite(service, 'media');
     const file = await postMedia(site, 'crowd.png', 'image/png', await pngBytes(600, 400));
     const siteRoot = join(service.context.config.dataDir, 'objects', 'sites', site.siteId);
+    const derivativeFolder = join(siteRoot, 'media', 'crowd.png.derivatives');
     // Every put of an object writes a data file with a fresh version in its name: one per write.
     const written = new Set<string>();
     let first: Buffer = Buffer.alloc(0);
+    // A file the test writes beside the derivatives once every answer is in: the watcher reports a
+    // folder's changes in order, so once it reports this one it has reported every write before it.
+    const BARRIER = 'test-barrier';
+    let barrierSeen: () => void = () => {};
+    let timer: NodeJS.Timeout | undefined;
+    const barrier = new Promise<void>((resolve, reject) => {
+      barrierSeen = resolve;
+      timer = setTimeout(() => reject(new Error(`the watcher did not report ${BARRIER} within 10 s; it reported ${[...written].join(', ')}`)), 10_000);
+    });
     const watcher = watch(siteRoot, { recursive: true }, (_event, name) => {
       if (name && /\.derivatives\/[^/]+~[0-9a-f]{24}$/.test(name)) written.add(name);
+      if (name?.endsWith(`.derivatives/${BARRIER}`)) barrierSeen();
     });
     try {
       const answers = await Promise.all(Array.from({ length: 20 }, () => get(site, `/assets/${file.id}?width=300&height=120&format=webp`)));
       expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
       first = answers[0]!.bytes;
       for (const answer of answers) expect(answer.bytes.equals(first)).toBe(true);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await writeFile(join(derivativeFolder, BARRIER), '');
+      await barrier;
+      await unlink(join(derivativeFolder, BARRIER));
     } finally {
+      clearTimeout(timer);
       watcher.close();
     }
     const derivatives = (await storedKeys(service, site.siteId)).filter((key) => key.startsWith('media/crowd.png.derivatives/'));

@@ -1,28 +1,17 @@
-// Item event streams for in-process consumers (GraphQL subscriptions): fed by the server's one realtime
-// service, the same fan-out as the WebSocket sessions, in-process and across instances through Redis.
-// Items are written over HTTP; the streams are taken from the service the server itself started.
-import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import type { AppContext } from '../../../src/runtime/context.ts';
+// Item event streams for in-process consumers (GraphQL subscriptions): the realtime service's
+// `itemEvents`, fed by the same fan-out as the WebSocket sessions, in-process and across instances
+// through Redis. The streams are taken from a realtime service the test starts on a running server's
+// context (the code the server starts once for itself, unchanged); the server's own service is
+// observed from outside, through a WebSocket client and a GraphQL subscription. Items are written
+// over HTTP.
+import { afterAll, afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { streamId } from '../../../domain/shared/events.ts';
-import { MAX_BUFFERED_ITEM_EVENTS, type ItemEvent, type RealtimeService } from '../../../src/modules/realtime/realtimeService.ts';
+import { MAX_BUFFERED_ITEM_EVENTS, startRealtimeService, type ItemEvent, type RealtimeService } from '../../../src/modules/realtime/realtimeService.ts';
 import { createFreshDatabaseForFile } from '../../support/databases.ts';
 import { createTestSite, startTestServiceForFile, type TestService, type TestSite } from '../../support/testService.ts';
 import { appendEvents, REDIS_URL } from '../cdc/support.ts';
+import { openSubscription } from '../graphql/sse.ts';
 import { connect, createCollections, subscribe, ticketFor, type RealtimeClient } from './support.ts';
-
-// Records each realtime service a server starts, by its context; the services themselves are untouched.
-const started = vi.hoisted(() => new Map<unknown, unknown[]>());
-vi.mock('../../../src/modules/realtime/realtimeService.ts', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../../../src/modules/realtime/realtimeService.ts')>();
-  return {
-    ...actual,
-    startRealtimeService: async (context: AppContext) => {
-      const service = await actual.startRealtimeService(context);
-      started.set(context, [...(started.get(context) ?? []), service]);
-      return service;
-    },
-  };
-});
 
 const service = await startTestServiceForFile();
 const database = await createFreshDatabaseForFile();
@@ -38,15 +27,16 @@ afterAll(() => {
   for (const client of clients) client.close();
 });
 
-function realtimeOf(target: TestService): RealtimeService {
-  const services = started.get(target.context) ?? [];
-  expect(services).toHaveLength(1);
-  return services[0] as RealtimeService;
+/** A realtime service on the server's context (its database, notifier and configuration), stopped when the test ends. */
+async function realtimeOn(target: TestService): Promise<RealtimeService> {
+  const realtime = await startRealtimeService(target.context);
+  onTestFinished(() => realtime.close());
+  return realtime;
 }
 
-async function itemEvents(target: TestService, siteId: string, collection: string, controller = new AbortController()) {
+async function itemEvents(realtime: RealtimeService, siteId: string, collection: string, controller = new AbortController()) {
   controllers.push(controller);
-  return realtimeOf(target).itemEvents(siteId, collection, controller.signal);
+  return realtime.itemEvents(siteId, collection, controller.signal);
 }
 
 /** The next event, or a failure naming what was awaited (never a fixed wait: it settles on arrival). */
@@ -92,8 +82,8 @@ describe('item event streams (in-process broker)', () => {
     const site = await createTestSite(service);
     await createCollections(service, site, ['articles']);
     const items = itemCalls(service, site);
-    const events = await itemEvents(service, site.siteId, 'articles');
-    // The file's first stream and no socket: without a session the tailer stops reading a minute after
+    const events = await itemEvents(await realtimeOn(service), site.siteId, 'articles');
+    // The service's first stream and no socket: without a session the tailer stops reading a minute after
     // the last admission. The stream is a session, so a change made later still reaches it.
     vi.setSystemTime(Date.now() + 5 * 60_000);
     const id = await items.create('articles', 'Later');
@@ -107,8 +97,9 @@ describe('item event streams (in-process broker)', () => {
     await createCollections(service, siteB, ['articles']);
     const inA = itemCalls(service, siteA);
     const inB = itemCalls(service, siteB);
-    const articlesOfA = await itemEvents(service, siteA.siteId, 'articles');
-    const articlesOfB = await itemEvents(service, siteB.siteId, 'articles');
+    const realtime = await realtimeOn(service);
+    const articlesOfA = await itemEvents(realtime, siteA.siteId, 'articles');
+    const articlesOfB = await itemEvents(realtime, siteB.siteId, 'articles');
 
     const article = await inA.create('articles', 'First');
     await inA.create('news', 'Elsewhere');
@@ -127,41 +118,43 @@ describe('item event streams (in-process broker)', () => {
     ]);
   });
 
-  it('feeds the WebSocket sessions and the streams from the one service of the server', async () => {
+  it("gives the server's WebSocket sessions and its GraphQL subscriptions (its item event streams) the same change", async () => {
     const site = await createTestSite(service);
     await createCollections(service, site, ['articles']);
     const client = await connect(service, await ticketFor(service, site));
     clients.push(client);
     await subscribe(client, 'articles');
-    const events = await itemEvents(service, site.siteId, 'articles');
+    // The subscription answers once its stream follows the log: every change committed after it is delivered.
+    const stream = await openSubscription(service, site.siteId, site.adminToken, 'subscription { articles_events { action itemId } }');
+    onTestFinished(() => stream.close());
     const id = await itemCalls(service, site).create('articles', 'Both');
-    expect(await eventsUntil(events, id)).toEqual([{ action: 'create', itemId: id }]);
+    expect(await stream.received(1)).toEqual([{ data: { articles_events: { action: 'create', itemId: id } } }]);
     await client.next((frame) => frame.itemId === id);
-    expect(realtimeOf(service).hub.sessionCount(site.siteId)).toBe(1);
   });
 
   it('ends when its signal aborts, whether a read is pending or not, and on return()', async () => {
     const site = await createTestSite(service);
     await createCollections(service, site, ['articles']);
+    const realtime = await realtimeOn(service);
     const controller = new AbortController();
-    const aborted = await itemEvents(service, site.siteId, 'articles', controller);
+    const aborted = await itemEvents(realtime, site.siteId, 'articles', controller);
     const pending = aborted.next();
     controller.abort();
     expect(await pending).toEqual({ done: true, value: undefined });
     expect(await aborted.next()).toEqual({ done: true, value: undefined });
 
-    const returned = await itemEvents(service, site.siteId, 'articles');
+    const returned = await itemEvents(realtime, site.siteId, 'articles');
     const waiting = returned.next();
     expect(await returned.return!()).toEqual({ done: true, value: undefined });
     expect(await waiting).toEqual({ done: true, value: undefined });
 
     const before = new AbortController();
     before.abort();
-    const neverOpen = await itemEvents(service, site.siteId, 'articles', before);
+    const neverOpen = await itemEvents(realtime, site.siteId, 'articles', before);
     expect(await neverOpen.next()).toEqual({ done: true, value: undefined });
 
     // Ended streams are let go of; an open one still gets what follows, and the ended ones nothing.
-    const open = await itemEvents(service, site.siteId, 'articles');
+    const open = await itemEvents(realtime, site.siteId, 'articles');
     const id = await itemCalls(service, site).create('articles', 'After');
     expect(await eventsUntil(open, id)).toEqual([{ action: 'create', itemId: id }]);
     for (const ended of [aborted, returned, neverOpen]) expect(await ended.next()).toEqual({ done: true, value: undefined });
@@ -171,8 +164,9 @@ describe('item event streams (in-process broker)', () => {
     const site = await createTestSite(service);
     await createCollections(service, site, ['articles']);
     const items = itemCalls(service, site);
-    const behind = await itemEvents(service, site.siteId, 'articles');
-    const reading = await itemEvents(service, site.siteId, 'articles');
+    const realtime = await realtimeOn(service);
+    const behind = await itemEvents(realtime, site.siteId, 'articles');
+    const reading = await itemEvents(realtime, site.siteId, 'articles');
     const article = await items.create('articles', 'Busy');
     // A stream that keeps reading: once it has the marker, the one that reads nothing was handed every event too.
     const readingUntilMarker = eventsUntil(reading, (event) => event.action === 'create' && event.itemId !== article);
@@ -197,14 +191,16 @@ describe('item event streams (in-process broker)', () => {
 
 describe('item event streams across instances (Redis)', () => {
   it('yields on one instance the changes written through the other, once each and in order', async () => {
-    expect(realtimeOf(first).broker.distributed).toBe(true);
+    const [onFirstInstance, onSecondInstance] = [await realtimeOn(first), await realtimeOn(second)];
+    expect(onFirstInstance.broker.distributed).toBe(true);
+    expect(onSecondInstance.broker.distributed).toBe(true);
     const siteA = await createTestSite(first);
     const siteB = await createTestSite(first);
     await createCollections(first, siteA, ['articles', 'news']);
     await createCollections(first, siteB, ['articles']);
-    const onSecond = await itemEvents(second, siteA.siteId, 'articles');
-    const onFirst = await itemEvents(first, siteA.siteId, 'articles');
-    const ofBOnSecond = await itemEvents(second, siteB.siteId, 'articles');
+    const onSecond = await itemEvents(onSecondInstance, siteA.siteId, 'articles');
+    const onFirst = await itemEvents(onFirstInstance, siteA.siteId, 'articles');
+    const ofBOnSecond = await itemEvents(onSecondInstance, siteB.siteId, 'articles');
 
     const viaFirst = itemCalls(first, siteA);
     const article = await viaFirst.create('articles', 'First');

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The `svc` command: registers the TypeScript loader, then hands over to the CLI.
+// The `svc` command in development: registers the TypeScript loader, then hands over to the CLI.
+// The production image runs the compiled CLI instead (`npm run build`, then `node dist/src/cli/run.js`).
 import { register } from 'tsx/esm/api';
 
 register();
-const { runCli } = await import('../src/cli/main.ts');
-await runCli(process.argv);
+await import('../src/cli/run.ts');

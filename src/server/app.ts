@@ -147,7 +147,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     const reaper = setInterval(() => app.server.closeIdleConnections(), 50);
     app.server.once('close', () => clearInterval(reaper));
   });
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const version = request.headers['x-svc-api-version'];
     if (version !== undefined && version !== '1') {
       throw new AppError('VALIDATION_FAILED', 'Unsupported X-Svc-API-Version; this server speaks version 1', {
@@ -166,7 +166,12 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     // A public route without a site reads no principal (the OpenAPI document, health, version): the
     // credentials that came along, valid, invalid or for another site, cannot fail it.
     if ((routeConfig.access ?? 'public') === 'public' && routeConfig.site !== 'required') return;
-    if (routeConfig.site === 'required') request.siteId = await sites.resolve(request);
+    if (routeConfig.site === 'required') {
+      request.siteId = await sites.resolve(request);
+      // Every line logged for this request from here on carries its site beside its request id.
+      request.log = request.log.child({ siteId: request.siteId });
+      reply.log = request.log;
+    }
     const token = bearerToken(request);
     if (token) request.principal = await authenticate({ token, siteId: request.siteId || null });
     const access = routeConfig.access ?? 'public';

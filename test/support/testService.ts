@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { afterAll, inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config/config.ts';
 import { createContext } from '../../src/boot/boot.ts';
@@ -55,8 +56,9 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
   });
 }
 
-export async function startTestService(overrides: Record<string, string> = {}): Promise<TestService> {
-  const context = await createContext(testConfig(overrides));
+/** `logger` replaces the service's own (a test that reads the log lines passes one writing to it). */
+export async function startTestService(overrides: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<TestService> {
+  const context = await createContext(testConfig(overrides), options);
   const server = await buildServer(context);
   const address = await server.listen({ host: '127.0.0.1', port: 0 });
   return {
@@ -96,8 +98,8 @@ export async function startTestService(overrides: Record<string, string> = {}): 
  * Starts a service for the test file that calls it (at its top level, with `await`) and closes it
  * after the file's last test.
  */
-export async function startTestServiceForFile(overrides: Record<string, string> = {}): Promise<TestService> {
-  const service = await startTestService(overrides);
+export async function startTestServiceForFile(overrides: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<TestService> {
+  const service = await startTestService(overrides, options);
   afterAll(() => service.close());
   return service;
 }

@@ -73,6 +73,18 @@ export function buildCli(): Command {
     });
 
   program
+    .command('doctor')
+    .description("check this deployment's configuration and connectivity (database, Redis, NATS, SMTP, storage) and say what is wrong")
+    .option('--json', 'print {"checks":[{"name","status","detail"}]}')
+    .action(async (options: { json?: boolean }) => {
+      const { runDoctor, formatDoctor } = await import('./doctor.ts');
+      const checks = await runDoctor();
+      console.log(options.json ? JSON.stringify({ checks }, null, 2) : formatDoctor(checks));
+      // Exit 1 when something must be fixed; warnings alone leave it 0.
+      if (checks.some((check) => check.status === 'fail')) process.exitCode = 1;
+    });
+
+  program
     .command('migrate')
     .description('apply pending database migrations')
     .action(async () => {

@@ -140,7 +140,12 @@ async function natsCheck(config: Config): Promise<Omit<DoctorCheck, 'name'>> {
 
 async function smtpCheck(config: Config): Promise<Omit<DoctorCheck, 'name'>> {
   if (!config.SMTP_URL) return { status: 'warn', detail: 'SMTP_URL is not set: no email is sent (verification, password reset, invitations)' };
-  const transport = nodemailer.createTransport(config.SMTP_URL, { connectionTimeout: DOCTOR_CHECK_TIMEOUT_MS, greetingTimeout: DOCTOR_CHECK_TIMEOUT_MS });
+  const transport = nodemailer.createTransport({
+    url: config.SMTP_URL,
+    connectionTimeout: DOCTOR_CHECK_TIMEOUT_MS,
+    greetingTimeout: DOCTOR_CHECK_TIMEOUT_MS,
+    socketTimeout: DOCTOR_CHECK_TIMEOUT_MS,
+  });
   try {
     await transport.verify();
     return { status: 'ok', detail: `${redactedUrl(config.SMTP_URL)} accepts a connection` };

@@ -194,9 +194,15 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     };
     route.preHandler = [check, ...(route.preHandler === undefined ? [] : Array.isArray(route.preHandler) ? route.preHandler : [route.preHandler])];
   });
-  // Every JSON body, before its route's schema: text PostgreSQL cannot store (NUL, a lone surrogate)
-  // is a 400 at its path, whatever route it was sent to and whichever column it was bound for.
+  // Every JSON body, path parameter and query parameter, before its route's schema: text PostgreSQL
+  // cannot store (NUL, a lone surrogate) is a 400 at its path, whatever route it was sent to and
+  // whichever column or comparison it was bound for.
   app.addHook('preValidation', async (request) => {
+    const parts = request.routeOptions.config.checksOwnPath ? ([['query', request.query]] as const) : ([['params', request.params], ['query', request.query]] as const);
+    for (const [part, values] of parts) {
+      const unstorable = findUnstorableText(values);
+      if (unstorable) throw new AppError('VALIDATION_FAILED', `Text ${unstorable.reason}`, { path: [part, ...unstorable.path] });
+    }
     if (typeof request.body !== 'object' || request.body === null) return;
     // A raw body (the upload routes pass the request stream through) is bytes, not JSON.
     if (!Array.isArray(request.body) && Object.getPrototypeOf(request.body) !== Object.prototype) return;

@@ -15,6 +15,11 @@ declare module 'fastify' {
     access?: AccessLevel;
     /** A capability the principal must hold (`cdc:subscribe`, `media:create`, …); administrators hold all. 403 otherwise. */
     capability?: string;
+    /**
+     * The route checks its path parameters' shape itself and answers a bad one as the spec says
+     * (delivery: 404, the body of a miss), so the shared check of unstorable text leaves them to it.
+     */
+    checksOwnPath?: boolean;
   }
   interface FastifyRequest {
     siteId: string;

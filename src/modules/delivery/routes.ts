@@ -33,6 +33,8 @@ export async function deliveryRoutes(app: FastifyInstance, { context, sites }: S
     site: 'none' as const,
     access: 'public' as const,
     rateLimit: { name: 'deliver', limit: config.SVC_DELIVER_RATE_LIMIT, per: 'ip' as const },
+    // A malformed site id or slug is a 404 like a miss (spec "Delivery"), NUL included.
+    checksOwnPath: true,
   };
   // Refusals (the rate limit's 429, a bad query's 400) are never stored by a shared cache.
   app.addHook('onSend', async (_request, reply, payload) => {

@@ -55,7 +55,7 @@ export async function mediaRoutes(app: FastifyInstance, { context }: ServerDeps,
     const stored = await receiveInspected(
       context,
       request.siteId,
-      request.body as NodeJS.ReadableStream,
+      request.body as NodeJS.ReadableStream | undefined,
       { filename, contentType },
       async (path, what) => {
         // Two requests with one URL: the second to finish finds the first's object.
@@ -76,7 +76,7 @@ export async function mediaRoutes(app: FastifyInstance, { context }: ServerDeps,
       throw new AppError('CONFLICT', `Media "${key}" exists; delete it first`, { path: ['params', 'key'] });
     }
     const storage = runtime.storageFor(request.siteId);
-    const file = await receiveInspected(context, request.siteId, request.body as NodeJS.ReadableStream, { filename: key, contentType: declaredType(request) }, (path, what) =>
+    const file = await receiveInspected(context, request.siteId, request.body as NodeJS.ReadableStream | undefined, { filename: key, contentType: declaredType(request) }, (path, what) =>
       // The bytes are written once the key is won (under the registration's lock): a losing request never touches the winner's.
       registerFile(
         context,

@@ -8,6 +8,7 @@ import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AppError } from '../../../domain/shared/appError.ts';
 import type { SiteObjectStorage } from '../../../infra/storage/objectStorage.ts';
@@ -79,13 +80,15 @@ export async function tempDir(context: Pick<AppContext, 'config'>): Promise<stri
 export async function receiveInspected<T>(
   context: Pick<AppContext, 'config' | 'database'>,
   siteId: string,
-  body: NodeJS.ReadableStream,
+  body: NodeJS.ReadableStream | undefined,
   declared: { filename: string; contentType: string },
   keep: (path: string, what: Omit<Inspected, 'key'>) => Promise<T>,
   options: { stripMetadata: 'policy' | 'atRegistration' } = { stripMetadata: 'policy' },
 ): Promise<T> {
   const policy = await uploadPolicyOf(context, siteId);
-  const file = await receiveToTempFile(body, { dir: await tempDir(context), maxBytes: policy.maxBytes });
+  // A request with neither bytes nor a content type reaches the route without a stream (Fastify parses
+  // nothing): it is an empty upload, refused by the guard as one, not a failure reading `undefined`.
+  const file = await receiveToTempFile(body ?? Readable.from([]), { dir: await tempDir(context), maxBytes: policy.maxBytes });
   try {
     // Bytes a registration will inspect again (the signed upload URL's) are stripped there, once: a JPEG re-encoded twice loses twice.
     const what = await inspectUpload(file, declared, { policy, stripMetadata: options.stripMetadata === 'policy' && policy.stripMetadata });

@@ -15,7 +15,8 @@ export async function metricsRoutes(app: FastifyInstance, { context }: ServerDep
     context.onClose(() => new Promise<void>((resolve) => server.close(() => resolve())));
     return;
   }
-  app.get('/metrics', { config: { access: 'instance' }, schema: { tags: ['utils'] } }, async (_request, reply) => {
+  // Not in the OpenAPI document: a route of the deployment's configuration, for its operators (docs/operations.md).
+  app.get('/metrics', { config: { access: 'instance' }, schema: { tags: ['utils'], hide: true } }, async (_request, reply) => {
     return reply.type(metrics.contentType).header('Cache-Control', 'no-store').send(await metrics.render());
   });
 }

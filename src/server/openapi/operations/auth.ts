@@ -78,11 +78,6 @@ export const authOperations: OperationCatalogue = {
       }),
     },
   },
-  'GET /metrics': {
-    summary: 'Prometheus metrics of this instance (SVC_METRICS)',
-    description:
-      'The Prometheus text format (HTTP durations by route, the log’s append rate, projection lag, queue depth and failures, webhook outcomes, realtime connections, pool usage, cache hit rates, Node process metrics). Served here, for the instance token, only when SVC_METRICS is true and SVC_METRICS_PORT is not set; with SVC_METRICS_PORT it is served on that port alone (docs/operations.md).',
-  },
   'GET /utils/version': {
     summary: 'The service’s version',
     response: { data: z.object({ version: z.string(), api: z.number(), node: z.string(), startedAt: timestamp }) },

@@ -77,12 +77,10 @@ export function createMetrics(): Metrics {
         const all = (readers = new Set());
         sampled.set(name, all);
         const samples = async () => (await Promise.all([...all].map((reader) => bounded(reader)))).flat();
+        const shape = { name, help, labelNames, registers: [registry] };
         if (kind === 'gauge') {
           new Gauge({
-            name,
-            help,
-            labelNames,
-            registers: [registry],
+            ...shape,
             async collect() {
               this.reset();
               for (const sample of await samples()) this.set(sample.labels, sample.value);
@@ -90,10 +88,7 @@ export function createMetrics(): Metrics {
           });
         } else {
           new Counter({
-            name,
-            help,
-            labelNames,
-            registers: [registry],
+            ...shape,
             async collect() {
               this.reset();
               for (const sample of await samples()) this.inc(sample.labels, sample.value);

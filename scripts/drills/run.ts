@@ -33,7 +33,7 @@ try {
 } catch (error) {
   // parseArgs refuses an unknown or malformed option with an ERR_PARSE_ARGS_* error.
   if (error instanceof UsageError || String((error as { code?: unknown }).code).startsWith('ERR_PARSE_ARGS')) {
-    process.stderr.write(`${error.message}\n`);
+    process.stderr.write(`${(error as Error).message}\n`);
     process.exit(2);
   }
   process.stderr.write(`drill ${name} could not run: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

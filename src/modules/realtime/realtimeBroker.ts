@@ -27,6 +27,9 @@ export function createInProcessBroker(): RealtimeBroker {
   };
 }
 
+/** The wait before a failed SUBSCRIBE of the channel is sent again. */
+export const SUBSCRIBE_RETRY_MS = 250;
+
 /**
  * Redis pub/sub across instances. Never waits for Redis: while it is down (or before it first comes
  * up) messages are handed to this instance's own sessions (local fan-out), and the channel is
@@ -51,14 +54,23 @@ export function createRedisBroker(options: { redisUrl: string; channel: string; 
     }
     deliverLocally([message]);
   });
-  subscriber.on('ready', () => {
+  // A SUBSCRIBE that fails or times out (the 1 s command timeout, under CPU pressure at boot) is sent
+  // again while the connection stays up: until it succeeds this instance fans out locally only, and
+  // an instance that publishes without hearing the channel would leave every other one without frames.
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+  const subscribeChannel = () => {
     subscriber.subscribe(options.channel).then(
       () => {
         subscribed = true;
       },
-      (error: unknown) => options.logger.warn({ err: error }, 'realtime broker could not subscribe'),
+      (error: unknown) => {
+        options.logger.warn({ err: error }, 'realtime broker could not subscribe: trying again');
+        if (!closed && subscriber.status === 'ready') retry = setTimeout(subscribeChannel, SUBSCRIBE_RETRY_MS);
+      },
     );
-  });
+  };
+  subscriber.on('ready', subscribeChannel);
   subscriber.on('close', () => {
     subscribed = false;
   });
@@ -87,6 +99,8 @@ export function createRedisBroker(options: { redisUrl: string; channel: string; 
     },
     async close() {
       handlers.length = 0;
+      closed = true;
+      clearTimeout(retry);
       subscriber.disconnect();
       publisher.disconnect();
     },

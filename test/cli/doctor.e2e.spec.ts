@@ -1,7 +1,7 @@
 // `svc doctor` (docs/operations.md): each check says ok, warn or fail with what is wrong, and the
 // command exits 1 when anything must be fixed.
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { freePort } from '../support/freePort.ts';
 import { cliEnvironment, runCli } from './runCli.ts';
 
 const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
@@ -16,16 +16,6 @@ interface Check {
 async function doctor(overrides: Record<string, string | undefined>) {
   const result = await runCli(['doctor', '--json'], cliEnvironment(overrides));
   return { code: result.code, checks: (JSON.parse(result.stdout) as { checks: Check[] }).checks, stdout: result.stdout };
-}
-
-function closedPort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 describe('svc doctor', { timeout: 120_000 }, () => {
@@ -43,7 +33,7 @@ describe('svc doctor', { timeout: 120_000 }, () => {
   });
 
   it('names each part that does not answer, and exits 1', async () => {
-    const [database, redis, nats] = await Promise.all([closedPort(), closedPort(), closedPort()]);
+    const [database, redis, nats] = await Promise.all([freePort(), freePort(), freePort()]);
     const { code, checks, stdout } = await doctor({
       DATABASE_URL: `postgres://svc:hunter2-secret@127.0.0.1:${database}/none`,
       REDIS_URL: `redis://:redis-secret@127.0.0.1:${redis}`,

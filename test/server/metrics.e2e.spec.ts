@@ -1,11 +1,11 @@
 // GET /metrics (spec "Utilities", docs/operations.md): off unless SVC_METRICS, for the instance
 // token on the API's port, or alone on SVC_METRICS_PORT; each family moves with what it measures.
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { appendItemEvent } from '../modules/cdc/support.ts';
 import { startWebhookReceiver } from '../modules/cdc/webhookReceiver.ts';
 import { connect, ticketFor } from '../modules/realtime/support.ts';
 import { createCollection } from '../support/contentModel.ts';
+import { freePort } from '../support/freePort.ts';
 import { createTestSite, INSTANCE_TOKEN, startTestService, startTestServiceForFile } from '../support/testService.ts';
 
 const SECRET = 'whsec-metrics-test-0123456789';
@@ -179,14 +179,3 @@ describe('without SVC_METRICS', () => {
     }
   });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis, redisReady, type Redis } from '../../infra/redis/redis.ts';
 import { appendItemEvent, until } from '../modules/cdc/support.ts';
 import { createArticle, createDeliverySite, createPage, deliver, type DeliverySite } from '../modules/delivery/support.ts';
+import { createFlowSite, createManualFlow, logGraph, runsOf, startRun, waitForRun } from '../modules/flows/support/flowHelpers.ts';
 import { startPrivateRedis, type PrivateRedis } from '../modules/identity/support/redisServer.ts';
 import { connect, createCollections, subscribe, ticketFor, type RealtimeClient } from '../modules/realtime/support.ts';
 import { createTestSite, startTestService, type TestService } from '../support/testService.ts';
@@ -150,5 +151,25 @@ describe('Redis down at start, then back', () => {
     // Rate limits fail open: nothing but answers and misses.
     expect([...statuses].sort()).toEqual([200, 404]);
     expect(down).toMatchObject({ status: 200, body: { status: 'degraded', checks: { database: 'ok', cache: 'down' }, failing: ['cache', 'queue'] } });
+  });
+});
+
+describe('a flow run started while Redis is down', () => {
+  it('answers queued, not 503 (a retry would run it twice), and runs once when Redis is back', { timeout: 60_000 }, async () => {
+    const flowRedis = await startPrivateRedis();
+    await flowRedis.stop();
+    const flowService = await startTestService({ REDIS_URL: flowRedis.url });
+    try {
+      const site = await createFlowSite(flowService);
+      const flow = await createManualFlow(site, logGraph());
+      const started = await startRun(site, flow.id);
+      expect(started.status).toBe('queued');
+      await flowRedis.start();
+      expect((await waitForRun(site, flow.id, started.runId, 30_000)).status).toBe('succeeded');
+      expect((await runsOf(site, flow.id)).map((run) => run.id)).toEqual([started.runId]);
+    } finally {
+      await flowService.close();
+      await flowRedis.stop();
+    }
   });
 });

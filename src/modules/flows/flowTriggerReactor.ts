@@ -122,11 +122,7 @@ export function startFlowTriggerReactor(options: {
     }
     const last = cursorOf(events.at(-1)!);
     await context.database.query(sql`UPDATE flow_trigger_cursor SET tx_id = ${last.txId}::xid8, position = ${last.position}`);
-    await Promise.all(
-      queued.map((run) =>
-        options.enqueue(run.siteId, run.runId).catch((error: unknown) => context.logger.error({ err: error, ...run }, 'flow run not enqueued; the dispatcher will')),
-      ),
-    );
+    await Promise.all(queued.map((run) => options.enqueue(run.siteId, run.runId)));
     return events.length;
   }
 

@@ -29,7 +29,7 @@ export function startAgentWorkRuntime(context: AppContext): AgentWorkRuntime {
   const { config } = context;
   const queue = createJobQueue({
     redisUrl: config.REDIS_URL,
-    namespace: deploymentNamespace(config.DATABASE_URL ?? config.dataDir),
+    namespace: deploymentNamespace(config),
     database: context.database,
     logger: context.logger,
     metrics: context.metrics,

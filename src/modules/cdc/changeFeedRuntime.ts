@@ -52,7 +52,7 @@ export function startChangeFeedRuntime(context: AppContext): ChangeFeedRuntime {
   const cursors = createFeedCursors(config.SVC_SECRET);
   const queue = createJobQueue({
     redisUrl: config.REDIS_URL,
-    namespace: deploymentNamespace(config.DATABASE_URL ?? config.dataDir),
+    namespace: deploymentNamespace(config),
     database: context.database,
     logger: context.logger,
     metrics: context.metrics,

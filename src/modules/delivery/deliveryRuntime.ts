@@ -17,7 +17,7 @@ export async function startDeliveryRuntime(context: AppContext): Promise<Deliver
   const fingerprints = createSiteFingerprints(context);
   const cache = await createResponseCache({
     redisUrl: config.REDIS_URL,
-    prefix: `svc:${deploymentNamespace(config.DATABASE_URL ?? config.dataDir)}:delivery`,
+    prefix: `svc:${deploymentNamespace(config)}:delivery`,
     ttlSeconds: Math.max(config.SVC_DELIVER_SMAXAGE + config.SVC_DELIVER_SWR, 60),
     negativeTtlMs: config.SVC_NEGATIVE_CACHE_TTL * 1_000,
     logger: context.logger,

@@ -34,7 +34,7 @@ export function startEmailRuntime(context: AppContext): EmailRuntime {
     : null;
   const queue = createJobQueue({
     redisUrl: config.REDIS_URL,
-    namespace: deploymentNamespace(config.DATABASE_URL ?? config.dataDir),
+    namespace: deploymentNamespace(config),
     database: context.database,
     logger: context.logger,
     metrics: context.metrics,

@@ -43,7 +43,7 @@ export function startFlowsRuntime(context: AppContext): FlowsRuntime {
   const http = createOutboundHttp({ allowPrivate: config.SVC_FLOW_ALLOW_PRIVATE, userAgent: `svc-flows/${context.version}` });
   const queue = createJobQueue({
     redisUrl: config.REDIS_URL,
-    namespace: deploymentNamespace(config.DATABASE_URL ?? config.dataDir),
+    namespace: deploymentNamespace(config),
     database: context.database,
     logger: context.logger,
     metrics: context.metrics,

@@ -39,7 +39,7 @@ export function pageviewRateLimit(config: Config): CustomRateLimit {
 
 /** Where this deployment's counters live in Redis. */
 export function pageviewKeyPrefix(config: Config): string {
-  return `svc:${deploymentNamespace(config.DATABASE_URL ?? config.dataDir)}:pv:`;
+  return `svc:${deploymentNamespace(config)}:pv:`;
 }
 
 /**

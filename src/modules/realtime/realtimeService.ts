@@ -84,7 +84,7 @@ function withLocalFallback(redis: Redis, shared: ConnectionLimiter, local: Conne
 
 export async function startRealtimeService(context: AppContext): Promise<RealtimeService> {
   const { config, logger } = context;
-  const prefix = `svc:${deploymentNamespace(config.DATABASE_URL ?? config.dataDir)}:realtime`;
+  const prefix = `svc:${deploymentNamespace(config)}:realtime`;
   let redis: Redis | null = null;
   let broker: RealtimeBroker;
   let limiter: ConnectionLimiter;

@@ -25,7 +25,7 @@ export function startReportsRuntime(context: AppContext): ReportsRuntime {
   const storage = createObjectStorage(config);
   const queue = createJobQueue({
     redisUrl: config.REDIS_URL,
-    namespace: deploymentNamespace(config.DATABASE_URL ?? config.dataDir),
+    namespace: deploymentNamespace(config),
     database: context.database,
     logger: context.logger,
     metrics: context.metrics,

@@ -3,11 +3,12 @@
 # service compiled to JavaScript (`npm run build`), production dependencies only (no TypeScript
 # loader, no embedded PostgreSQL: DATABASE_URL is required), as the unprivileged `node` user. Needs
 # DATABASE_URL (PostgreSQL 15+) and SVC_SECRET; see docker-compose.yml for a production-like setup
-# with Redis, two replicas behind a load balancer and the metrics port.
+# with Redis, two replicas behind a load balancer and the metrics port. The SDK workspace (sdk/) is
+# not part of the image: `npm ci --workspaces=false` installs the service's dependencies alone.
 FROM node:24-bookworm-slim AS build
 WORKDIR /build
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --workspaces=false --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build.mjs ./scripts/build.mjs
 COPY domain ./domain
@@ -24,7 +25,7 @@ ENV NODE_ENV=production \
 
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --workspaces=false --no-audit --no-fund && npm cache clean --force
 COPY --from=build /build/dist ./dist
 
 RUN mkdir -p /var/lib/svc && chown node:node /var/lib/svc

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { configWarnings, type Config } from '../config/config.ts';
 import { bootstrapSite } from '../modules/instance/handlers.ts';
 import { buildServer } from '../server/app.ts';
-import { createContext } from './boot.ts';
+import { createContext, type ContextOptions } from './boot.ts';
 import type { AppContext } from '../runtime/context.ts';
 
 export interface RunningService {
@@ -36,5 +36,23 @@ export async function startService(config: Config): Promise<RunningService> {
   } catch (error) {
     await context.close();
     throw error;
+  }
+}
+
+/**
+ * The OpenAPI document the service serves at /api/v1/openapi.json, without listening and without its
+ * background parts (`svc openapi`, the SDK's type generator). It needs the database the routes are
+ * built over (DATABASE_URL, or the embedded one).
+ */
+export async function openApiDocument(config: Config, options: Pick<ContextOptions, 'logger'> = {}): Promise<unknown> {
+  const context = await createContext(config, { ...options, runProjections: false });
+  try {
+    const server = await buildServer(context);
+    await server.ready();
+    const document = server.swagger();
+    await server.close();
+    return document;
+  } finally {
+    await context.close();
   }
 }

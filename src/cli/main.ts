@@ -1,6 +1,7 @@
 // The `svc` command line: start, migrate, site create, projections status|rebuild, events tail, config export|diff|apply.
 // Standard output carries only what a command answers; logs and progress go to standard error
 // (docs/cli.md). `svc start` is the service: it logs to standard output.
+import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { z } from 'zod';
 import { ConfigError, loadConfig, type Config } from '../config/config.ts';
@@ -70,6 +71,18 @@ export function buildCli(): Command {
       };
       process.on('SIGINT', shutdown);
       process.on('SIGTERM', shutdown);
+    });
+
+  program
+    .command('openapi')
+    .description('print the OpenAPI document of the REST API (as GET /api/v1/openapi.json serves it)')
+    .option('--out <file>', 'write it to a file instead')
+    .action(async (options: { out?: string }) => {
+      const { openApiDocument } = await import('../boot/service.ts');
+      const current = config();
+      const text = `${JSON.stringify(await openApiDocument(current, { logger: cliLogger(current) }), null, 2)}\n`;
+      if (options.out) writeFileSync(options.out, text);
+      else process.stdout.write(text);
     });
 
   program

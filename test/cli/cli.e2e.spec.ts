@@ -41,6 +41,15 @@ describe('svc migrate', () => {
   });
 });
 
+describe('svc openapi', () => {
+  it('prints the document the service serves, and nothing else on standard output', { timeout: 60_000 }, async () => {
+    const result = await runCli(['openapi']);
+    expect(result.code, result.stderr).toBe(0);
+    const served = await service.request('GET', '/openapi.json');
+    expect(JSON.parse(result.stdout)).toEqual(served.body);
+  });
+});
+
 describe('svc site create', () => {
   it('creates a site whose administrator can sign in, and refuses the same id again', { timeout: 60_000 }, async () => {
     const siteId = uniqueSiteId('cli');

@@ -15,6 +15,8 @@ COPY domain ./domain
 COPY infra ./infra
 COPY projections ./projections
 COPY src ./src
+# `svc types` renders with the SDK's renderer (sdk/src/siteTypes.ts, no dependencies of its own).
+COPY sdk/src/siteTypes.ts ./sdk/src/siteTypes.ts
 RUN npm run build
 
 FROM node:24-bookworm-slim

@@ -5,6 +5,7 @@
 import createFetchClient, { type Client } from 'openapi-fetch';
 import { errorOf } from './errors.ts';
 import type { paths } from './generated/openapi.ts';
+import { itemsResource, type ItemsResource } from './items.ts';
 import { retryDelay, type RetryOptions } from './retry.ts';
 
 /** A session's tokens, as login and refresh hand them out. */
@@ -57,7 +58,19 @@ export interface SvcAuth {
   readonly token: string | null;
 }
 
-export interface SvcClient {
+/** An item of a collection the client has no types for. */
+export interface UntypedItem {
+  id: string;
+  [field: string]: unknown;
+}
+
+/**
+ * Collections by name, each its item type: a site's `SiteCollections` (`svc types`), or any collection
+ * untyped. An interface has no index signature, so this is any object type.
+ */
+export type CollectionTypes = object;
+
+export interface SvcClient<Collections extends CollectionTypes = Record<string, UntypedItem>> {
   /**
    * Every REST operation, typed: `client.api.GET('/api/v1/items/{collection}', { params: { path: { collection: 'articles' } } })`.
    * An answer of 400 or more rejects with a SvcError; a success resolves `{ data, response }`.
@@ -69,6 +82,8 @@ export interface SvcClient {
   readonly baseUrl: string;
   /** Sends a request of the API through the client's pipeline (site, credential, refresh, retries, errors). */
   fetch(request: Request): Promise<Response>;
+  /** The items of one collection, typed by the client's collection types: `client.items('articles').list({ fields: ['title'] })`. */
+  items<Name extends keyof Collections & string>(collection: Name): ItemsResource<Collections[Name]>;
 }
 
 /** Sign-in, refresh and sign-out carry no bearer: the service reads their credential from the body or cookie. */
@@ -87,7 +102,7 @@ async function codeOf(response: Response): Promise<string | null> {
   }
 }
 
-export function createSvcClient(options: SvcClientOptions): SvcClient {
+export function createSvcClient<Collections extends CollectionTypes = Record<string, UntypedItem>>(options: SvcClientOptions): SvcClient<Collections> {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const baseFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
   const refreshMode = options.refresh ?? (typeof document === 'undefined' ? 'token' : 'cookie');
@@ -185,12 +200,13 @@ export function createSvcClient(options: SvcClientOptions): SvcClient {
     },
   };
 
-  const client: SvcClient = {
+  const client: SvcClient<Collections> = {
     api,
     auth,
     site: options.site ?? null,
     baseUrl,
     fetch: send,
+    items: (collection) => itemsResource(api, collection),
   };
   return client;
 }

@@ -24,7 +24,8 @@ export interface ImportFlags {
   json?: boolean;
 }
 
-async function withSiteContext<T>(loadConfig: () => Config, siteId: string, work: (context: AppContext) => Promise<T>): Promise<T> {
+/** A context for a command on one site (no daemons, warnings only); fails when the site does not exist. */
+export async function withSiteContext<T>(loadConfig: () => Config, siteId: string, work: (context: AppContext) => Promise<T>): Promise<T> {
   const config = loadConfig();
   const context = await createContext({ ...config, LOG_LEVEL: 'warn' }, { runProjections: false, logger: cliLogger(config) });
   try {

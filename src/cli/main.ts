@@ -86,6 +86,13 @@ export function buildCli(): Command {
     });
 
   program
+    .command('types')
+    .description("write the TypeScript types of a site's collections, for the SDK (sdk/README.md)")
+    .requiredOption('--site <id>', 'the site')
+    .option('--out <file>', 'write them to a file instead')
+    .action(async (flags: { site: string; out?: string }) => (await import('./typesRun.ts')).runTypes(config, flags));
+
+  program
     .command('doctor')
     .description("check this deployment's configuration and connectivity (database, Redis, NATS, SMTP, storage) and say what is wrong")
     .option('--json', 'print {"checks":[{"name","status","detail"}]}')

@@ -5,7 +5,10 @@
 import createFetchClient, { type Client } from 'openapi-fetch';
 import { errorOf } from './errors.ts';
 import type { paths } from './generated/openapi.ts';
+import { createFeed, type Feed } from './feed.ts';
+import { createGraphql, type Graphql } from './graphql.ts';
 import { itemsResource, type ItemsResource } from './items.ts';
+import { createRealtime, type Realtime } from './realtime.ts';
 import { retryDelay, type RetryOptions } from './retry.ts';
 
 /** A session's tokens, as login and refresh hand them out. */
@@ -45,6 +48,8 @@ export interface SvcClientOptions {
   retry?: RetryOptions;
   /** The fetch to send with (default: the global one). */
   fetch?: typeof fetch;
+  /** The WebSocket class for realtime (default: the global one, in Node 22 and browsers). */
+  WebSocket?: new (url: string) => WebSocket;
 }
 
 export interface SvcAuth {
@@ -84,6 +89,12 @@ export interface SvcClient<Collections extends CollectionTypes = Record<string, 
   fetch(request: Request): Promise<Response>;
   /** The items of one collection, typed by the client's collection types: `client.items('articles').list({ fields: ['title'] })`. */
   items<Name extends keyof Collections & string>(collection: Name): ItemsResource<Collections[Name]>;
+  /** Signals of item changes over WebSocket, reconnecting by itself. */
+  readonly realtime: Realtime;
+  /** A change-feed consumer that acknowledges only what its handler finished. */
+  readonly feed: Feed;
+  /** A GraphQL query or mutation; errors are thrown as SvcError. */
+  readonly graphql: Graphql;
 }
 
 /** Sign-in, refresh and sign-out carry no bearer: the service reads their credential from the body or cookie. */
@@ -207,6 +218,9 @@ export function createSvcClient<Collections extends CollectionTypes = Record<str
     baseUrl,
     fetch: send,
     items: (collection) => itemsResource(api, collection),
+    realtime: createRealtime(api, baseUrl, options.WebSocket),
+    feed: createFeed(api),
+    graphql: createGraphql(send, baseUrl),
   };
   return client;
 }

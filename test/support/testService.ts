@@ -57,10 +57,11 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
 }
 
 /** `logger` replaces the service's own (a test that reads the log lines passes one writing to it). */
-export async function startTestService(overrides: Record<string, string> = {}, options: { logger?: Logger } = {}): Promise<TestService> {
-  const context = await createContext(testConfig(overrides), options);
+export async function startTestService(overrides: Record<string, string> = {}, options: { logger?: Logger; port?: number } = {}): Promise<TestService> {
+  const context = await createContext(testConfig(overrides), options.logger ? { logger: options.logger } : {});
   const server = await buildServer(context);
-  const address = await server.listen({ host: '127.0.0.1', port: 0 });
+  // A given port: a test that restarts the service where its clients reconnect.
+  const address = await server.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   return {
     url: address,
     context,

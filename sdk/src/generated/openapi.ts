@@ -15991,7 +15991,7 @@ export interface operations {
                             };
                             id: string;
                             /** @enum {string} */
-                            kind: "pull" | "webhook";
+                            kind: "pull" | "webhook" | "nats";
                             lag: {
                                 events: number;
                                 seconds: number;
@@ -16142,7 +16142,7 @@ export interface operations {
                             };
                             id: string;
                             /** @enum {string} */
-                            kind: "pull" | "webhook";
+                            kind: "pull" | "webhook" | "nats";
                             lag: {
                                 events: number;
                                 seconds: number;
@@ -16304,7 +16304,7 @@ export interface operations {
                             };
                             id: string;
                             /** @enum {string} */
-                            kind: "pull" | "webhook";
+                            kind: "pull" | "webhook" | "nats";
                             lag: {
                                 events: number;
                                 seconds: number;
@@ -16541,7 +16541,7 @@ export interface operations {
                             };
                             id: string;
                             /** @enum {string} */
-                            kind: "pull" | "webhook";
+                            kind: "pull" | "webhook" | "nats";
                             lag: {
                                 events: number;
                                 seconds: number;
@@ -16709,7 +16709,7 @@ export interface operations {
                             };
                             id: string;
                             /** @enum {string} */
-                            kind: "pull" | "webhook";
+                            kind: "pull" | "webhook" | "nats";
                             lag: {
                                 events: number;
                                 seconds: number;
@@ -16995,7 +16995,7 @@ export interface operations {
                             };
                             id: string;
                             /** @enum {string} */
-                            kind: "pull" | "webhook";
+                            kind: "pull" | "webhook" | "nats";
                             lag: {
                                 events: number;
                                 seconds: number;
@@ -17132,7 +17132,7 @@ export interface operations {
                             };
                             id: string;
                             /** @enum {string} */
-                            kind: "pull" | "webhook";
+                            kind: "pull" | "webhook" | "nats";
                             lag: {
                                 events: number;
                                 seconds: number;
@@ -26459,7 +26459,13 @@ export interface operations {
                         data: {
                             /** @description ISO 8601 */
                             expiresAt: string;
+                            /** @description Send these with the PUT (Content-Type, and X-Svc-Site for local storage) */
+                            headers: {
+                                [key: string]: string;
+                            };
                             key: string;
+                            /** @enum {string} */
+                            method: "PUT";
                             url: string;
                         } & {
                             [key: string]: unknown;

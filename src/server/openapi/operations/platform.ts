@@ -7,7 +7,7 @@ import { noContent, nullableTimestamp, openObject, timestamp } from './shapes.ts
 const subscription = z.object({
   id: z.string(),
   name: z.string(),
-  kind: z.enum(['pull', 'webhook']),
+  kind: z.enum(['pull', 'webhook', 'nats']),
   state: z.enum(['active', 'paused', 'dead', 'stale']),
   stateReason: z.string().nullable(),
   webhook: z.object({ url: z.string(), hasSecret: z.boolean() }).nullable(),

@@ -76,7 +76,11 @@ export const publishingOperations: OperationCatalogue = {
     summary: 'A presigned object-storage PUT URL for an upload',
     description: 'The upload guard’s rules (size, MIME type allowlist, extension) are checked first.',
     errors: ['UPLOAD_REJECTED'],
-    response: { data: z.object({ key: z.string(), url: z.string(), expiresAt: timestamp }).catchall(z.unknown()) },
+    response: {
+      data: z
+        .object({ key: z.string(), url: z.string(), method: z.literal('PUT'), headers: z.record(z.string(), z.string()).describe('Send these with the PUT (Content-Type, and X-Svc-Site for local storage)'), expiresAt: timestamp })
+        .catchall(z.unknown()),
+    },
   },
   'POST /files': {
     summary: 'Register an uploaded file, or upload and register one (multipart)',

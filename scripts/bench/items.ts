@@ -14,14 +14,13 @@ import pg from 'pg';
 import { createDatabase } from '../../infra/postgres/database.ts';
 import { migrate } from '../../infra/postgres/migrate.ts';
 import { itemsProjection } from '../../projections/itemsProjection.ts';
-import { projections } from '../../projections/index.ts';
 import { schemaProjection } from '../../projections/schemaProjection.ts';
 import { createItems } from '../../src/modules/items/createItems.ts';
 import { explainList } from './support/explainList.ts';
 import { createInProcessContext, instanceAccess } from './support/inProcessContext.ts';
 import { startBenchService, stopBenchService, waitForHealth } from './support/benchService.ts';
 import { positiveInteger } from './support/options.ts';
-import { waitForAsyncProjections, waitForFieldIndexes } from './support/readiness.ts';
+import { moveAsyncCheckpoints, waitForAsyncProjections, waitForFieldIndexes } from './support/readiness.ts';
 import { prepareSite } from './support/benchSite.ts';
 import { createScratchDatabase, scratchServerUrl } from './support/scratchDatabase.ts';
 
@@ -352,13 +351,7 @@ async function fastSeed(databaseUrl: string, siteId: string, from: number, to: n
   const owner = new pg.Client({ connectionString: databaseUrl });
   await owner.connect();
   try {
-    const asyncNames = projections.filter((projection) => projection.mode === 'async').map((projection) => projection.name);
-    await owner.query(
-      `INSERT INTO projection_checkpoints (name, tx_id, position, updated_at)
-       SELECT name, head.tx_id, head.global_position, now() FROM unnest($1::text[]) AS name, svc_log_head() AS head
-       ON CONFLICT (name) DO UPDATE SET tx_id = excluded.tx_id, position = excluded.position, updated_at = now()`,
-      [asyncNames],
-    );
+    await moveAsyncCheckpoints(owner);
   } finally {
     await owner.end();
   }

@@ -15,12 +15,12 @@ import pg from 'pg';
 import { migrate } from '../../infra/postgres/migrate.ts';
 import { startBenchService, stopBenchService, waitForHealth } from './support/benchService.ts';
 import { positiveInteger } from './support/options.ts';
-import { waitForAsyncProjections } from './support/readiness.ts';
+import { moveAsyncCheckpoints, waitForAsyncProjections } from './support/readiness.ts';
 import { createScratchDatabase, scratchServerUrl } from './support/scratchDatabase.ts';
 import { mib, percent, thousands } from './support/sitesFormat.ts';
 import { freePort, measureScenario, rssBytes, WARM_UP_SECONDS, type ScenarioFigures } from './support/sitesHttp.ts';
 import { measureRowLevelSecurity, measureSchemaLoads, SCHEMA_LOADS, type Timing } from './support/sitesInProcessCosts.ts';
-import { createCredentials, moveAsyncCheckpoints, SEED_CONCURRENCY, seedSites, type Target } from './support/sitesSeed.ts';
+import { createCredentials, SEED_CONCURRENCY, seedSites, type Target } from './support/sitesSeed.ts';
 import { databaseBytes, measureStorage } from './support/sitesStorage.ts';
 
 /** The "1,000 sites" scenario: well inside the service's per-site caches (2,000 sites each). */

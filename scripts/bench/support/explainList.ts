@@ -1,10 +1,10 @@
 // The bench's EXPLAIN of the list query exactly as the service builds it (scripts/bench/items.ts).
 import { randomUUID } from 'node:crypto';
-import { createDatabase, type Database } from '../../../infra/postgres/database.ts';
-import type { SqlQuery } from '../../../infra/postgres/sql.ts';
+import { createDatabase } from '../../../infra/postgres/database.ts';
 import { listItems } from '../../../src/modules/items/queries.ts';
 import { parseListQuery } from '../../../src/query/index.ts';
 import { createInProcessContext } from './inProcessContext.ts';
+import { recordingDatabase } from './recordingDatabase.ts';
 
 /**
  * EXPLAIN ANALYZE of the list query exactly as the service builds it: listItems runs here on a
@@ -12,20 +12,7 @@ import { createInProcessContext } from './inProcessContext.ts';
  */
 export async function explainList(databaseUrl: string, siteId: string, listPath: string): Promise<string[]> {
   const database = createDatabase({ connectionString: databaseUrl, poolSize: 2 });
-  const recorded: SqlQuery[] = [];
-  const recording: Database = {
-    ...database,
-    withSiteReads: (site, work) =>
-      database.withSiteReads(site, (tx) =>
-        work({
-          ...tx,
-          query: async <Row extends object>(query: SqlQuery) => {
-            recorded.push(query);
-            return tx.query<Row>(query);
-          },
-        }),
-      ),
-  };
+  const { database: recording, recorded } = recordingDatabase(database);
   const { context, close } = await createInProcessContext(recording, []);
   try {
     const query = Object.fromEntries(new URLSearchParams(listPath.split('?')[1]));

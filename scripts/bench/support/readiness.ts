@@ -1,5 +1,6 @@
 // Readiness of a seeded benchmark database: the async read models caught up, the field indexes built.
 import type pg from 'pg';
+import { projections } from '../../../projections/index.ts';
 
 /**
  * Waits until the async projections (search, change feed, audit…) have caught up, so that reads are
@@ -36,4 +37,19 @@ export async function waitForFieldIndexes(owner: pg.Client, siteId: string): Pro
   }
   const seconds = Math.round((Date.now() - started) / 1000);
   if (seconds > 0) console.log(`field indexes ready after ${seconds} s`);
+}
+
+/**
+ * Skips the async read models (change feed, search, field access log, audit) for a seed written
+ * in-process: their checkpoints move to the head of the log, so the service does not replay the seed
+ * into them. search_documents and the audit tables then hold none of it.
+ */
+export async function moveAsyncCheckpoints(owner: pg.Client): Promise<void> {
+  const asyncNames = projections.filter((projection) => projection.mode === 'async').map((projection) => projection.name);
+  await owner.query(
+    `INSERT INTO projection_checkpoints (name, tx_id, position, updated_at)
+     SELECT name, head.tx_id, head.global_position, now() FROM unnest($1::text[]) AS name, svc_log_head() AS head
+     ON CONFLICT (name) DO UPDATE SET tx_id = excluded.tx_id, position = excluded.position, updated_at = now()`,
+    [asyncNames],
+  );
 }

@@ -9,6 +9,7 @@ import type { SqlQuery } from '../../../infra/postgres/sql.ts';
 import { getItem } from '../../../src/modules/items/queries.ts';
 import { createSchemaCache } from '../../../src/schema/schemaCache.ts';
 import { createInProcessContext } from './inProcessContext.ts';
+import { recordingDatabase } from './recordingDatabase.ts';
 import { percentile } from './percentile.ts';
 import { thousands } from './sitesFormat.ts';
 import type { Target } from './sitesSeed.ts';
@@ -98,20 +99,7 @@ export async function measureRowLevelSecurity(databaseUrl: string, targets: Targ
 
 /** The statement getItem sends for a read by id, recorded from a call of it (as an administrator: no permission condition). */
 async function recordReadById(database: Database, target: Target): Promise<SqlQuery> {
-  const recorded: SqlQuery[] = [];
-  const recording: Database = {
-    ...database,
-    withSiteReads: (site, work) =>
-      database.withSiteReads(site, (tx) =>
-        work({
-          ...tx,
-          query: async <Row extends object>(query: SqlQuery) => {
-            recorded.push(query);
-            return tx.query<Row>(query);
-          },
-        }),
-      ),
-  };
+  const { database: recording, recorded } = recordingDatabase(database);
   const { context, close } = await createInProcessContext(recording, []);
   try {
     await getItem(context, {

@@ -7,7 +7,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type pg from 'pg';
 import { userDecider } from '../../../domain/identity/user.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
 import { hashPassword } from '../../../infra/crypto/passwords.ts';
@@ -194,19 +193,4 @@ export async function createCredentials(databaseUrl: string, sampled: SampledSit
     targets,
     figures: { sites: sampled.length, seconds, via: 'roles.create, policies.create, policies.addPermission, policies.attach, apiKeys.create (command registry) in-process' },
   };
-}
-
-/**
- * The async read models (change feed, search, field access log, audit) are not built for the seed:
- * their checkpoints move to the head of the log, so the service does not replay it into them (as the
- * items bench's fast seed does). search_documents and the audit tables are therefore near empty.
- */
-export async function moveAsyncCheckpoints(owner: pg.Client): Promise<void> {
-  const asyncNames = projections.filter((projection) => projection.mode === 'async').map((projection) => projection.name);
-  await owner.query(
-    `INSERT INTO projection_checkpoints (name, tx_id, position, updated_at)
-     SELECT name, head.tx_id, head.global_position, now() FROM unnest($1::text[]) AS name, svc_log_head() AS head
-     ON CONFLICT (name) DO UPDATE SET tx_id = excluded.tx_id, position = excluded.position, updated_at = now()`,
-    [asyncNames],
-  );
 }

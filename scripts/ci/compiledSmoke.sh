@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The production path in CI: `npm run build`, then the compiled service (node dist/src/cli/run.js,
 # NODE_ENV=production, no TypeScript loader) on a database of its own answers its health and its
-# metrics port, and stops cleanly on SIGTERM. Needs PostgreSQL on 127.0.0.1:5432 (user postgres).
+# metrics port, and stops cleanly on SIGTERM; then the SDK (sdk/) builds against the same document.
+# Needs PostgreSQL on 127.0.0.1:5432 (user postgres).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -39,4 +40,11 @@ status=0
 wait "$pid" || status=$?
 pid=""
 if [ "$status" -ne 0 ]; then cat "$data_dir/service.log" >&2; echo "the compiled service exited with $status on SIGTERM" >&2; exit 1; fi
-echo "compiled build: health ok, metrics served, clean stop ($(node --version))"
+
+# The SDK's build: its types must match this build's OpenAPI document, and the package must load as
+# ESM from its dist/ (what an app installs).
+DATABASE_URL="postgres://postgres@127.0.0.1:5432/$database" SVC_DATA_DIR="$data_dir" LOG_LEVEL=warn npm run build --silent --workspace sdk
+node --input-type=module -e "const sdk = await import('@svc-cms/sdk'); if (typeof sdk.createSvcClient !== 'function') process.exit(1);"
+rm -rf sdk/dist
+
+echo "compiled build: health ok, metrics served, clean stop; the SDK builds and loads ($(node --version))"

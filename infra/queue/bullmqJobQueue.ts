@@ -8,7 +8,7 @@ import { DelayedError, Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { AppError } from '../../domain/shared/appError.ts';
 import { createRedis, redisReady, REDIS_COMMAND_TIMEOUT_MS, type Redis } from '../redis/redis.ts';
-import { errorRetryDelayMs, runsOf, type EnqueueOptions, type JobHandler, type JobQueue, type QueueRuns } from './jobQueue.ts';
+import { errorRetryDelayMs, runsOf, type EnqueueOptions, type JobHandler, type JobQueueCore, type QueueRuns } from './jobQueue.ts';
 
 const RERUN_FLAG_TTL_SECONDS = 86_400;
 /** How long a close waits for BullMQ's own before it cuts the connections. */
@@ -19,7 +19,7 @@ function safe(name: string): string {
   return name.replaceAll(':', '|');
 }
 
-export function createBullmqJobQueue(options: { redisUrl: string; namespace: string; logger: Logger }): JobQueue {
+export function createBullmqJobQueue(options: { redisUrl: string; namespace: string; logger: Logger }): JobQueueCore {
   const { logger } = options;
   const prefix = `svc-${options.namespace}`;
   const onError = (error: Error) => logger.warn({ err: error }, 'job queue Redis connection error');

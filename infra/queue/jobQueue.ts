@@ -39,10 +39,21 @@ export interface JobQueue {
    * earlier of the two times, or is promoted); a key enqueued while it runs runs once more after.
    */
   enqueue(queue: string, key: string, payload: unknown, options?: EnqueueOptions): Promise<void>;
+  /**
+   * `enqueue` for work already recorded (a flow run, a report queued in the log): when the queue is
+   * away (Redis down) the job is owed and given again every second until it is taken, instead of
+   * failing the request that recorded the work (its client would retry and record it twice). Other
+   * errors still reject. Owed jobs live in this process: one that stops first leaves them to the
+   * area's own recovery of recorded work.
+   */
+  enqueueRecorded(queue: string, key: string, payload: unknown): Promise<void>;
   /** Starts workers for `queue` in this process. A handler that throws is retried with a backoff. */
   process<Payload>(queue: string, handler: JobHandler<Payload>, options: { concurrency: number }): void;
   close(): Promise<void>;
 }
+
+/** What each queue implements; createJobQueue adds `enqueueRecorded` over it, once for both. */
+export type JobQueueCore = Omit<JobQueue, 'enqueueRecorded'>;
 
 /** The run counts of `queue` in `runs`, made on first use. */
 export function runsOf(runs: Map<string, QueueRuns>, queue: string): QueueRuns {

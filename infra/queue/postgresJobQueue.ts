@@ -5,11 +5,11 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Database } from '../postgres/database.ts';
 import { sql } from '../postgres/sql.ts';
-import { errorRetryDelayMs, runsOf, type JobHandler, type JobQueue, type QueueRuns } from './jobQueue.ts';
+import { errorRetryDelayMs, runsOf, type JobHandler, type JobQueueCore, type QueueRuns } from './jobQueue.ts';
 
 const LEASE_MS = 120_000;
 
-export function createPostgresJobQueue(options: { database: Database; logger: Logger; pollMs?: number }): JobQueue {
+export function createPostgresJobQueue(options: { database: Database; logger: Logger; pollMs?: number }): JobQueueCore {
   const { database, logger } = options;
   const pollMs = options.pollMs ?? 1_000;
   const workerId = randomUUID();

@@ -154,8 +154,8 @@ describe('Redis down at start, then back', () => {
   });
 });
 
-describe('a flow run started while Redis is down', () => {
-  it('answers queued, not 503 (a retry would run it twice), and runs once when Redis is back', { timeout: 60_000 }, async () => {
+describe('work recorded while Redis is down', () => {
+  it('answers a flow run and a report as queued, not 503 (a retry would record them twice), and runs each once when Redis is back', { timeout: 60_000 }, async () => {
     const flowRedis = await startPrivateRedis();
     await flowRedis.stop();
     const flowService = await startTestService({ REDIS_URL: flowRedis.url });
@@ -164,9 +164,19 @@ describe('a flow run started while Redis is down', () => {
       const flow = await createManualFlow(site, logGraph());
       const started = await startRun(site, flow.id);
       expect(started.status).toBe('queued');
+      const requested = await site.admin('POST', '/reports/compliance', { from: new Date(Date.now() - 86_400_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString(), format: 'json' });
+      expect(requested.status, JSON.stringify(requested.body)).toBe(202);
+      expect(requested.body.data.status).toBe('queued');
       await flowRedis.start();
       expect((await waitForRun(site, flow.id, started.runId, 30_000)).status).toBe('succeeded');
       expect((await runsOf(site, flow.id)).map((run) => run.id)).toEqual([started.runId]);
+      const report = await until(
+        async () => (await site.admin('GET', `/reports/${requested.body.data.id}`)).body.data,
+        (current) => current.status === 'completed',
+        30_000,
+      );
+      expect(report.status).toBe('completed');
+      expect((await site.admin('GET', '/reports')).body.data).toHaveLength(1);
     } finally {
       await flowService.close();
       await flowRedis.stop();

@@ -55,7 +55,7 @@ export function startAgentWorkRuntime(context: AppContext): AgentWorkRuntime {
 
   return {
     queue,
-    enqueueGoal: (siteId, goalId, runId) => queue.enqueue(GOAL_QUEUE, runId, { siteId, goalId, runId }),
+    enqueueGoal: (siteId, goalId, runId) => queue.enqueueRecorded(GOAL_QUEUE, runId, { siteId, goalId, runId }),
     pushSender,
     async stop() {
       await push?.stop();

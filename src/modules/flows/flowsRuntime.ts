@@ -31,7 +31,7 @@ export interface FlowsRuntime {
   http: OutboundHttp;
   queue: JobQueue;
   maxChain: number;
-  /** Gives a queued run its job; never rejects (a job that cannot be given now is owed: see below). */
+  /** Gives a queued run its job (owed while Redis is away: JobQueue.enqueueRecorded). */
   enqueue(siteId: string, runId: string): Promise<void>;
   /** Queues a run of a flow of the site (trigger_flow): null past the depth limit or when the flow is not active. */
   startFlow(siteId: string, flowId: string, input: unknown, depth: number, metadata: EventMetadata): Promise<RunStarted | null>;
@@ -48,19 +48,9 @@ export function startFlowsRuntime(context: AppContext): FlowsRuntime {
     logger: context.logger,
     metrics: context.metrics,
   });
-  // A run queued in the log whose job could not be given (Redis away) is owed one: the dispatcher
-  // tries again every second, so the run starts once the queue is back, and the request that queued
-  // it still answers `queued` (it is: an answer of 503 would have its client queue it twice).
-  const owed = new LRUCache<string, string>({ max: 50_000 });
-  const giveJob = (siteId: string, runId: string) => queue.enqueue(RUN_QUEUE, runId, { siteId, runId });
-  const enqueue = async (siteId: string, runId: string): Promise<void> => {
-    try {
-      await giveJob(siteId, runId);
-    } catch (error) {
-      owed.set(runId, siteId);
-      context.logger.warn({ err: error, siteId, runId }, 'flow run queued without its job; retried every second');
-    }
-  };
+  // The run is in the log already: while Redis is away its job is owed, not refused (a request that
+  // queued it still answers `queued`; a 503 would have its client queue it twice).
+  const enqueue = (siteId: string, runId: string) => queue.enqueueRecorded(RUN_QUEUE, runId, { siteId, runId });
   const maxChain = config.SVC_FLOW_MAX_CHAIN;
 
   async function startFlow(siteId: string, flowId: string, input: unknown, depth: number, metadata: EventMetadata): Promise<RunStarted | null> {
@@ -96,14 +86,10 @@ export function startFlowsRuntime(context: AppContext): FlowsRuntime {
   const dispatched = new LRUCache<string, true>({ max: 50_000, ttl: DISPATCH_AFTER_MS });
   const dispatcher = setInterval(() => {
     void (async () => {
-      for (const [runId, siteId] of [...owed.entries()]) {
-        await giveJob(siteId, runId);
-        owed.delete(runId);
-      }
       const before = new Date(Date.now() - DISPATCH_AFTER_MS);
       const runs = await context.database.query<{ site_id: string; id: string }>(sql`SELECT * FROM svc_flow_runs_in_state('queued', ${before}, 500)`);
       for (const run of runs.filter((candidate) => !dispatched.has(candidate.id))) {
-        await enqueue(run.site_id, run.id);
+        await queue.enqueue(RUN_QUEUE, run.id, { siteId: run.site_id, runId: run.id });
         dispatched.set(run.id, true);
       }
     })().catch((error: unknown) => context.logger.warn({ err: error }, 'flow run dispatch failed; retrying'));

@@ -40,7 +40,7 @@ export function startReportsRuntime(context: AppContext): ReportsRuntime {
   return {
     storage,
     queue,
-    enqueue: (siteId, reportId) => queue.enqueue(REPORT_QUEUE, `${siteId}:${reportId}`, { siteId, reportId }),
+    enqueue: (siteId, reportId) => queue.enqueueRecorded(REPORT_QUEUE, `${siteId}:${reportId}`, { siteId, reportId }),
     async stop() {
       await queue.close();
     },

@@ -122,7 +122,13 @@ export function startFlowTriggerReactor(options: {
     }
     const last = cursorOf(events.at(-1)!);
     await context.database.query(sql`UPDATE flow_trigger_cursor SET tx_id = ${last.txId}::xid8, position = ${last.position}`);
-    await Promise.all(queued.map((run) => options.enqueue(run.siteId, run.runId)));
+    // The runs and the cursor are committed: a job that still cannot be given (not an outage, which
+    // owes it) is left to the flows dispatcher, which queues runs waiting without one.
+    await Promise.all(
+      queued.map((run) =>
+        options.enqueue(run.siteId, run.runId).catch((error: unknown) => context.logger.error({ err: error, ...run }, 'flow run not enqueued; the dispatcher will')),
+      ),
+    );
     return events.length;
   }
 

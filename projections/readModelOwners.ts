@@ -47,8 +47,8 @@ const TABLES_BESIDE_PROJECTIONS: readonly TableOwnership[] = [
     maintainers: [
       {
         table: 'projection_checkpoints',
-        writer: 'scripts/bench/items.ts (seeding)',
-        why: 'the items benchmark seeds a million rows straight into the read model and moves the checkpoints past its own events.',
+        writer: 'scripts/bench/support/readiness.ts (moveAsyncCheckpoints)',
+        why: 'the items and sites benchmarks seed a million items in-process, then move the async checkpoints past their own events so the service does not replay the seed.',
       },
     ],
   },

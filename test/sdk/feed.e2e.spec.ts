@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createSvcClient, verifyWebhookSignature, type CursorStore, type FeedEntry } from '../../sdk/src/index.ts';
+import { until } from '../modules/cdc/support.ts';
 import { createCollection } from '../support/contentModel.ts';
 import { createTestSite, startTestServiceForFile, type TestSite } from '../support/testService.ts';
 
@@ -84,6 +85,9 @@ describe('client.feed.consume', () => {
   it('keeps its position in the consumer’s own store, starting from the end of the feed', { timeout: 60_000 }, async () => {
     const { site, client } = await feedSite();
     await createItems(site, 'articles', 2);
+    // The feed is an async read model: "the end" is where it stands, so wait until it holds the two.
+    const early = { collections: 'articles', operations: 'items.create', wait: '0' };
+    await until(async () => ((await client.api.GET('/api/v1/cdc/events', { params: { query: early as never } })).data!.data as unknown[]).length, (count) => count === 2);
     let saved: string | null = null;
     const store: CursorStore = { load: async () => saved, save: async (cursor) => void (saved = cursor) };
     const seen: FeedEntry[] = [];

@@ -115,7 +115,10 @@ describe('webhook deliveries follow the creator’s access', () => {
     const held = await until(() => detail(owned), (view) => view.delivery.lastError !== null);
     expect(held).toMatchObject({ state: 'active', delivery: { lastError: expect.stringContaining('not active') } });
     expect(held.lag.events).toBeGreaterThan(0);
-    expect(hooks.requests.map((delivery) => delivery.body)).toEqual([]);
+    // What was written while the creator could sign in (the model's fields, which the async feed may
+    // still have been projecting when the subscription took "the end") may have gone out; the item
+    // written after the suspension has not.
+    expect(hooks.requests.filter((delivery) => delivery.body.snapshot?.name === 'Waiting')).toEqual([]);
 
     expect((await site.admin('PATCH', `/users/${owned.owner.userId}`, { status: 'active' })).status).toBe(200);
     expect((await site.admin('POST', `/cdc/subscriptions/${owned.subscriptionId}/dispatch`)).status).toBe(202);

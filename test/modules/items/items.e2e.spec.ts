@@ -3,7 +3,10 @@ import { connectOwnerClientForFile } from '../../support/databases.ts';
 import { startTestServiceForFile } from '../../support/testService.ts';
 import { createContentSite, createItem, type ContentSite, type Json } from './support.ts';
 
-const service = await startTestServiceForFile();
+// Eight concurrent writers (the If-Match race below) beside the service's own background parts: with
+// the tests' pool of 10, a loaded machine once left three of them waiting 5 s for a connection (503).
+// The race is about versions, not pool size.
+const service = await startTestServiceForFile({ SVC_DB_POOL_SIZE: '20' });
 const owner = await connectOwnerClientForFile();
 
 async function itemEvents(site: ContentSite, collection: string, id: string) {

@@ -23,6 +23,7 @@ import { positiveInteger } from './support/options.ts';
 import { moveAsyncCheckpoints, waitForAsyncProjections, waitForFieldIndexes } from './support/readiness.ts';
 import { prepareSite } from './support/benchSite.ts';
 import { createScratchDatabase, scratchServerUrl } from './support/scratchDatabase.ts';
+import { mulberry32 } from './support/mulberry32.ts';
 
 interface AutocannonResult {
   requests: { average: number; total: number };
@@ -64,17 +65,6 @@ const usage = `usage: npm run bench -- items [--items 100000] [--duration 10] [-
   --fast-seed    seed the first 100,000 over HTTP, the rest in-process through createItems (the real command
                  path: decider, bulk append, items projection) with only the content read models inline; the
                  async read models are moved past those events (search, change feed and audit do not index them)`;
-
-/** mulberry32, as the peer benchmark's dataset.mjs. */
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function article(i: number, authorIds: string[]): Record<string, unknown> {
   const random = mulberry32(0x5eed0000 + i);

@@ -24,6 +24,7 @@ import { percentile } from './support/percentile.ts';
 import { cpuMs } from './support/processCpu.ts';
 import { waitForAsyncProjections } from './support/readiness.ts';
 import { createScratchDatabase, scratchServerUrl } from './support/scratchDatabase.ts';
+import { mulberry32 } from './support/mulberry32.ts';
 
 const SITE = 'sdkbench';
 const BATCH = 500;
@@ -71,17 +72,6 @@ interface Case {
   send: (id: string) => Promise<unknown>;
   /** What the answer says, reduced to compare the cases of a scenario before measuring. */
   digest: (answer: unknown) => string;
-}
-
-/** mulberry32: the same id order for every case. */
-function mulberry32(seed: number): () => number {
-  return () => {
-    seed |= 0;
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;

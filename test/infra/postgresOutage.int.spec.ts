@@ -4,11 +4,9 @@
 // reconnect failures of the background parts are logged once per interval, and the service serves
 // again when PostgreSQL is back.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { once } from 'node:events';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres, type EmbeddedServer } from '../../infra/postgres/embedded.ts';
@@ -16,6 +14,7 @@ import { createContext, createLogger } from '../../src/boot/boot.ts';
 import type { AppContext } from '../../src/runtime/context.ts';
 import { buildServer } from '../../src/server/app.ts';
 import { until } from '../modules/cdc/support.ts';
+import { freePort } from '../support/freePort.ts';
 import { INSTANCE_TOKEN, testConfig } from '../support/testService.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-pg-outage-'));
@@ -32,16 +31,6 @@ let postgres: EmbeddedServer | null = null;
 let context: AppContext | null = null;
 let server: FastifyInstance | null = null;
 let url = '';
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const { port: free } = probe.address() as { port: number };
-  probe.close();
-  await once(probe, 'close');
-  return free;
-}
 
 async function request(method: string, path: string, options: { token?: string; site?: string; body?: unknown } = {}) {
   const headers: Record<string, string> = {};

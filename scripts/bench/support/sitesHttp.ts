@@ -4,7 +4,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createServer, type AddressInfo } from 'node:net';
 import { cpuMs } from './processCpu.ts';
 import { mib, percent, round } from './sitesFormat.ts';
 import type { Target } from './sitesSeed.ts';
@@ -131,15 +130,6 @@ export async function measureScenario(options: ScenarioOptions): Promise<Scenari
   );
   fail('measured', result);
   return figures;
-}
-
-/** A TCP port free on this machine right now (the service and its metrics listener each take one). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 export function rssBytes(pid: number | undefined): number {

@@ -6,7 +6,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, type JsMsg, type NatsConnection } from 'nats';
@@ -15,6 +14,7 @@ import { DEFAULT_NATS_STREAM } from '../../../domain/changeFeed/natsSubject.ts';
 import { streamId } from '../../../domain/shared/events.ts';
 import { sql } from '../../../infra/postgres/sql.ts';
 import { createFreshDatabaseForFile } from '../../support/databases.ts';
+import { freePort } from '../../support/freePort.ts';
 import { createTestSite, startTestService, startTestServiceForFile, type TestService, type TestSite } from '../../support/testService.ts';
 import { appendEvents, appendItemEvent, feedCaughtUp, until } from './support.ts';
 
@@ -297,18 +297,6 @@ describe('nats subscriptions', () => {
     expect(before?.generation).toBe(0);
   });
 });
-
-/** A free TCP port on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const NATS_SERVER = '/usr/sbin/nats-server';
 

@@ -2,24 +2,14 @@
 // (the shared Redis on 6379 is never stopped: other tests use it).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { createRedis, redisReady } from '../../../../infra/redis/redis.ts';
+import { freePort } from '../../../support/freePort.ts';
 
 export interface PrivateRedis {
   url: string;
   port: number;
   start(): Promise<void>;
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 export async function startPrivateRedis(): Promise<PrivateRedis> {

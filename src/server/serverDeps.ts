@@ -10,6 +10,13 @@ export interface ServerDeps {
   sites: SiteResolver;
   /** Authenticators tried before the service's own JWT (API keys, external issuers). */
   authenticators: Authenticator[];
-  /** Health checks of optional parts (Redis cache, queue), by the name the health route reports. */
-  healthChecks: Record<string, () => Promise<string>>;
+  /** Health checks areas register (the files' storage, the change feed's broker), by the name the health route reports. */
+  healthChecks: Record<string, HealthCheck>;
+}
+
+/** One check of the health answer (src/modules/utils/routes.ts): `ok`, or what is wrong. */
+export interface HealthCheck {
+  run(): Promise<string>;
+  /** Its outage only degrades the service (200 `degraded`, as Redis's does) instead of failing it (503 `error`). */
+  degradable?: boolean;
 }

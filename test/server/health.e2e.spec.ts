@@ -4,14 +4,23 @@ import { describe, expect, inject, it } from 'vitest';
 import { createDatabase } from '../../infra/postgres/database.ts';
 import { sql } from '../../infra/postgres/sql.ts';
 import Fastify from 'fastify';
+import { NATS_PROBE_TIMEOUT_MS } from '../../src/modules/cdc/changeFeedRuntime.ts';
 import { utilsRoutes } from '../../src/modules/utils/routes.ts';
 import type { ServerDeps } from '../../src/server/serverDeps.ts';
 import { handleError } from '../../src/server/errorHandler.ts';
 import { createFreshDatabaseForFile } from '../support/databases.ts';
-import { startTestServiceForFile } from '../support/testService.ts';
+import { freePort } from '../support/freePort.ts';
+import { startTestService, startTestServiceForFile, type TestService } from '../support/testService.ts';
 
 const packageVersion = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 const service = await startTestServiceForFile();
+
+/**
+ * A whole service with NATS_URL, on a database of the file's own: it runs the nats sink's workers,
+ * which must not take another file's jobs, and nothing of another file can fail one of its checks.
+ */
+const natsDatabase = await createFreshDatabaseForFile();
+const serviceWithNats = (natsUrl: string): Promise<TestService> => startTestService({ DATABASE_URL: natsDatabase.url, NATS_URL: natsUrl });
 
 function deps(): ServerDeps {
   return { context: service.context, tokens: null as never, sites: null as never, authenticators: [], healthChecks: {} };
@@ -47,6 +56,8 @@ describe('GET /utils/health', () => {
       version: packageVersion,
       runtime: { node: process.version, uptimeSeconds: expect.any(Number) },
     });
+    // No NATS_URL, no broker to check.
+    expect(response.body.data.checks).not.toHaveProperty('broker');
   });
 
   it('writes and removes an object in the files’ storage, leaving nothing behind', async () => {
@@ -59,7 +70,7 @@ describe('GET /utils/health', () => {
 
   it('answers 503 naming storage when the storage write probe fails', async () => {
     const server = await utilsServerWithDatabaseAt(inject('databaseUrl'), {
-      healthChecks: { storage: () => Promise.reject(new Error('the bucket refuses writes')) },
+      healthChecks: { storage: { run: () => Promise.reject(new Error('the bucket refuses writes')) } },
     });
     try {
       const response = await server.health();
@@ -67,6 +78,24 @@ describe('GET /utils/health', () => {
       expect(response.json().data).toMatchObject({ status: 'error', checks: { database: 'ok', storage: 'unwritable' }, failing: ['storage'] });
     } finally {
       await server.close();
+    }
+  });
+
+  it('answers 200 degraded when only checks registered as degradable fail, and 503 when another registered check fails', async () => {
+    const degradable = await utilsServerWithDatabaseAt(inject('databaseUrl'), {
+      healthChecks: { partner: { run: async () => 'down', degradable: true }, mirror: { run: () => Promise.reject(new Error('gone')), degradable: true } },
+    });
+    const required = await utilsServerWithDatabaseAt(inject('databaseUrl'), { healthChecks: { ledger: { run: async () => 'down' } } });
+    try {
+      const degraded = await degradable.health();
+      expect(degraded.statusCode).toBe(200);
+      expect(degraded.json().data).toMatchObject({ status: 'degraded', checks: { database: 'ok', partner: 'down', mirror: 'error' }, failing: ['partner', 'mirror'] });
+      const broken = await required.health();
+      expect(broken.statusCode).toBe(503);
+      expect(broken.json().data).toMatchObject({ status: 'error', checks: { ledger: 'down' }, failing: ['ledger'] });
+    } finally {
+      await degradable.close();
+      await required.close();
     }
   });
 
@@ -116,6 +145,34 @@ describe('GET /utils/health', () => {
       for (const socket of sockets) socket.destroy();
       silent.close();
       await server.close();
+    }
+  });
+});
+
+describe('GET /utils/health with NATS_URL', () => {
+  it('answers broker ok when the NATS server answers, with JetStream', async () => {
+    const withNats = await serviceWithNats(process.env.NATS_URL ?? 'nats://127.0.0.1:4222');
+    try {
+      const response = await withNats.request('GET', '/utils/health');
+      expect(response.status).toBe(200);
+      expect(response.body.data).toMatchObject({ status: 'ok', checks: { database: 'ok', storage: 'ok', broker: 'ok' }, failing: [] });
+    } finally {
+      await withNats.close();
+    }
+  });
+
+  it('answers 200 degraded naming the broker, promptly, when nothing listens at NATS_URL', async () => {
+    const withNats = await serviceWithNats(`nats://127.0.0.1:${await freePort()}`);
+    try {
+      const started = Date.now();
+      const response = await withNats.request('GET', '/utils/health');
+      const tookMs = Date.now() - started;
+      expect(response.status).toBe(200);
+      expect(response.body.data).toMatchObject({ status: 'degraded', checks: { database: 'ok', storage: 'ok', broker: 'down' }, failing: ['broker'] });
+      // The refused connection is the answer: the probe did not wait for its timeout.
+      expect(tookMs).toBeLessThan(NATS_PROBE_TIMEOUT_MS);
+    } finally {
+      await withNats.close();
     }
   });
 });

@@ -5528,7 +5528,7 @@ export interface paths {
         };
         /**
          * Health of the service and its dependencies
-         * @description Each check is real and bounded in time: a query of the database and of the search index, a write and removal in the files’ storage, the job queue’s liveness, a Redis ping. Answers 503 with the same `{ data }` body (status `error`) when a part the service cannot serve without fails; 200 `degraded` when only Redis (the shared cache, and with REDIS_URL the queue) is down. `failing` names the checks that are not `ok`.
+         * @description Each check is real and bounded in time: a query of the database and of the search index, a write and removal in the files’ storage, the job queue’s liveness, a Redis ping, and with NATS_URL the NATS server’s JetStream (`broker`). Answers 503 with the same `{ data }` body (status `error`) when a part the service cannot serve without fails; 200 `degraded` when only Redis (the shared cache, and with REDIS_URL the queue) or NATS (`broker`: only nats change-feed subscriptions wait on it, and they resume) is down. `failing` names the checks that are not `ok`.
          *
          *     Public: no credentials needed.
          */
@@ -46402,7 +46402,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            /** @description database, cache, storage, search, queue, and any extra check: `ok` or why not */
+                            /** @description database, cache, storage, search, queue, broker (with NATS_URL), and any extra check: `ok` or why not */
                             checks: {
                                 [key: string]: string;
                             };

@@ -1,7 +1,8 @@
 // The background parts of the change feed on one server, started by the area's manifest
 // (src/modules/index.ts) and stopped with the context: the feed watcher (long-poll and reactor
 // wake-ups), the outbound HTTP client, the job queue, the webhook reactor, and the sink reactor with
-// its NATS JetStream sink (a connection opened on first use, when NATS_URL is set).
+// its NATS JetStream sink (a connection opened on first use, when NATS_URL is set), and the probe of
+// that NATS server the health answer runs.
 import { createOutboundHttp, type OutboundHttp } from '../../../infra/http/outboundHttp.ts';
 import { createJobQueue } from '../../../infra/queue/createJobQueue.ts';
 import { deploymentNamespace } from '../../../infra/queue/deploymentNamespace.ts';
@@ -12,7 +13,7 @@ import type { AppContext } from '../../runtime/context.ts';
 import { createFeedCursors, type FeedCursors } from './feedCursors.ts';
 import { createFeedWatcher, type FeedWatcher } from './feedWatcher.ts';
 import type { FeedSink } from './feedSink.ts';
-import { createNatsSink } from './natsSink.ts';
+import { createNatsSink, probeNats, type NatsHealth } from './natsSink.ts';
 import { SINK_RETRY_POLICY, startSinkReactor, type SinkReactor } from './sinkReactor.ts';
 import { createSecretBox, type SecretBox } from './webhookSecrets.ts';
 
@@ -28,6 +29,11 @@ export interface ChangeFeedRuntime {
   natsSink: FeedSink;
   /** Whether this deployment has a NATS server: nats subscriptions are refused without one. */
   natsConfigured: boolean;
+  /**
+   * Whether the NATS server answers now, with JetStream, on a connection of its own per call (the
+   * health answer's `broker`); null without NATS_URL.
+   */
+  probeBroker: (() => Promise<NatsHealth>) | null;
   /** Publishes nats subscriptions' entries through `natsSink`. */
   sinks: SinkReactor;
   /** Stops the reactors, then closes the queue, the NATS connection, the HTTP client and the watcher. */
@@ -41,11 +47,14 @@ export interface ChangeFeedRuntime {
 const NATS_DUPLICATE_WINDOW_MS = 120_000;
 /** How long one publish waits for the stream's acknowledgement. */
 const NATS_ACK_TIMEOUT_MS = 5_000;
+/** How long the broker's health probe waits: under the health route's own bound per check (2 s). */
+export const NATS_PROBE_TIMEOUT_MS = 1_500;
 /** Sink subscriptions published at once per process. */
 const SINK_CONCURRENCY = 8;
 
 export function startChangeFeedRuntime(context: AppContext): ChangeFeedRuntime {
   const { config } = context;
+  const natsUrl = config.NATS_URL;
   const watcher = createFeedWatcher(context.notifier);
   const http = createOutboundHttp({ allowPrivate: config.SVC_WEBHOOK_ALLOW_PRIVATE, userAgent: `svc-webhooks/${context.version}` });
   const secrets = createSecretBox(config.SVC_SECRET);
@@ -98,6 +107,7 @@ export function startChangeFeedRuntime(context: AppContext): ChangeFeedRuntime {
     reactor,
     natsSink,
     natsConfigured: config.NATS_URL !== undefined,
+    probeBroker: natsUrl === undefined ? null : () => probeNats(natsUrl, `svc-health/${context.version}`, NATS_PROBE_TIMEOUT_MS),
     sinks,
     async stop() {
       await Promise.all([reactor.stop(), sinks.stop()]);

@@ -76,6 +76,35 @@ function describe(error: unknown): string {
   return (code && code !== text ? `${code}: ${text}` : text).slice(0, 500);
 }
 
+/** What the health answer's `broker` check says (src/modules/utils/routes.ts, docs/operations.md). */
+export type NatsHealth = 'ok' | 'down' | 'no_jetstream';
+
+/**
+ * Whether the NATS server at `url` answers now, with JetStream (what nats subscriptions publish to):
+ * a connection of its own, not the sink's (which may be reconnecting, or never opened), that asks
+ * JetStream for the account's info (one request, as `svc doctor` does) and closes again. `down` when
+ * it cannot connect or has no answer within `timeoutMs`; `no_jetstream` when the server answers but
+ * JetStream refuses. Never throws, and never outlives `timeoutMs`: a connection made after it is
+ * closed at once.
+ */
+export async function probeNats(url: string, name: string, timeoutMs: number): Promise<NatsHealth> {
+  const connecting = connect({ servers: url, name, timeout: timeoutMs, reconnect: false, noAsyncTraces: true });
+  const answer = connecting.then(
+    (connection) => connection.jetstreamManager().then(() => 'ok' as const, () => 'no_jetstream' as const),
+    () => 'down' as const,
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'down'>((resolve) => {
+    timer = setTimeout(() => resolve('down'), timeoutMs);
+  });
+  try {
+    return await Promise.race([answer, timeout]);
+  } finally {
+    clearTimeout(timer);
+    void connecting.then((connection) => connection.close()).catch(() => undefined);
+  }
+}
+
 export function createNatsSink(options: NatsSinkOptions): FeedSink {
   const { stream, subjectRoot, logger } = options;
   const encoder = new TextEncoder();

@@ -27,9 +27,12 @@ const subscriber = { site: 'required' as const, access: 'bearer' as const, capab
 const idParams = subscriptionIdParams;
 
 /** `runtime` is the area's watcher, queue and webhook reactor (changeFeedRuntime.ts, started by its manifest). */
-export async function cdcRoutes(app: FastifyInstance, { context }: ServerDeps, runtime: ChangeFeedRuntime): Promise<void> {
+export async function cdcRoutes(app: FastifyInstance, { context, healthChecks }: ServerDeps, runtime: ChangeFeedRuntime): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const { cursors } = runtime;
+  // The health answer's `broker` with NATS_URL: only nats subscriptions wait on it, and they resume
+  // when it is back, so its outage degrades the service rather than failing it.
+  if (runtime.probeBroker) healthChecks.broker = { run: runtime.probeBroker, degradable: true };
 
   app.addHook('onRequest', async (request) => {
     if (request.principal.kind === 'user' && request.principal.realm === 'frontend') {

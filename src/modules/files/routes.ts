@@ -37,7 +37,7 @@ const idParams = z.object({ id: z.string() });
 export async function filesRoutes(app: FastifyInstance, { context, healthChecks }: ServerDeps, runtime: FilesRuntime): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   // The health answer's `storage`: a small object written to the files' storage and removed again.
-  healthChecks.storage = () => probeStorage(runtime.storage);
+  healthChecks.storage = { run: () => probeStorage(runtime.storage) };
   // Multipart bodies reach only this scope's routes, as a stream: POST /files reads its one form.
   await app.register(multipart);
   // A refused form is not read to its end: the connection closes after the answer rather than wait for the rest.

@@ -105,8 +105,9 @@ function printable(value: unknown): string {
 /**
  * Waits until the change-feed projection has applied the log as it stood when called (like
  * `daemon.drain()`, for this projection only, so another projection's failure does not fail it).
+ * `service` is a test service, or `{ context }` of a context that runs no server.
  */
-export async function feedCaughtUp(service: TestService, timeoutMs = 20_000): Promise<void> {
+export async function feedCaughtUp(service: Pick<TestService, 'context'>, timeoutMs = 20_000): Promise<void> {
   const { database } = service.context;
   const deadline = Date.now() + timeoutMs;
   const [called] = await database.query<{ xmax: string }>(sql`SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS xmax`);

@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.svc-data/', 'bench-results/', 'bin/', 'sdk/dist/', 'sdk/src/generated/'] },
+  { ignores: ['node_modules/', '.svc-data/', 'bench-results/', 'bin/', 'sdk/dist/', 'studio/dist/', 'sdk/src/generated/'] },
   ...tseslint.configs.recommended,
   {
     // Tests read JSON bodies of many shapes; `any` there keeps assertions short.

@@ -144,6 +144,8 @@ const environmentSchema = z.object({
   SVC_COOKIE_SECURE: booleanFlag,
   SVC_COOKIE_SAME_SITE: z.enum(['strict', 'lax', 'none']).default('lax'),
   SVC_COOKIE_DOMAIN: optionalString,
+  /** The built Studio served at /studio (default: studio/dist of this checkout). */
+  SVC_STUDIO_DIR: optionalString,
   /** Browser origins allowed to call the API on every site, with credentials (docs/security.md, CORS); `*` lets any origin call it without credentials. */
   SVC_CORS_ORIGINS: corsOriginList,
   SVC_BODY_LIMIT: z.coerce.number().int().min(1024).default(1024 * 1024),

@@ -26,6 +26,7 @@ import { createCorsPolicy, registerCors } from './cors.ts';
 import { handleError, handleFrameworkError, handleNotFound, unsupportedMediaType } from './errorHandler.ts';
 import type { ServerDeps } from './serverDeps.ts';
 import './routeConfig.ts';
+import { DEFAULT_STUDIO_DIR, registerStudio } from './studio.ts';
 import { registerOpenApi, registerOpenApiDocument } from './openapi.ts';
 import { createSiteResolver } from './siteResolution.ts';
 
@@ -212,6 +213,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
 
   await app.register(async (api) => registerModules(api, deps), { prefix: '/api/v1' });
   registerOpenApiDocument(app);
+  await registerStudio(app, config.SVC_STUDIO_DIR ?? DEFAULT_STUDIO_DIR);
   return app;
 }
 

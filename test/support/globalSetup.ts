@@ -1,5 +1,6 @@
 // One fresh database per test run: on DATABASE_URL's server when set, else on an embedded PostgreSQL.
 // Test files share it and isolate themselves by using a fresh site id each.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +17,9 @@ declare module 'vitest' {
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // The Studio's browser tests drive the built app (test/studio/): built here when its sources changed.
+  const studio = spawnSync(process.execPath, [join(import.meta.dirname, '..', '..', 'scripts', 'studio', 'build.mjs'), '--if-stale'], { stdio: 'inherit' });
+  if (studio.status !== 0) throw new Error('The Studio did not build (scripts/studio/build.mjs)');
   let serverUrl = process.env.DATABASE_URL;
   let stopEmbedded: (() => Promise<void>) | null = null;
   let dataDir: string | null = null;

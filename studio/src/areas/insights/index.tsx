@@ -1,0 +1,4 @@
+import type { Area } from '../../area.ts';
+
+// Being built (issue #37): routes and navigation of this area.
+export const insightsArea: Area = { name: 'insights', routes: [], nav: [] };

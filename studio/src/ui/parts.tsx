@@ -1,0 +1,59 @@
+// Small parts every area uses: a labelled field with its error, a query's loading and error states,
+// a page heading, and a modal dialog (Radix: focus trapped, Escape closes, labelled by its title).
+import { Dialog as RadixDialog } from 'radix-ui';
+import { useId, type ReactNode } from 'react';
+import { errorText } from './errors.ts';
+
+export function Field({ label, error, hint, children }: { label: string; error?: string | undefined; hint?: string; children: (id: string, describedBy: string | undefined) => ReactNode }) {
+  const id = useId();
+  const errorId = `${id}-error`;
+  const hintId = `${id}-hint`;
+  const describedBy = [error ? errorId : null, hint ? hintId : null].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className="field" data-invalid={error ? 'true' : undefined}>
+      <label htmlFor={id}>{label}</label>
+      {children(id, describedBy)}
+      {hint ? <span id={hintId} className="hint">{hint}</span> : null}
+      {error ? <span id={errorId} className="field-error" role="alert">{error}</span> : null}
+    </div>
+  );
+}
+
+export function QueryState({ query, empty }: { query: { isPending: boolean; error: unknown }; empty?: string }) {
+  if (query.error) return <p role="alert" className="alert">{errorText(query.error)}</p>;
+  if (query.isPending) return <p role="status" className="muted">Loading…</p>;
+  return empty ? <p className="muted">{empty}</p> : null;
+}
+
+export function ErrorNote({ error }: { error: unknown }) {
+  return error ? <p role="alert" className="alert">{errorText(error)}</p> : null;
+}
+
+export function PageHeader({ title, actions, children }: { title: string; actions?: ReactNode; children?: ReactNode }) {
+  return (
+    <div className="spread">
+      <div>
+        <h1>{title}</h1>
+        {children}
+      </div>
+      {actions ? <div className="row">{actions}</div> : null}
+    </div>
+  );
+}
+
+export function Dialog({ open, onOpenChange, title, children }: { open: boolean; onOpenChange(open: boolean): void; title: string; children: ReactNode }) {
+  return (
+    <RadixDialog.Root open={open} onOpenChange={onOpenChange}>
+      <RadixDialog.Portal>
+        <RadixDialog.Overlay className="dialog-overlay" />
+        <RadixDialog.Content className="dialog-content" aria-describedby={undefined}>
+          <RadixDialog.Title>{title}</RadixDialog.Title>
+          {children}
+          <RadixDialog.Close asChild>
+            <button type="button" className="dialog-close">Close</button>
+          </RadixDialog.Close>
+        </RadixDialog.Content>
+      </RadixDialog.Portal>
+    </RadixDialog.Root>
+  );
+}

@@ -3,20 +3,26 @@
 # service compiled to JavaScript (`npm run build`), production dependencies only (no TypeScript
 # loader, no embedded PostgreSQL: DATABASE_URL is required), as the unprivileged `node` user. Needs
 # DATABASE_URL (PostgreSQL 15+) and SVC_SECRET; see docker-compose.yml for a production-like setup
-# with Redis, two replicas behind a load balancer and the metrics port. The SDK workspace (sdk/) is
-# not part of the image: `npm ci --workspaces=false` installs the service's dependencies alone.
+# with Redis, two replicas behind a load balancer and the metrics port. The build stage installs the
+# workspaces too (the Studio is built there from studio/ and the SDK's sources); the image itself gets
+# the service's production dependencies alone (`--workspaces=false`) and the Studio's static files.
 FROM node:24-bookworm-slim AS build
 WORKDIR /build
 COPY package.json package-lock.json ./
-RUN npm ci --workspaces=false --no-audit --no-fund
+COPY sdk/package.json ./sdk/package.json
+COPY studio/package.json ./studio/package.json
+RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build.mjs ./scripts/build.mjs
+COPY scripts/studio/build.mjs ./scripts/studio/build.mjs
+COPY studio ./studio
 COPY domain ./domain
 COPY infra ./infra
 COPY projections ./projections
 COPY src ./src
-# `svc types` renders with the SDK's renderer (sdk/src/siteTypes.ts, no dependencies of its own).
-COPY sdk/src/siteTypes.ts ./sdk/src/siteTypes.ts
+# `svc types` renders with the SDK's renderer (sdk/src/siteTypes.ts, no dependencies of its own); the
+# Studio bundles the SDK from its sources.
+COPY sdk/src ./sdk/src
 RUN npm run build
 
 FROM node:24-bookworm-slim

@@ -1,11 +1,13 @@
 // `npm run build`: compiles the service to dist/ with tsc (tsconfig.build.json), then copies what is
 // not TypeScript but is read at run time next to the compiled files: the SQL migrations and
 // functions, the extension sandbox's child script, and package.json (it makes dist/ ESM and carries
-// the version the service reports).
+// the version the service reports). The Studio is built (when stale) and copied to dist/studio/dist,
+// where the compiled service looks for it.
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { buildStudio, studioIsStale } from './studio/build.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
@@ -26,4 +28,6 @@ function copyAssets(directory) {
 }
 for (const folder of ['src', 'infra', 'domain', 'projections']) copyAssets(join(root, folder));
 cpSync(join(root, 'package.json'), join(dist, 'package.json'));
+if (studioIsStale()) buildStudio();
+cpSync(join(root, 'studio', 'dist'), join(dist, 'studio', 'dist'), { recursive: true });
 process.stdout.write(`built ${relative(process.cwd(), dist) || '.'}\n`);

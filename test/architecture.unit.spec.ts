@@ -12,7 +12,7 @@ function sourceFiles(folder: string): string[] {
   return readdirSync(join(root, folder)).flatMap((name) => {
     const path = join(folder, name);
     if (statSync(join(root, path)).isDirectory()) return sourceFiles(path);
-    return path.endsWith('.ts') ? [path] : [];
+    return path.endsWith('.ts') || path.endsWith('.tsx') ? [path] : [];
   });
 }
 
@@ -196,8 +196,19 @@ describe('the architecture', () => {
     expect(offending).toEqual([]);
   });
 
-  it('keeps every source file, tests included, under 500 lines', () => {
-    const long = [...files, ...sourceFiles('test')].map((file) => ({ file, lines: text(file).split('\n').length })).filter(({ lines }) => lines > 500);
+  it('keeps the Studio a client of the public API: studio/src imports only itself, the SDK package and libraries', () => {
+    const offending: string[] = [];
+    for (const file of sourceFiles('studio/src')) {
+      for (const specifier of [...text(file).matchAll(/^(?:import|export)[^;]*? from '([^']+)';/gms)].map((match) => match[1]!)) {
+        const allowed = specifier.startsWith('.') ? resolved(file, specifier).startsWith('studio/src/') : !specifier.startsWith('/');
+        if (!allowed) offending.push(`${file} → ${specifier}`);
+      }
+    }
+    expect(offending).toEqual([]);
+  });
+
+  it('keeps every source file, tests and the Studio included, under 500 lines', () => {
+    const long = [...files, ...sourceFiles('test'), ...sourceFiles('studio/src')].map((file) => ({ file, lines: text(file).split('\n').length })).filter(({ lines }) => lines > 500);
     expect(long).toEqual([]);
   });
 });

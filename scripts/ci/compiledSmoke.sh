@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The production path in CI: `npm run build`, then the compiled service (node dist/src/cli/run.js,
 # NODE_ENV=production, no TypeScript loader) on a database of its own answers its health and its
-# metrics port, and stops cleanly on SIGTERM; then the SDK (sdk/) builds against the same document.
+# metrics port, serves the Studio, and stops cleanly on SIGTERM; then the SDK (sdk/) builds against the same document.
 # Needs PostgreSQL on 127.0.0.1:5432 (user postgres).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -34,6 +34,10 @@ for _ in $(seq 1 120); do
 done
 grep -q '"status":"ok"' "$data_dir/health.json" || { cat "$data_dir/health.json" "$data_dir/service.log" >&2; exit 1; }
 curl -fsS "http://127.0.0.1:$metrics_port/metrics" | grep -q '^svc_log_events_total ' || { echo "no metrics on $metrics_port" >&2; exit 1; }
+# The Studio's page and its bundle are served from dist/studio/dist.
+curl -fsS "http://127.0.0.1:$port/studio/" -o "$data_dir/studio.html" || { echo "no Studio at /studio/" >&2; exit 1; }
+studio_js=$(grep -o '/studio/assets/[^"]*\.js' "$data_dir/studio.html" | head -1)
+[ -n "$studio_js" ] && curl -fsS "http://127.0.0.1:$port$studio_js" -o /dev/null || { echo "the Studio's bundle is not served" >&2; exit 1; }
 
 kill -TERM "$pid"
 status=0
@@ -47,4 +51,4 @@ DATABASE_URL="postgres://postgres@127.0.0.1:5432/$database" SVC_DATA_DIR="$data_
 node --input-type=module -e "const sdk = await import('@svc-cms/sdk'); if (typeof sdk.createSvcClient !== 'function') process.exit(1);"
 rm -rf sdk/dist
 
-echo "compiled build: health ok, metrics served, clean stop; the SDK builds and loads ($(node --version))"
+echo "compiled build: health ok, metrics and the Studio served, clean stop; the SDK builds and loads ($(node --version))"

@@ -1,7 +1,6 @@
 // Small parts every area uses: a labelled field with its error, a query's loading and error states,
-// a page heading, and a modal dialog (Radix: focus trapped, Escape closes, labelled by its title).
-import { Dialog as RadixDialog } from 'radix-ui';
-import { useId, type ReactNode } from 'react';
+// a page heading, and a modal dialog.
+import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { errorText } from './errors.ts';
 
 export function Field({ label, error, hint, children }: { label: string; error?: string | undefined; hint?: string; children: (id: string, describedBy: string | undefined) => ReactNode }) {
@@ -41,19 +40,25 @@ export function PageHeader({ title, actions, children }: { title: string; action
   );
 }
 
+/**
+ * A modal dialog on the native <dialog> (showModal: focus kept inside, Escape closes, the page behind
+ * inert), labelled by its title. Not Radix's: it locks scrolling with an injected <style> element,
+ * which the Studio's CSP (style-src 'self') refuses.
+ */
 export function Dialog({ open, onOpenChange, title, children }: { open: boolean; onOpenChange(open: boolean): void; title: string; children: ReactNode }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) dialog.showModal();
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
   return (
-    <RadixDialog.Root open={open} onOpenChange={onOpenChange}>
-      <RadixDialog.Portal>
-        <RadixDialog.Overlay className="dialog-overlay" />
-        <RadixDialog.Content className="dialog-content" aria-describedby={undefined}>
-          <RadixDialog.Title>{title}</RadixDialog.Title>
-          {children}
-          <RadixDialog.Close asChild>
-            <button type="button" className="dialog-close">Close</button>
-          </RadixDialog.Close>
-        </RadixDialog.Content>
-      </RadixDialog.Portal>
-    </RadixDialog.Root>
+    <dialog ref={ref} className="dialog-content" aria-labelledby={titleId} onClose={() => onOpenChange(false)}>
+      <h2 id={titleId}>{title}</h2>
+      {open ? children : null}
+      <button type="button" className="dialog-close" onClick={() => onOpenChange(false)}>Close</button>
+    </dialog>
   );
 }

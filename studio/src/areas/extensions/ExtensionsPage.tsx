@@ -5,7 +5,8 @@ import { useState } from 'react';
 import { useClient } from '../../session.tsx';
 import { errorText } from '../../ui/errors.ts';
 import { useIsAdmin } from '../../ui/Layout.tsx';
-import { Dialog, ErrorNote, PageHeader, QueryState } from '../../ui/parts.tsx';
+import { ErrorNote, PageHeader, QueryState } from '../../ui/parts.tsx';
+import { Modal } from '../insights/Modal.tsx';
 import { apiJson } from '../insights/api.ts';
 import { extensionKeys, type Extension } from './api.ts';
 import { UploadForm } from './UploadForm.tsx';
@@ -105,9 +106,9 @@ export function ExtensionsPage() {
           />
         </div>
       ) : null}
-      <Dialog open={granting !== null} onOpenChange={(open) => { if (!open) setGranting(null); }} title="Capabilities">
+      <Modal open={granting !== null} onClose={() => setGranting(null)} title="Capabilities">
         {granting ? <CapabilitiesForm extension={granting} onSaved={() => { setGranting(null); void refresh(); }} /> : null}
-      </Dialog>
+      </Modal>
     </section>
   );
 }

@@ -5,7 +5,8 @@ import { Link, useParams } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useClient } from '../../session.tsx';
 import { useIsAdmin } from '../../ui/Layout.tsx';
-import { Dialog, ErrorNote, PageHeader, QueryState } from '../../ui/parts.tsx';
+import { ErrorNote, PageHeader, QueryState } from '../../ui/parts.tsx';
+import { Modal } from './Modal.tsx';
 import { ExtensionSlot } from '../extensions/ExtensionSlot.tsx';
 import { apiJson, insightsKeys, type DashboardDetail, type Panel, type PanelAnswer } from './api.ts';
 import { PanelChart } from './Chart.tsx';
@@ -106,7 +107,7 @@ export function DashboardPage() {
           <QueryState query={detail} />
         </>
       )}
-      <Dialog open={editing !== null} onOpenChange={(open) => { if (!open) setEditing(null); }} title={editing === 'new' ? 'Add panel' : 'Edit panel'}>
+      <Modal open={editing !== null} onClose={() => setEditing(null)} title={editing === 'new' ? 'Add panel' : 'Edit panel'}>
         {editing !== null ? (
           <PanelForm
             key={editing === 'new' ? 'new' : editing.id}
@@ -117,7 +118,7 @@ export function DashboardPage() {
             onSubmit={(input) => save.mutate({ panel: editing === 'new' ? null : editing, input })}
           />
         ) : null}
-      </Dialog>
+      </Modal>
     </section>
   );
 }

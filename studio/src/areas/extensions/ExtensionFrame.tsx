@@ -12,12 +12,11 @@ import { apiJson } from '../insights/api.ts';
 import { ErrorNote } from '../../ui/parts.tsx';
 import { extensionKeys, type RunResult, type UiPanel } from './api.ts';
 import frameScript from './frame.js?url&no-inline';
-import frameStyle from './frame.css?url&no-inline';
 
 function frameDocument(title: string): string {
   const origin = window.location.origin;
   const escape = (text: string) => text.replace(/[&<>"]/g, (char) => `&#${char.charCodeAt(0)};`);
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title><link rel="stylesheet" href="${origin}${frameStyle}"></head><body><main id="root">Loading…</main><script src="${origin}${frameScript}"></script></body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title></head><body><main id="root">Loading…</main><script src="${origin}${frameScript}"></script></body></html>`;
 }
 
 export function ExtensionFrame({ extensionId, extensionName, panel }: { extensionId: string; extensionName: string; panel: UiPanel }) {

@@ -8,10 +8,34 @@
   'use strict';
   var root = document.getElementById('root');
 
+  // Styles go through the CSSOM (the inherited CSP refuses inline style markup; a stylesheet link would
+  // be a cross-origin read from this opaque origin).
+  var colors = { light: { text: '#0f172a', background: '#ffffff', line: '#cbd5e1', bad: '#b91c1c' }, dark: { text: '#f1f5f9', background: '#0f1729', line: '#334155', bad: '#f87171' } };
+  var palette = colors.light;
+
   function el(tag, text) {
     var node = document.createElement(tag);
     if (text !== undefined) node.textContent = text;
+    if (tag === 'th' || tag === 'td') {
+      node.style.textAlign = 'left';
+      node.style.padding = '.2rem .5rem';
+      node.style.borderBottom = '1px solid ' + palette.line;
+      node.style.verticalAlign = 'top';
+    }
+    if (tag === 'table') node.style.borderCollapse = 'collapse';
     return node;
+  }
+
+  function applyTheme(theme) {
+    palette = theme === 'dark' ? colors.dark : colors.light;
+    var html = document.documentElement;
+    html.setAttribute('data-theme', theme === 'dark' ? 'dark' : 'light');
+    html.style.fontFamily = 'system-ui, sans-serif';
+    html.style.fontSize = '14px';
+    html.style.color = palette.text;
+    html.style.background = palette.background;
+    document.body.style.margin = '0';
+    document.body.style.padding = '.75rem';
   }
 
   function render(value, depth) {
@@ -51,13 +75,13 @@
     if (event.source !== window.parent) return;
     var message = event.data;
     if (!message || message.type !== 'svc-extension:render') return;
-    document.documentElement.setAttribute('data-theme', message.theme === 'dark' ? 'dark' : 'light');
+    applyTheme(message.theme);
     document.documentElement.setAttribute('data-site', String(message.siteId || ''));
     root.textContent = '';
     var result = message.result || {};
     if (result.status === 'failed') {
       var failure = el('p', 'The extension failed: ' + (result.error ? result.error.kind + ': ' + result.error.message : 'unknown error'));
-      failure.className = 'failed';
+      failure.style.color = palette.bad;
       failure.setAttribute('role', 'alert');
       root.appendChild(failure);
     } else {

@@ -4,7 +4,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSession } from '../../session.tsx';
-import { Dialog, ErrorNote, QueryState } from '../../ui/parts.tsx';
+import { ErrorNote, QueryState } from '../../ui/parts.tsx';
+import { ModalDialog } from './ModalDialog.tsx';
 import { callApi, itemPath, SYSTEM_FIELDS, type Json, type Revision } from './api.ts';
 import { Diff } from './Diff.tsx';
 import { usePersonName } from './people.ts';
@@ -108,7 +109,7 @@ export function RevisionsPanel({ collection, id, current, onTimeTravel }: { coll
         </div>
       ) : null}
 
-      <Dialog open={reverting !== null} onOpenChange={(open) => { if (!open) setReverting(null); }} title="Revert to this revision?">
+      <ModalDialog open={reverting !== null} onOpenChange={(open) => { if (!open) setReverting(null); }} title="Revert to this revision?">
         {reverting ? (
           <div className="stack">
             <p>
@@ -122,7 +123,7 @@ export function RevisionsPanel({ collection, id, current, onTimeTravel }: { coll
             </div>
           </div>
         ) : null}
-      </Dialog>
+      </ModalDialog>
     </section>
   );
 }

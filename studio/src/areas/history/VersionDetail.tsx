@@ -3,7 +3,8 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useSession } from '../../session.tsx';
 import { formErrors } from '../../ui/errors.ts';
-import { Dialog, ErrorNote, Field } from '../../ui/parts.tsx';
+import { ErrorNote, Field } from '../../ui/parts.tsx';
+import { ModalDialog } from './ModalDialog.tsx';
 import { callApi, itemPath, SYSTEM_FIELDS, type ItemVersion, type Json } from './api.ts';
 import { Diff, ValuesTable } from './Diff.tsx';
 
@@ -118,13 +119,13 @@ export function VersionDetail({ collection, id, version, onDeleted }: { collecti
           <ValuesTable label="The item after the promotion" values={promoted.data} />
         </section>
       ) : null}
-      <Dialog open={confirmDelete} onOpenChange={setConfirmDelete} title={`Delete version ${version.key}?`}>
+      <ModalDialog open={confirmDelete} onOpenChange={setConfirmDelete} title={`Delete version ${version.key}?`}>
         <p>The version and its edits are deleted; the item is not changed.</p>
         <ErrorNote error={remove.error} />
         <div className="row">
           <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>Delete</button>
         </div>
-      </Dialog>
+      </ModalDialog>
     </div>
   );
 }

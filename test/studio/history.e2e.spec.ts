@@ -50,6 +50,7 @@ describe('the Studio item history', () => {
     await expect.poll(() => againstCurrent.locator('.diff-added').allTextContents()).toEqual(['More text']);
     expect(await againstCurrent.locator('.diff-removed').allTextContents()).toEqual(['Opening']);
     await expectAccessible(page);
+    await againstCurrent.scrollIntoViewIfNeeded();
     await screenshot(page, 'history-revisions');
 
     // Revert to version 1, after the confirmation that shows what it changes.
@@ -72,6 +73,7 @@ describe('the Studio item history', () => {
     expect(await then.textContent()).toContain('Opening');
     expect(await page.getByRole('table', { name: 'Changes since then' }).locator('.diff-added').allTextContents()).toEqual(['First']);
     await expectAccessible(page);
+    await then.scrollIntoViewIfNeeded();
     await screenshot(page, 'history-time-travel');
 
     // A moment before the item existed: the service's 404 is shown.
@@ -121,6 +123,7 @@ describe('the Studio item history', () => {
     await expect.poll(() => compared.locator('.diff-added').allTextContents()).toEqual(['Spring title']);
     expect(await compared.locator('.diff-removed').allTextContents()).toEqual(['Second']);
     await expectAccessible(page);
+    await compared.scrollIntoViewIfNeeded();
     await screenshot(page, 'history-versions');
 
     await page.getByRole('button', { name: 'Promote to main' }).click();

@@ -1,4 +1,10 @@
+// Item history (reached from the item editor, so no navigation entry): revisions with their diffs and
+// revert, named versions, and time travel.
+import { createRoute } from '@tanstack/react-router';
 import type { Area } from '../../area.ts';
+import { appRoute } from '../../routes.tsx';
+import { HistoryPage } from './HistoryPage.tsx';
 
-// Being built (issue #37): routes and navigation of this area.
-export const historyArea: Area = { name: 'history', routes: [], nav: [] };
+export const historyRoute = createRoute({ getParentRoute: () => appRoute, path: 'collections/$collection/$id/history', component: HistoryPage });
+
+export const historyArea: Area = { name: 'history', routes: [historyRoute], nav: [] };

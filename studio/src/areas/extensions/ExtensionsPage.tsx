@@ -5,8 +5,7 @@ import { useState } from 'react';
 import { useClient } from '../../session.tsx';
 import { errorText } from '../../ui/errors.ts';
 import { useIsAdmin } from '../../ui/Layout.tsx';
-import { ErrorNote, PageHeader, QueryState } from '../../ui/parts.tsx';
-import { Modal } from '../insights/Modal.tsx';
+import { Dialog, ErrorNote, PageHeader, QueryState } from '../../ui/parts.tsx';
 import { apiJson } from '../insights/api.ts';
 import { extensionKeys, type Extension } from './api.ts';
 import { UploadForm } from './UploadForm.tsx';
@@ -106,9 +105,9 @@ export function ExtensionsPage() {
           />
         </div>
       ) : null}
-      <Modal open={granting !== null} onClose={() => setGranting(null)} title="Capabilities">
+      <Dialog open={granting !== null} onOpenChange={(open) => { if (!open) setGranting(null); }} title="Capabilities">
         {granting ? <CapabilitiesForm extension={granting} onSaved={() => { setGranting(null); void refresh(); }} /> : null}
-      </Modal>
+      </Dialog>
     </section>
   );
 }

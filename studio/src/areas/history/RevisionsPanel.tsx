@@ -4,8 +4,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSession } from '../../session.tsx';
-import { ErrorNote, QueryState } from '../../ui/parts.tsx';
-import { ModalDialog } from './ModalDialog.tsx';
+import { Dialog, ErrorNote, QueryState } from '../../ui/parts.tsx';
 import { callApi, itemPath, SYSTEM_FIELDS, type Json, type Revision } from './api.ts';
 import { Diff } from './Diff.tsx';
 import { usePersonName } from './people.ts';
@@ -109,7 +108,7 @@ export function RevisionsPanel({ collection, id, current, onTimeTravel }: { coll
         </div>
       ) : null}
 
-      <ModalDialog open={reverting !== null} onOpenChange={(open) => { if (!open) setReverting(null); }} title="Revert to this revision?">
+      <Dialog open={reverting !== null} onOpenChange={(open) => { if (!open) setReverting(null); }} title="Revert to this revision?">
         {reverting ? (
           <div className="stack">
             <p>
@@ -123,7 +122,7 @@ export function RevisionsPanel({ collection, id, current, onTimeTravel }: { coll
             </div>
           </div>
         ) : null}
-      </ModalDialog>
+      </Dialog>
     </section>
   );
 }

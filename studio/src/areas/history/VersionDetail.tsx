@@ -3,8 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useSession } from '../../session.tsx';
 import { formErrors } from '../../ui/errors.ts';
-import { ErrorNote, Field } from '../../ui/parts.tsx';
-import { ModalDialog } from './ModalDialog.tsx';
+import { Dialog, ErrorNote, Field } from '../../ui/parts.tsx';
 import { callApi, itemPath, SYSTEM_FIELDS, type ItemVersion, type Json } from './api.ts';
 import { Diff, ValuesTable } from './Diff.tsx';
 
@@ -119,13 +118,13 @@ export function VersionDetail({ collection, id, version, onDeleted }: { collecti
           <ValuesTable label="The item after the promotion" values={promoted.data} />
         </section>
       ) : null}
-      <ModalDialog open={confirmDelete} onOpenChange={setConfirmDelete} title={`Delete version ${version.key}?`}>
+      <Dialog open={confirmDelete} onOpenChange={setConfirmDelete} title={`Delete version ${version.key}?`}>
         <p>The version and its edits are deleted; the item is not changed.</p>
         <ErrorNote error={remove.error} />
         <div className="row">
           <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>Delete</button>
         </div>
-      </ModalDialog>
+      </Dialog>
     </div>
   );
 }

@@ -5,8 +5,7 @@ import { Link, useParams } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useClient } from '../../session.tsx';
 import { useIsAdmin } from '../../ui/Layout.tsx';
-import { ErrorNote, PageHeader, QueryState } from '../../ui/parts.tsx';
-import { Modal } from './Modal.tsx';
+import { Dialog, ErrorNote, PageHeader, QueryState } from '../../ui/parts.tsx';
 import { ExtensionSlot } from '../extensions/ExtensionSlot.tsx';
 import { apiJson, insightsKeys, type DashboardDetail, type Panel, type PanelAnswer } from './api.ts';
 import { PanelChart } from './Chart.tsx';
@@ -107,7 +106,7 @@ export function DashboardPage() {
           <QueryState query={detail} />
         </>
       )}
-      <Modal open={editing !== null} onClose={() => setEditing(null)} title={editing === 'new' ? 'Add panel' : 'Edit panel'}>
+      <Dialog open={editing !== null} onOpenChange={(open) => { if (!open) setEditing(null); }} title={editing === 'new' ? 'Add panel' : 'Edit panel'}>
         {editing !== null ? (
           <PanelForm
             key={editing === 'new' ? 'new' : editing.id}
@@ -118,7 +117,7 @@ export function DashboardPage() {
             onSubmit={(input) => save.mutate({ panel: editing === 'new' ? null : editing, input })}
           />
         ) : null}
-      </Modal>
+      </Dialog>
     </section>
   );
 }

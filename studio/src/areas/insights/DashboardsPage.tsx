@@ -5,8 +5,7 @@ import { useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
 import { formErrors } from '../../ui/errors.ts';
 import { useIsAdmin } from '../../ui/Layout.tsx';
-import { ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
-import { Modal } from './Modal.tsx';
+import { Dialog, ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
 import { apiJson, insightsKeys, type Dashboard } from './api.ts';
 
 function NameForm({ initial, label, pending, error, onSubmit }: { initial: string; label: string; pending: boolean; error: unknown; onSubmit(name: string): void }) {
@@ -93,11 +92,11 @@ export function DashboardsPage() {
       ) : (
         <QueryState query={list} empty="No dashboards yet." />
       )}
-      <Modal open={renaming !== null} onClose={() => setRenaming(null)} title="Rename dashboard">
+      <Dialog open={renaming !== null} onOpenChange={(open) => { if (!open) setRenaming(null); }} title="Rename dashboard">
         {renaming ? (
           <NameForm initial={renaming.name} label="Save name" pending={rename.isPending} error={rename.error} onSubmit={(name) => rename.mutate({ id: renaming.id, name })} />
         ) : null}
-      </Modal>
+      </Dialog>
     </section>
   );
 }

@@ -5,7 +5,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState, type FormEvent } from 'react';
 import { useSession } from '../../session.tsx';
 import { formErrors } from '../../ui/errors.ts';
-import { Dialog, ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
+import { ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
 import { AdminOnly, nameOf, Pager, useAdminState, useSiteUsers } from './common.tsx';
 import { apiJson, when, type Erasure, type Page } from './api.ts';
 
@@ -156,10 +156,17 @@ export function ErasurePage() {
           <Pager label="Erasure requests" page={page} pageSize={PAGE_SIZE} total={erasures.data.meta.total} onPage={setPage} />
         </>
       ) : null}
-      <Dialog open={receiptOf !== null} onOpenChange={(open) => { if (!open) setReceiptOf(null); }} title="Signed erasure receipt">
-        <QueryState query={receipt} />
-        {receipt.data ? <pre aria-label="Receipt">{JSON.stringify(receipt.data, null, 2)}</pre> : null}
-      </Dialog>
+      {receiptOf !== null ? (
+        <section className="card stack" aria-labelledby="receipt-title">
+          <div className="spread">
+            <h2 id="receipt-title">Signed erasure receipt</h2>
+            <button type="button" onClick={() => setReceiptOf(null)}>Close receipt</button>
+          </div>
+          <p className="muted">Signed with the deployment's key: it proves what was erased, when, and by whom, without naming the subject.</p>
+          <QueryState query={receipt} />
+          {receipt.data ? <pre aria-label="Receipt" tabIndex={0}>{JSON.stringify(receipt.data, null, 2)}</pre> : null}
+        </section>
+      ) : null}
     </section>
   );
 }

@@ -4,7 +4,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useEffect, useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
 import { formErrors } from '../../ui/errors.ts';
-import { Dialog, ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
+import { ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
 import { AdminOnly, Pager, useAdminState } from './common.tsx';
 import { isoOf, when, type Page, type Report } from './api.ts';
 import { apiJson } from './api.ts';
@@ -167,13 +167,19 @@ export function ReportsPage() {
           <Pager label="Reports" page={page} pageSize={PAGE_SIZE} total={reports.data.meta.total} onPage={setPage} />
         </>
       ) : null}
-      <Dialog open={viewing !== null} onOpenChange={(open) => { if (!open) setViewing(null); }} title="Compliance report">
-        {viewing ? <p className="muted">SHA-256 {viewing.sha256}, signed with key {viewing.keyId}</p> : null}
-        <QueryState query={file} />
-        {file.data !== undefined ? (
-          <pre aria-label="Report content" style={{ maxHeight: '50vh', overflow: 'auto' }}>{file.data.length > MAX_PREVIEW ? `${file.data.slice(0, MAX_PREVIEW)}\n…` : file.data}</pre>
-        ) : null}
-      </Dialog>
+      {viewing !== null ? (
+        <section className="card stack" aria-labelledby="report-view-title">
+          <div className="spread">
+            <h2 id="report-view-title">Report of {when(viewing.createdAt)}</h2>
+            <button type="button" onClick={() => setViewing(null)}>Close report</button>
+          </div>
+          <p className="muted">SHA-256 {viewing.sha256}, signed with key {viewing.keyId}</p>
+          <QueryState query={file} />
+          {file.data !== undefined ? (
+            <pre aria-label="Report content" tabIndex={0} style={{ maxHeight: '50vh', overflow: 'auto' }}>{file.data.length > MAX_PREVIEW ? `${file.data.slice(0, MAX_PREVIEW)}\n…` : file.data}</pre>
+          ) : null}
+        </section>
+      ) : null}
     </section>
   );
 }

@@ -1,13 +1,12 @@
 // Compliance reports: ask for one (a period, optionally some collections and actions, JSON or CSV), see
 // it queued, running, then completed (or failed), and view or download its file.
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
 import { formErrors } from '../../ui/errors.ts';
 import { ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
 import { AdminOnly, Pager, useAdminState } from './common.tsx';
-import { isoOf, when, type Page, type Report } from './api.ts';
-import { apiJson } from './api.ts';
+import { apiJson, isoOf, when, type Page, type Report } from './api.ts';
 
 const PAGE_SIZE = 20;
 const MAX_PREVIEW = 200_000;
@@ -110,7 +109,9 @@ export function ReportsPage() {
     onSuccess: ({ id, url }) => setDownloads((current) => ({ ...current, [id]: url })),
   });
   // The object URLs die with the page.
-  useEffect(() => () => Object.values(downloads).forEach((url) => URL.revokeObjectURL(url)), []);
+  const made = useRef<Record<string, string>>({});
+  made.current = downloads;
+  useEffect(() => () => Object.values(made.current).forEach((url) => URL.revokeObjectURL(url)), []);
 
   if (admin === false) return <AdminOnly />;
 

@@ -8,7 +8,7 @@ import { QueryState } from '../../ui/parts.tsx';
 import { fetchItems, itemLabel, type ItemRecord, type Release } from './api.ts';
 
 /** Columns the preview keeps from the live item (not a change the release makes). */
-const BOOKKEEPING = new Set(['id', 'version', 'updated_at', 'created_at', 'user_created', 'user_updated', 'date_created', 'date_updated']);
+const BOOKKEEPING = new Set(['id', 'version', 'createdAt', 'updatedAt', 'userCreated', 'userUpdated', 'deletedAt']);
 
 interface PreviewRow {
   key: string;

@@ -123,7 +123,7 @@ export function itemLabel(item: ItemRecord | undefined, fallback: string): strin
 }
 
 export async function fetchItems(client: SvcClient, collection: string, headers?: Record<string, string>, ids?: string[]): Promise<ItemRecord[]> {
-  const query: Record<string, string> = { limit: '200', sort: '-updated_at' };
+  const query: Record<string, string> = { limit: '200', sort: '-updatedAt' };
   if (ids) query.filter = JSON.stringify({ id: { _in: ids } });
   const { data } = await client.api.GET('/api/v1/items/{collection}', {
     params: { path: { collection }, query },

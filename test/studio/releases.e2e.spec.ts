@@ -113,7 +113,7 @@ describe('the Studio releases', () => {
     await page.getByRole('button', { name: 'Publish now' }).click();
     const outcomes = page.getByRole('table', { name: 'Publish outcomes' }).locator('tbody tr');
     await expect.poll(() => outcomes.count()).toBe(2);
-    expect(await outcomes.filter({ hasText: 'Alpha first' }).textContent()).toContain('published');
+    await expect.poll(() => outcomes.filter({ hasText: 'Alpha first' }).textContent()).toContain('published');
     expect(await outcomes.filter({ hasText: 'Beta' }).textContent()).toContain('1 → 2');
     await page.getByText('Publish finished: published (2 of 2 items published).').waitFor();
     expect(await api(site, 'GET', `/items/articles/${alpha}`)).toMatchObject({ title: 'Alpha first', status: 'published' });
@@ -139,8 +139,9 @@ describe('the Studio releases', () => {
     // The list shows it.
     await page.getByRole('link', { name: 'All releases' }).click();
     const listed = page.getByRole('table', { name: 'Releases' }).locator('tbody tr');
-    await expect.poll(() => listed.textContent()).toContain('Spring launch');
-    expect(await listed.textContent()).toContain('Reverted');
+    await expect.poll(() => listed.textContent()).toContain('Reverted');
+    expect(await listed.textContent()).toContain('Spring launch');
+    expect(await listed.textContent()).toContain('Published');
     await expectAccessible(page);
     await screenshot(page, 'releases-list');
     expectNoProblems(studio);

@@ -11,7 +11,7 @@ export function useItemLabels(release: Release): Map<string, string> {
   const byCollection = new Map<string, string[]>();
   for (const item of release.items) byCollection.set(item.collection, [...(byCollection.get(item.collection) ?? []), item.itemId]);
   const labels = useQuery({
-    queryKey: ['releases', 'labels', release.id, release.items.map((item) => `${item.collection}/${item.itemId}`).join(',')],
+    queryKey: ['releases', 'labels', release.id, release.updatedAt, release.revertedAt, release.items.map((item) => `${item.collection}/${item.itemId}`).join(',')],
     queryFn: async () => {
       const found = new Map<string, string>();
       for (const [collection, ids] of byCollection) {

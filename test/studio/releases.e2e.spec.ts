@@ -127,12 +127,18 @@ describe('the Studio releases', () => {
     await expectAccessible(page);
     await screenshot(page, 'releases-published');
 
-    // Revert: the items back to where they stood.
+    // Revert: Beta changed since, so the first try is refused (shown), and "Revert anyway" forces it.
+    await api(site, 'PATCH', `/items/articles/${beta}`, { title: 'Beta edited' });
     await page.getByRole('button', { name: 'Revert release' }).click();
-    await page.getByRole('dialog', { name: 'Revert this release?' }).getByRole('button', { name: 'Revert', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Revert this release?' });
+    await dialog.getByRole('button', { name: 'Revert', exact: true }).click();
+    await expect.poll(() => dialog.getByRole('alert').textContent()).toContain('CONFLICT');
+    expect((await api(site, 'GET', `/releases/${releaseId}`)).revertedAt).toBeNull();
+    await expectAccessible(page);
+    await dialog.getByRole('button', { name: 'Revert anyway' }).click();
     await page.getByText('Release reverted: 2 items restored.').waitFor();
     expect(await api(site, 'GET', `/items/articles/${alpha}`)).toMatchObject({ title: 'Alpha second', status: 'draft' });
-    expect(await api(site, 'GET', `/items/articles/${beta}`)).toMatchObject({ status: 'draft' });
+    expect(await api(site, 'GET', `/items/articles/${beta}`)).toMatchObject({ title: 'Beta', status: 'draft' });
     expect((await api(site, 'GET', `/releases/${releaseId}`)).revertedAt).toEqual(expect.any(String));
     expect(await page.getByRole('button', { name: 'Revert release' }).count()).toBe(0);
 
@@ -149,7 +155,7 @@ describe('the Studio releases', () => {
   });
 
   it('shows the refusal of publishing an empty release, deletes a draft, and keeps members out', { timeout: 120_000 }, async () => {
-    const { site } = await seed();
+    const { site, ...items } = await seed();
     const empty = await api(site, 'POST', '/releases', { name: 'Nothing yet' });
     const studio = await openStudio(chromium(), service);
     const { page } = studio;
@@ -164,6 +170,26 @@ describe('the Studio releases', () => {
     await page.getByRole('button', { name: 'Schedule', exact: true }).click();
     await expect.poll(() => page.locator('.field-error').textContent()).toContain('VALIDATION_FAILED');
     expect((await api(site, 'GET', `/releases/${empty.id}`)).publishAt).toBeNull();
+
+    // All or nothing with a deleted item: that item fails with its reason, the other is skipped, the release failed.
+    const { beta, alpha } = items;
+    await api(site, 'PATCH', `/releases/${empty.id}`, { addItems: [{ collection: 'articles', itemId: alpha, targetStatus: 'published' }, { collection: 'articles', itemId: beta, targetStatus: 'published' }] });
+    await api(site, 'DELETE', `/items/articles/${beta}`);
+    await page.reload();
+    await page.getByRole('button', { name: 'Publish now' }).click();
+    const outcomes = page.getByRole('table', { name: 'Publish outcomes' }).locator('tbody tr');
+    await expect.poll(() => outcomes.count()).toBe(2);
+    await expect.poll(() => outcomes.filter({ hasText: 'failed' }).textContent()).toContain('ITEM_DELETED');
+    expect(await outcomes.filter({ hasText: 'Alpha second' }).textContent()).toContain('skipped');
+    await page.getByText('Publish finished: failed (0 of 2 items published).').waitFor();
+    expect(await api(site, 'GET', `/releases/${empty.id}`)).toMatchObject({ status: 'failed' });
+    expect(await api(site, 'GET', `/items/articles/${alpha}`)).toMatchObject({ status: 'draft' });
+    // A failed release published nothing: it may be published again or deleted, not reverted or scheduled.
+    await page.getByRole('button', { name: 'Publish again' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Revert release' }).count()).toBe(0);
+    expect(await page.getByLabel('Publish at', { exact: true }).count()).toBe(0);
+    await expectAccessible(page);
+    await screenshot(page, 'releases-failed');
 
     await page.getByRole('button', { name: 'Delete release' }).click();
     await page.getByRole('dialog', { name: 'Delete this release?' }).getByRole('button', { name: 'Delete', exact: true }).click();

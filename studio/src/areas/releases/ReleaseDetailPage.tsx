@@ -20,7 +20,12 @@ import './releases.css';
 export function ReleaseDetailPage() {
   const { id } = useParams({ strict: false }) as { id: string };
   const client = useClient();
-  const release = useQuery({ queryKey: releaseKey(id), queryFn: () => fetchRelease(client, id) });
+  const release = useQuery({
+    queryKey: releaseKey(id),
+    queryFn: () => fetchRelease(client, id),
+    // A scheduled release is published by the scheduler: look again now and then to show it when it is.
+    refetchInterval: (query) => (query.state.data?.status === 'scheduled' ? 30_000 : false),
+  });
   if (!release.data) {
     return (
       <section className="stack">

@@ -6,8 +6,7 @@ import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { SvcError } from '@svc-cms/sdk';
 import { useState } from 'react';
 import { useClient } from '../../session.tsx';
-import { ErrorNote, QueryState } from '../../ui/parts.tsx';
-import { ConfirmDialog } from './ConfirmDialog.tsx';
+import { Dialog, ErrorNote, QueryState } from '../../ui/parts.tsx';
 import { AddItemForm } from './AddItemForm.tsx';
 import { allowedActions, DAYS, fetchRelease, formatTime, releaseKey, type Outcome, type PublishResult, type Release } from './api.ts';
 import { ItemsTable, useItemLabels } from './ItemsTable.tsx';
@@ -142,7 +141,7 @@ function ReleaseView({ release }: { release: Release }) {
       {allowed.schedule ? <ScheduleForm release={release} canUnschedule={allowed.unschedule} onSaved={settle} /> : null}
       {allowed.preview ? <ReleasePreview release={release} /> : null}
 
-      <ConfirmDialog open={confirmRevert} onOpenChange={(open) => { setConfirmRevert(open); if (!open) revert.reset(); }} title="Revert this release?">
+      <Dialog open={confirmRevert} onOpenChange={(open) => { setConfirmRevert(open); if (!open) revert.reset(); }} title="Revert this release?">
         <div className="stack">
           <p>Every item the release published goes back to the state it had before the release.</p>
           <ErrorNote error={revert.error} />
@@ -153,8 +152,8 @@ function ReleaseView({ release }: { release: Release }) {
             </button>
           </div>
         </div>
-      </ConfirmDialog>
-      <ConfirmDialog open={confirmDelete} onOpenChange={setConfirmDelete} title="Delete this release?">
+      </Dialog>
+      <Dialog open={confirmDelete} onOpenChange={setConfirmDelete} title="Delete this release?">
         <div className="stack">
           <p>The release and its list of items are deleted; the items themselves are not changed.</p>
           <ErrorNote error={remove.error} />
@@ -162,7 +161,7 @@ function ReleaseView({ release }: { release: Release }) {
             <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>Delete</button>
           </div>
         </div>
-      </ConfirmDialog>
+      </Dialog>
     </section>
   );
 }

@@ -43,7 +43,7 @@ export function RolePreview({ role }: { role: Role }) {
             for (const item of rows) {
               const id = String(item.id);
               const { data } = await client.api.POST('/api/v1/permissions/check', { body: { action: 'read', collection, itemId: id, principal: { roleId: role.id } } });
-              const title = Object.entries(item).find(([key, value]) => key !== 'id' && typeof value === 'string')?.[1];
+              const title = ['title', 'name', 'label', 'slug'].map((key) => item[key]).find((value) => typeof value === 'string' && value !== '');
               if ((data!.data as unknown as Decision).allowed) readable.push({ id, title: typeof title === 'string' ? title : id });
             }
           }

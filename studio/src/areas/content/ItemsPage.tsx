@@ -62,7 +62,7 @@ export function ItemsPage() {
       <QueryState query={effective} />
       {ready ? (
         <ItemsView
-          key={`${collection}:${effective.data?.id ?? 'none'}`}
+          key={collection}
           collection={collection}
           fields={fields.data!.filter((field) => !isAlias(field, relations.data!, collection))}
           preset={effective.data ?? null}

@@ -78,7 +78,8 @@ export function JsonEditor({ id, describedBy, value, onChange, onProblem }: Edit
         }}
         rows={6}
       />
-      {problem ? <span className="field-error" role="alert">{problem}</span> : <span className="muted content-small">Valid JSON</span>}
+      {/* A parse problem is shown at the field (onProblem), as the service's refusals are. */}
+      {problem ? null : <span className="muted content-small">Valid JSON</span>}
     </>
   );
 }

@@ -65,7 +65,6 @@ function ItemForm({ collection, id, onFresh }: { collection: string; id: string 
   const queryClient = useQueryClient();
   const navigate = useNavigate();
   const saveAction = useSaveAction();
-  const { site } = useTheme();
   const { info, fields, relations } = useSchema(collection);
   const language = useQuery({
     queryKey: ['site', 'language'],
@@ -185,7 +184,6 @@ function ItemForm({ collection, id, onFresh }: { collection: string; id: string 
         <p className="muted">
           {id !== null ? <>Item <code>{id}</code>{version !== null ? ` · version ${version}` : ''} · </> : null}
           After saving: {saveAction === 'stay' ? 'stay on the item' : saveAction === 'return' ? 'return to the list' : 'start a new item'}
-          {site?.defaultSaveAction ? '' : ''}
         </p>
       </PageHeader>
       {live ? (

@@ -3,8 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
-import { ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
-import { Dialog } from './AdminDialog.tsx';
+import { Dialog, ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
 import { AdminOnly, GeneralErrors, useFormErrors, useRoles } from './common.tsx';
 
 interface ApiKey {

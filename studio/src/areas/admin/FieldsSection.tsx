@@ -3,8 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
-import { ErrorNote, Field, QueryState } from '../../ui/parts.tsx';
-import { Dialog } from './AdminDialog.tsx';
+import { Dialog, ErrorNote, Field, QueryState } from '../../ui/parts.tsx';
 import { GeneralErrors, useFormErrors } from './common.tsx';
 
 export const FIELD_TYPES = [

@@ -99,7 +99,7 @@ describe('the Studio item editor', () => {
     // The edit page links to the item's history; no review without the editorial workflow.
     await page.getByRole('link', { name: 'History' }).waitFor();
     expect(await page.getByRole('link', { name: 'History' }).getAttribute('href')).toBe(`/studio/collections/articles/${id}/history`);
-    expect(await page.getByRole('link', { name: 'Review' }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'Review', exact: true }).count()).toBe(0);
     await expect.poll(() => page.getByRole('img', { name: 'Preview of photo.png' }).count()).toBe(1);
     await expectAccessible(page);
 
@@ -109,8 +109,8 @@ describe('the Studio item editor', () => {
     // With the workflow on, the edit page links to the review too.
     expect((await api.admin('PATCH', '/collections/authors', { editorialWorkflow: true })).status).toBe(200);
     await page.reload();
-    await page.getByRole('link', { name: 'Review' }).waitFor();
-    expect(await page.getByRole('link', { name: 'Review' }).getAttribute('href')).toBe(`/studio/collections/authors/${grace!.id}/review`);
+    await page.getByRole('link', { name: 'Review', exact: true }).waitFor();
+    expect(await page.getByRole('link', { name: 'Review', exact: true }).getAttribute('href')).toBe(`/studio/collections/authors/${grace!.id}/review`);
     expectNoProblems(studio);
   });
 

@@ -4,7 +4,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
-import { Dialog, ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
+import { ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
+import { ModalDialog } from './ModalDialog.tsx';
 import { formErrors } from '../../ui/errors.ts';
 import { deleteFile, formatBytes, getFile, listFolders, updateFile, type FileRecord } from './api.ts';
 import { useMediaRights } from './capabilities.ts';
@@ -153,13 +154,13 @@ function FileDetail({ file, canUpdate, canDelete, canCreatePreset }: { file: Fil
       ) : (
         <p className="muted">Only raster images (JPEG, PNG, WebP, GIF, AVIF, TIFF) have transforms.</p>
       )}
-      <Dialog open={confirming} onOpenChange={setConfirming} title={`Delete ${file.filename}?`}>
+      <ModalDialog open={confirming} onOpenChange={setConfirming} title={`Delete ${file.filename}?`}>
         <p>The file and its transformed copies are deleted for good.</p>
         <ErrorNote error={remove.error} />
         <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
           Delete for good
         </button>
-      </Dialog>
+      </ModalDialog>
     </section>
   );
 }

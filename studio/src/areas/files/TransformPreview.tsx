@@ -205,7 +205,6 @@ function useObjectUrl(key: unknown[] | null, load: () => Promise<string>): { url
       if (made) URL.revokeObjectURL(made);
     };
     // The key names what is loaded; `load` is a new closure each render.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [keyText]);
   return state;
 }

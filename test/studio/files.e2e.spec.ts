@@ -176,4 +176,25 @@ describe('the Studio files library', () => {
     expectNoProblems(studio);
     await studio.context.close();
   });
+  it('pages through the library, 25 files a page', { timeout: 90_000 }, async () => {
+    const site = await createTestSite(service, 'studio');
+    for (let index = 1; index <= 27; index += 1) await seedImage(service, site, `tile-${String(index).padStart(2, '0')}.png`, 4, 4);
+    const studio = await openStudio(chromium(), service);
+    const { page } = studio;
+    await signIn(studio, adminOf(site), '/studio/files');
+    const rows = page.getByRole('table', { name: 'Files' }).locator('tbody tr');
+    await page.getByText('Page 1 of 2 (27 files)').waitFor();
+    await poll(() => rows.count()).toBe(25);
+    // Newest first: the last seeded opens the first page.
+    await page.getByRole('link', { name: 'tile-27.png' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Previous page' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByText('Page 2 of 2 (27 files)').waitFor();
+    await poll(() => rows.count()).toBe(2);
+    await page.getByRole('link', { name: 'tile-01.png' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+    await expectAccessible(page);
+    expectNoProblems(studio);
+    await studio.context.close();
+  });
 });

@@ -73,7 +73,7 @@ describe('a file in the Studio', () => {
     await page.getByLabel('Height').fill('');
     await page.getByLabel('Fit').selectOption('');
     await page.getByLabel('Format').selectOption('');
-    expect(await page.getByLabel('Preset', { exact: true }).inputValue()).toBe('square-thumb');
+    await poll(() => page.getByLabel('Preset', { exact: true }).inputValue()).toBe('square-thumb');
     await page.getByRole('button', { name: 'Preview' }).click();
     await poll(() => preview.evaluate((image: HTMLImageElement) => image.complete && [image.naturalWidth, image.naturalHeight])).toEqual([64, 64]);
     await expectAccessible(page);
@@ -84,7 +84,7 @@ describe('a file in the Studio', () => {
     await dialog.getByRole('button', { name: 'Delete for good' }).click();
     await page.getByRole('heading', { name: 'Files', level: 1 }).waitFor();
     await poll(async () => (await fileOf()).status).toBe(404);
-    expect(await page.getByRole('table', { name: 'Files' }).getByRole('link').count()).toBe(0);
+    await poll(() => page.getByRole('table', { name: 'Files' }).getByRole('link').count()).toBe(0);
     expectNoProblems(studio);
     await studio.context.close();
   });

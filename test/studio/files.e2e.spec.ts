@@ -162,10 +162,13 @@ describe('the Studio files library', () => {
     const member = await memberWithoutMedia(service, site);
     const studio = await openStudio(chromium(), service);
     const { page } = studio;
+    const rightsKnown = page.waitForResponse((response) => response.url().endsWith('/api/v1/permissions/me') && response.status() === 200);
     await signIn(studio, member, '/studio/files');
     await page.getByRole('heading', { name: 'Files', level: 1 }).waitFor();
     await poll(() => page.getByRole('alert').allTextContents()).toEqual([expect.stringContaining('PERMISSION_DENIED')]);
-    expect(await page.getByRole('heading', { name: 'Upload a file' }).count()).toBe(0);
+    // Its rights are known (GET /permissions/me answered) and hold no media:create: no upload form.
+    await rightsKnown;
+    await poll(() => page.getByRole('heading', { name: 'Upload a file' }).count()).toBe(0);
     expect(await page.getByRole('table', { name: 'Files' }).count()).toBe(0);
     await expectAccessible(page);
 

@@ -70,7 +70,7 @@ export function FilesPage() {
           }}
         />
         <div className="stack">
-          {rights.create || !rights.known ? (
+          {rights.create ? (
             <UploadPanel key={choice.kind === 'folder' ? choice.name : ''} folders={folders} defaultFolder={choice.kind === 'folder' ? choice.name : ''} onUploaded={refresh} />
           ) : null}
           <h2>{choice.kind === 'all' ? 'All files' : choice.kind === 'none' ? 'Files in no folder' : `Folder ${choice.name}`}</h2>

@@ -100,7 +100,7 @@ export function TransformPreview({ file, canCreatePreset }: { file: FileRecord; 
             )}
           </Field>
           {presets.error ? <ErrorNote error={presets.error} /> : null}
-          <div className="row">
+          <div className="row" style={{ alignItems: 'flex-start' }}>
             <Field label="Width" error={fieldErrors.width}>
               {(id, describedBy) => <input id={id} type="number" inputMode="numeric" value={draft.width} onChange={set('width')} aria-describedby={describedBy} style={{ width: '7rem' }} />}
             </Field>
@@ -111,7 +111,7 @@ export function TransformPreview({ file, canCreatePreset }: { file: FileRecord; 
               {(id, describedBy) => <input id={id} type="number" inputMode="numeric" value={draft.quality} onChange={set('quality')} aria-describedby={describedBy} style={{ width: '6rem' }} />}
             </Field>
           </div>
-          <div className="row">
+          <div className="row" style={{ alignItems: 'flex-start' }}>
             <Field label="Fit" error={fieldErrors.fit}>
               {(id, describedBy) => (
                 <select id={id} value={draft.fit} onChange={set('fit')} aria-describedby={describedBy}>
@@ -161,7 +161,7 @@ export function TransformPreview({ file, canCreatePreset }: { file: FileRecord; 
           noValidate
         >
           <h3>Save these parameters as a preset</h3>
-          <div className="row">
+          <div className="row" style={{ alignItems: 'flex-start' }}>
             <Field label="Preset key" error={presetErrors.fields.key} hint="Lowercase letters and digits, joined by _ or -">
               {(id, describedBy) => <input id={id} value={presetKey} onChange={(event) => setPresetKey(event.target.value)} aria-describedby={describedBy} />}
             </Field>
@@ -173,7 +173,9 @@ export function TransformPreview({ file, canCreatePreset }: { file: FileRecord; 
           {presetErrors.general.map((message) => (
             <p role="alert" className="alert" key={message}>{message}</p>
           ))}
-          <button type="submit" disabled={addPreset.isPending}>Create preset</button>
+          <div>
+            <button type="submit" disabled={addPreset.isPending}>Create preset</button>
+          </div>
           {addPreset.isSuccess ? <p role="status" className="ok">Preset {addPreset.data.key} created</p> : null}
         </form>
       ) : null}

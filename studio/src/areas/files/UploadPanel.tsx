@@ -77,7 +77,7 @@ export function UploadPanel({ folders, defaultFolder, onUploaded }: { folders: s
         <Field label="File" error={fileError} hint={policy.data ? `Up to ${formatBytes(policy.data.data.maxBytes)}` : undefined}>
           {(id, describedBy) => <input id={id} ref={inputRef} type="file" aria-describedby={describedBy} aria-invalid={fileError ? true : undefined} />}
         </Field>
-        <div className="row">
+        <div className="row" style={{ alignItems: 'flex-start' }}>
           <Field label="Title" error={errors.fields.title}>
             {(id, describedBy) => <input id={id} value={title} onChange={(event) => setTitle(event.target.value)} aria-describedby={describedBy} />}
           </Field>

@@ -102,6 +102,7 @@ describe('the Studio shell', () => {
     await expect.poll(theme).toEqual(['dark', '240 30% 9%']);
     await expect.poll(() => page.title()).toBe('Newsroom · Studio');
     await expectAccessible(page);
+    await screenshot(page, 'theme-dark');
 
     await page.getByLabel('Appearance').selectOption('light');
     await expect.poll(theme).toEqual(['light', '0 0% 100%']);

@@ -4,8 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate, useParams } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
-import { ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
-import { ModalDialog } from './ModalDialog.tsx';
+import { Dialog, ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
 import { formErrors } from '../../ui/errors.ts';
 import { deleteFile, formatBytes, getFile, listFolders, updateFile, type FileRecord } from './api.ts';
 import { useMediaRights } from './capabilities.ts';
@@ -154,13 +153,13 @@ function FileDetail({ file, canUpdate, canDelete, canCreatePreset }: { file: Fil
       ) : (
         <p className="muted">Only raster images (JPEG, PNG, WebP, GIF, AVIF, TIFF) have transforms.</p>
       )}
-      <ModalDialog open={confirming} onOpenChange={setConfirming} title={`Delete ${file.filename}?`}>
+      <Dialog open={confirming} onOpenChange={setConfirming} title={`Delete ${file.filename}?`}>
         <p>The file and its transformed copies are deleted for good.</p>
         <ErrorNote error={remove.error} />
         <button type="button" className="danger" disabled={remove.isPending} onClick={() => remove.mutate()}>
           Delete for good
         </button>
-      </ModalDialog>
+      </Dialog>
     </section>
   );
 }

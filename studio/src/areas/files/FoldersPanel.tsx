@@ -3,8 +3,7 @@
 // in); renaming moves every file of the folder to the new name; choosing one browses it.
 import { useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
-import { ErrorNote, Field } from '../../ui/parts.tsx';
-import { ModalDialog } from './ModalDialog.tsx';
+import { Dialog, ErrorNote, Field } from '../../ui/parts.tsx';
 import { formErrors } from '../../ui/errors.ts';
 import { renameFolder } from './api.ts';
 
@@ -112,7 +111,7 @@ export function FoldersPanel({
       ) : (
         <button type="button" onClick={() => setCreating(true)}>New folder</button>
       )}
-      <ModalDialog open={renaming !== null} onOpenChange={(open) => (open ? null : setRenaming(null))} title={`Rename folder ${renaming ?? ''}`}>
+      <Dialog open={renaming !== null} onOpenChange={(open) => (open ? null : setRenaming(null))} title={`Rename folder ${renaming ?? ''}`}>
         <form onSubmit={(event) => void rename(event)} className="stack">
           <Field label="Folder name" error={renameFieldError}>
             {(id, describedBy) => <input id={id} value={renameTo} onChange={(event) => setRenameTo(event.target.value)} aria-describedby={describedBy} />}
@@ -120,7 +119,7 @@ export function FoldersPanel({
           {renameFieldError ? null : <ErrorNote error={renameError} />}
           <button type="submit" className="primary" disabled={busy}>{busy ? 'Renaming…' : 'Rename'}</button>
         </form>
-      </ModalDialog>
+      </Dialog>
     </nav>
   );
 }

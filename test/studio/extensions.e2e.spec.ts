@@ -15,7 +15,14 @@ const service = await startTestServiceForFile({ SVC_EXTENSION_TRUSTED_KEYS: TRUS
 const chromium = useChromium();
 const folder = mkdtempSync(join(tmpdir(), 'studio-ext-'));
 
-const UI = { panels: [{ id: 'stats', title: 'Word stats', location: 'navigation' }, { id: 'board', title: 'Board words', location: 'dashboard' }] };
+const UI = {
+  panels: [
+    { id: 'stats', title: 'Word stats', location: 'navigation' },
+    { id: 'board', title: 'Board words', location: 'dashboard' },
+    { id: 'item', title: 'Item words', location: 'item.sidebar' },
+    { id: 'list', title: 'List words', location: 'collection.toolbar' },
+  ],
+};
 const CODE = "module.exports.run = async (input, api) => { await api.log('panel', input.panel); return { panel: input.panel, words: 42, top: ['alpha', 'beta'] }; };";
 
 describe('the Studio: extensions', () => {
@@ -115,6 +122,15 @@ describe('the Studio: extensions', () => {
     const dashboard = await service.request('POST', '/dashboards', { ...admin, body: { name: 'Board' } });
     await page.goto(`/studio/dashboards/${dashboard.body.data.id}`);
     await page.frameLocator('iframe[title="Board words (extension word-count)"]').getByRole('cell', { name: 'board' }).waitFor();
+    await expectAccessible(page);
+
+    // Its item and collection panels beside an item and above a collection's list.
+    expect((await service.request('POST', '/collections', { ...admin, body: { name: 'notes', fields: [{ field: 'title', type: 'string' }] } })).status).toBe(201);
+    const note = await service.request('POST', '/items/notes', { ...admin, body: { title: 'First' } });
+    await page.goto(`/studio/collections/notes/${note.body.data.id}`);
+    await page.frameLocator('iframe[title="Item words (extension word-count)"]').getByRole('cell', { name: 'item' }).waitFor();
+    await page.goto('/studio/collections/notes');
+    await page.frameLocator('iframe[title="List words (extension word-count)"]').getByRole('cell', { name: 'list' }).waitFor();
     await expectAccessible(page);
 
     // Disabled, its panels leave the manifest and the Studio.

@@ -13,6 +13,7 @@ import { call, enc, getCollection, getFields, getRelations, hasWorkflow, itemLab
 import { FieldEditor } from './FieldEditors.tsx';
 import { O2MList } from './RelationEditors.tsx';
 import { useLiveChanges, type LiveNotice } from './live.ts';
+import { ExtensionSlot } from '../extensions/ExtensionSlot.tsx';
 
 type SaveAction = 'stay' | 'return' | 'create_new';
 
@@ -225,6 +226,7 @@ function ItemForm({ collection, id, onFresh }: { collection: string; id: string 
         </form>
       ) : null}
       {id !== null && lists.length > 0 ? lists.map((list) => <O2MList key={list.alias} itemId={id} related={list.related} relatedField={list.relatedField} label={`${list.alias} (${list.related})`} />) : null}
+      {id !== null ? <ExtensionSlot location="item.sidebar" heading="Extensions for this item" /> : null}
     </section>
   );
 }

@@ -13,6 +13,7 @@ import { FilterBuilder, filterOf, rowsOf, type FilterRow } from './FilterBuilder
 import { PresetsBar } from './PresetsBar.tsx';
 import { SearchResults } from './SearchResults.tsx';
 import { useLiveChanges } from './live.ts';
+import { ExtensionSlot } from '../extensions/ExtensionSlot.tsx';
 
 interface View {
   columns: string[];
@@ -126,6 +127,7 @@ function ItemsView({ collection, fields, preset }: { collection: string; fields:
   return (
     <>
       {live ? <p className="notice" role="status">{live.text}</p> : null}
+      <ExtensionSlot location="collection.toolbar" heading="Extensions for this collection" />
       <PresetsBar collection={collection} query={query} sourceScope={preset?.sourceScope ?? null} onLoad={applyPreset} />
       {loaded ? <p className="muted" role="status">Bookmark “{loaded}” loaded.</p> : null}
       <form className="row" role="search" onSubmit={(event: FormEvent) => {

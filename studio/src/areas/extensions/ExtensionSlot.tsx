@@ -1,9 +1,11 @@
 // Where extension panels appear: every enabled extension's panels declared for one location of the
 // Studio (GET /extensions/ui/manifest), each in its sandboxed frame. Other areas may place a slot for
-// their own locations (`item.sidebar`, `collection.toolbar`, `settings`).
+// their own locations (`item.sidebar`, `collection.toolbar`, `settings`). Only administrators see
+// them: the service runs extensions for site administrators only (POST /extensions/:id/run).
 import { useQuery } from '@tanstack/react-query';
 import { useClient } from '../../session.tsx';
 import { apiJson } from '../insights/api.ts';
+import { useIsAdmin } from '../../ui/Layout.tsx';
 import { ErrorNote } from '../../ui/parts.tsx';
 import { extensionKeys, type UiLocation, type UiManifest } from './api.ts';
 import { ExtensionFrame } from './ExtensionFrame.tsx';
@@ -18,7 +20,9 @@ export function useUiManifest() {
 }
 
 export function ExtensionSlot({ location, heading }: { location: UiLocation; heading: string }) {
+  const admin = useIsAdmin();
   const manifest = useUiManifest();
+  if (!admin) return null;
   const panels = (manifest.data?.extensions ?? []).flatMap((extension) => extension.panels.filter((panel) => panel.location === location).map((panel) => ({ extension, panel })));
   if (manifest.error) return <ErrorNote error={manifest.error} />;
   if (panels.length === 0) return null;

@@ -16,6 +16,6 @@ export const extensionsArea: Area = {
   ],
   nav: [
     { to: '/extensions', label: 'Extensions', section: 'Administration', adminOnly: true },
-    { to: '/extension-panels', label: 'Extension panels', section: 'Insights' },
+    { to: '/extension-panels', label: 'Extension panels', section: 'Insights', adminOnly: true },
   ],
 };

@@ -30,7 +30,7 @@ export const adminArea: Area = {
     route('admin/config', ConfigPage),
   ],
   nav: [
-    { to: '/admin/collections', label: 'Collections', section: 'Administration', adminOnly: true },
+    { to: '/admin/collections', label: 'Data model', section: 'Administration', adminOnly: true },
     { to: '/admin/roles', label: 'Roles', section: 'Administration', adminOnly: true },
     { to: '/admin/policies', label: 'Policies', section: 'Administration', adminOnly: true },
     { to: '/admin/users', label: 'Users', section: 'Administration', adminOnly: true },

@@ -62,3 +62,12 @@ export function Dialog({ open, onOpenChange, title, children }: { open: boolean;
     </dialog>
   );
 }
+
+/** A destructive action behind the browser's confirmation (a native prompt: focus and Escape for free). */
+export function ConfirmButton({ label, question, onConfirm, children = 'Delete' }: { label: string; question: string; onConfirm(): void; children?: ReactNode }) {
+  return (
+    <button type="button" className="danger" aria-label={label} onClick={() => window.confirm(question) && onConfirm()}>
+      {children}
+    </button>
+  );
+}

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
-import { Dialog, ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
+import { ConfirmButton, Dialog, ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
 import { AdminOnly, GeneralErrors, useFormErrors, useRoles } from './common.tsx';
 
 interface ApiKey {
@@ -86,16 +86,7 @@ function ApiKeys() {
                 <td>{key.lastUsedAt ? new Date(key.lastUsedAt).toLocaleString() : 'never'}</td>
                 <td>{key.expiresAt ? new Date(key.expiresAt).toLocaleString() : 'never'}</td>
                 <td>
-                  <button
-                    type="button"
-                    className="danger"
-                    aria-label={`Revoke key ${key.name}`}
-                    onClick={() => {
-                      if (window.confirm(`Revoke the key ${key.name}? Anything using it stops working.`)) revoke.mutate(key.id);
-                    }}
-                  >
-                    Revoke
-                  </button>
+                  <ConfirmButton label={`Revoke key ${key.name}`} question={`Revoke the key ${key.name}? Anything using it stops working.`} onConfirm={() => revoke.mutate(key.id)}>Revoke</ConfirmButton>
                 </td>
               </tr>
             ))}

@@ -3,7 +3,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { Link, useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
-import { ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
+import { ConfirmButton, ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
 import { AdminOnly, GeneralErrors, useCollections, useFormErrors } from './common.tsx';
 
 export function CollectionsPage() {
@@ -62,16 +62,7 @@ function Collections() {
                 <td>{collection.displayName ?? '—'}</td>
                 <td>{collection.editorialWorkflow ? <span className="badge">editorial review</span> : '—'}</td>
                 <td>
-                  <button
-                    type="button"
-                    className="danger"
-                    aria-label={`Delete collection ${collection.name}`}
-                    onClick={() => {
-                      if (window.confirm(`Delete the collection ${collection.name}? It is soft-deleted.`)) remove.mutate(collection.name);
-                    }}
-                  >
-                    Delete
-                  </button>
+                  <ConfirmButton label={`Delete collection ${collection.name}`} question={`Delete the collection ${collection.name}? It is soft-deleted.`} onConfirm={() => remove.mutate(collection.name)} />
                 </td>
               </tr>
             ))}

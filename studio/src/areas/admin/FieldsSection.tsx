@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
-import { Dialog, ErrorNote, Field, QueryState } from '../../ui/parts.tsx';
+import { ConfirmButton, Dialog, ErrorNote, Field, QueryState } from '../../ui/parts.tsx';
 import { GeneralErrors, useFormErrors } from './common.tsx';
 
 export const FIELD_TYPES = [
@@ -62,16 +62,7 @@ export function FieldsSection({ collection }: { collection: string }) {
                 <td>{row.sort ?? '—'}</td>
                 <td className="row">
                   <button type="button" aria-label={`Edit field ${row.field}`} onClick={() => setEditing(row)}>Edit</button>
-                  <button
-                    type="button"
-                    className="danger"
-                    aria-label={`Delete field ${row.field}`}
-                    onClick={() => {
-                      if (window.confirm(`Remove the field ${row.field}?`)) remove.mutate(row.field);
-                    }}
-                  >
-                    Delete
-                  </button>
+                  <ConfirmButton label={`Delete field ${row.field}`} question={`Remove the field ${row.field}?`} onConfirm={() => remove.mutate(row.field)} />
                 </td>
               </tr>
             ))}

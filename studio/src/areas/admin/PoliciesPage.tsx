@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
-import { ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
+import { ConfirmButton, ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
 import { AdminOnly, GeneralErrors, useFormErrors, type Policy } from './common.tsx';
 
 export function usePolicies() {
@@ -67,16 +67,7 @@ function Policies() {
                 <td>{policy.permissionCount}</td>
                 <td>{policy.attachments.roles.length} roles, {policy.attachments.users.length} users, {policy.attachments.teams.length} teams</td>
                 <td>
-                  <button
-                    type="button"
-                    className="danger"
-                    aria-label={`Delete policy ${policy.name}`}
-                    onClick={() => {
-                      if (window.confirm(`Delete the policy ${policy.name}?`)) remove.mutate(policy.id);
-                    }}
-                  >
-                    Delete
-                  </button>
+                  <ConfirmButton label={`Delete policy ${policy.name}`} question={`Delete the policy ${policy.name}?`} onConfirm={() => remove.mutate(policy.id)} />
                 </td>
               </tr>
             ))}

@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
-import { Dialog, ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
+import { ConfirmButton, Dialog, ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
 import { AdminOnly, GeneralErrors, useFormErrors, useRoles, type Role } from './common.tsx';
 import { RolePreview } from './RolePreview.tsx';
 
@@ -48,16 +48,7 @@ function Roles() {
                 <td className="row">
                   <button type="button" aria-label={`Preview role ${role.name}`} onClick={() => setPreviewing(role)}>Preview</button>
                   <button type="button" aria-label={`Edit role ${role.name}`} onClick={() => setEditing(role)}>Edit</button>
-                  <button
-                    type="button"
-                    className="danger"
-                    aria-label={`Delete role ${role.name}`}
-                    onClick={() => {
-                      if (window.confirm(`Delete the role ${role.name}?`)) remove.mutate(role.id);
-                    }}
-                  >
-                    Delete
-                  </button>
+                  <ConfirmButton label={`Delete role ${role.name}`} question={`Delete the role ${role.name}?`} onConfirm={() => remove.mutate(role.id)} />
                 </td>
               </tr>
             ))}

@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
-import { Dialog, ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
+import { ConfirmButton, Dialog, ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
 import { AdminOnly, GeneralErrors, useFormErrors, useRoles, type Role, type User } from './common.tsx';
 import { UserSessions } from './UserSessions.tsx';
 
@@ -66,16 +66,7 @@ function Users() {
                 <td className="row">
                   <button type="button" aria-label={`Edit user ${user.email}`} onClick={() => setEditing({ mode: 'edit', user })}>Edit</button>
                   <button type="button" aria-label={`Sessions of ${user.email}`} onClick={() => setEditing({ mode: 'sessions', user })}>Sessions</button>
-                  <button
-                    type="button"
-                    className="danger"
-                    aria-label={`Delete user ${user.email}`}
-                    onClick={() => {
-                      if (window.confirm(`Delete the user ${user.email}?`)) remove.mutate(user.id);
-                    }}
-                  >
-                    Delete
-                  </button>
+                  <ConfirmButton label={`Delete user ${user.email}`} question={`Delete the user ${user.email}?`} onConfirm={() => remove.mutate(user.id)} />
                 </td>
               </tr>
             ))}

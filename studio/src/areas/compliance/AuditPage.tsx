@@ -5,7 +5,8 @@ import { Fragment, useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
 import { PageHeader, QueryState } from '../../ui/parts.tsx';
 import { AdminOnly, nameOf, Pager, useAdminState, useSiteUsers } from './common.tsx';
-import { apiJson, isoOf, queryString, when, type AuditEntry, type Page } from './api.ts';
+import { isoOf, queryString, when, type AuditEntry, type Page } from './api.ts';
+import { apiJson } from '../../api.ts';
 
 interface AuditFilters {
   action: string;

@@ -8,7 +8,8 @@ import { useState } from 'react';
 import { useSession } from '../../session.tsx';
 import { ErrorNote, PageHeader, QueryState } from '../../ui/parts.tsx';
 import { nameOf, useAdminState, useSiteUsers, type SiteUser } from './common.tsx';
-import { apiJson, CONSENT_TYPES, queryString, when, type AuditEntry, type Consent, type Page, type Restriction } from './api.ts';
+import { CONSENT_TYPES, queryString, when, type AuditEntry, type Consent, type Page, type Restriction } from './api.ts';
+import { apiJson } from '../../api.ts';
 
 const LABELS: Record<string, string> = { marketing: 'Marketing', analytics: 'Analytics', personalization: 'Personalization', functional: 'Functional', sale_share: 'Sale or sharing of data' };
 const RECORD_ACTIONS = ['consent_granted', 'consent_withdrawn', 'processing_restriction.applied', 'processing_restriction.lifted'];

@@ -7,7 +7,8 @@ import { useSession } from '../../session.tsx';
 import { formErrors } from '../../ui/errors.ts';
 import { ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
 import { AdminOnly, nameOf, Pager, useAdminState, useSiteUsers } from './common.tsx';
-import { apiJson, when, type Erasure, type Page } from './api.ts';
+import { when, type Erasure, type Page } from './api.ts';
+import { apiJson } from '../../api.ts';
 
 const PAGE_SIZE = 20;
 const STATES: Record<Erasure['status'], string> = { requested: 'Requested: waiting for a second administrator', confirmed: 'Confirmed: ready to execute', executed: 'Executed' };

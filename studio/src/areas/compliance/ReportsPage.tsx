@@ -6,7 +6,8 @@ import { useClient } from '../../session.tsx';
 import { formErrors } from '../../ui/errors.ts';
 import { ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
 import { AdminOnly, Pager, useAdminState } from './common.tsx';
-import { apiJson, isoOf, when, type Page, type Report } from './api.ts';
+import { isoOf, when, type Page, type Report } from './api.ts';
+import { apiJson } from '../../api.ts';
 
 const PAGE_SIZE = 20;
 const MAX_PREVIEW = 200_000;

@@ -5,7 +5,8 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { useClient } from '../../session.tsx';
 import { ErrorNote, PageHeader, QueryState } from '../../ui/parts.tsx';
 import { AdminOnly, useAdminState } from './common.tsx';
-import { apiJson, when, type CheckpointEntry, type LogVerification, type Page } from './api.ts';
+import { when, type CheckpointEntry, type LogVerification, type Page } from './api.ts';
+import { apiJson } from '../../api.ts';
 
 type CheckpointPage = Page<CheckpointEntry> & { meta: { publicKey: { keyId: string; algorithm: string; pem: string } } };
 

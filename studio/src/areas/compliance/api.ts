@@ -1,6 +1,4 @@
-// The compliance routes' shapes as the service answers them, and small helpers to call them through the
-// client's pipeline (site header, token, refresh, errors as SvcError) with a `filter` in its JSON form.
-import type { SvcClient } from '@svc-cms/sdk';
+// The compliance routes' shapes as the service answers them, and query strings with a `filter` in its JSON form.
 
 export interface Page<T> {
   data: T[];
@@ -114,17 +112,6 @@ export function queryString(query: Record<string, unknown>): string {
   }
   const text = params.toString();
   return text ? `?${text}` : '';
-}
-
-/** A request of the API (`path` after /api/v1) whose answer is JSON. */
-export async function apiJson<T>(client: SvcClient, method: string, path: string, body?: unknown): Promise<T> {
-  const init: RequestInit = { method };
-  if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    init.headers = { 'content-type': 'application/json' };
-  }
-  const response = await client.fetch(new Request(`${client.baseUrl}/api/v1${path}`, init));
-  return (await response.json()) as T;
 }
 
 /** A local date-time input's value (no zone) as an ISO instant; '' stays undefined. */

@@ -2,7 +2,8 @@
 // and the notice shown to someone who is not a site administrator.
 import { useQuery } from '@tanstack/react-query';
 import { useClient, useSession } from '../../session.tsx';
-import { apiJson, type Page } from './api.ts';
+import { type Page } from './api.ts';
+import { apiJson } from '../../api.ts';
 
 export function Pager({ page, pageSize, total, onPage, label }: { page: number; pageSize: number; total: number; onPage(page: number): void; label: string }) {
   const pages = Math.max(1, Math.ceil(total / pageSize));

@@ -4,7 +4,8 @@ import { useQueries, useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useClient } from '../../session.tsx';
 import { QueryState } from '../../ui/parts.tsx';
-import { call, enc, getCollections } from './api.ts';
+import { enc, getCollections } from './api.ts';
+import { call } from '../../api.ts';
 
 export function CollectionsPage() {
   const client = useClient();

@@ -7,7 +7,8 @@ import { useSession } from '../../session.tsx';
 import { useIsAdmin } from '../../ui/Layout.tsx';
 import { ErrorNote } from '../../ui/parts.tsx';
 import { formErrors } from '../../ui/errors.ts';
-import { call, enc, type Preset, type PresetQuery } from './api.ts';
+import { enc, type Preset, type PresetQuery } from './api.ts';
+import { call } from '../../api.ts';
 
 type Scope = 'user' | 'role' | 'global';
 

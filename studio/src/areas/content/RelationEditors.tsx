@@ -7,7 +7,8 @@ import { Link } from '@tanstack/react-router';
 import { useEffect, useState } from 'react';
 import { useClient } from '../../session.tsx';
 import { ErrorNote } from '../../ui/parts.tsx';
-import { call, enc, getFields, itemLabel, type FieldInfo, type Item } from './api.ts';
+import { enc, getFields, itemLabel, type FieldInfo, type Item } from './api.ts';
+import { call } from '../../api.ts';
 import type { EditorProps } from './TextEditors.tsx';
 
 function searchFilter(fields: FieldInfo[], q: string): Record<string, unknown> | undefined {

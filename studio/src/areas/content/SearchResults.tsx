@@ -5,7 +5,8 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useClient } from '../../session.tsx';
 import { QueryState } from '../../ui/parts.tsx';
-import { call, itemLabel } from './api.ts';
+import { itemLabel } from './api.ts';
+import { call } from '../../api.ts';
 
 interface Hit {
   collection: string;

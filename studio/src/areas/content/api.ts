@@ -2,6 +2,7 @@
 // token, refresh, errors thrown as SvcError), and the shapes of collections, fields, relations, items
 // and presets as the service answers them (docs/content.md, docs/presets.md).
 import type { SvcClient } from '@svc-cms/sdk';
+import { call } from '../../api.ts';
 
 export interface CollectionInfo {
   name: string;
@@ -51,31 +52,6 @@ export interface Preset {
   sourceScope?: 'user' | 'role' | 'global';
   layout: string;
   query: PresetQuery;
-}
-
-type Query = Record<string, string | number | undefined>;
-
-export interface CallOptions {
-  query?: Query;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
-
-/** Sends one API call; answers the parsed body (null for 204) and the response. */
-export async function call<T = unknown>(client: SvcClient, method: string, path: string, options: CallOptions = {}): Promise<{ body: T; response: Response }> {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined && value !== '') search.set(key, String(value));
-  const qs = search.toString();
-  const headers = new Headers(options.headers);
-  let body: BodyInit | undefined;
-  if (options.body instanceof FormData) body = options.body;
-  else if (options.body !== undefined) {
-    headers.set('content-type', 'application/json');
-    body = JSON.stringify(options.body);
-  }
-  const response = await client.fetch(new Request(`${client.baseUrl}/api/v1${path}${qs ? `?${qs}` : ''}`, { method, headers, ...(body !== undefined ? { body } : {}) }));
-  const text = response.status === 204 ? '' : await response.text();
-  return { body: (text ? JSON.parse(text) : null) as T, response };
 }
 
 export const enc = encodeURIComponent;

@@ -4,7 +4,8 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useClient } from '../../session.tsx';
-import { call, enc, userName, type Item } from './api.ts';
+import { enc, userName, type Item } from './api.ts';
+import { call } from '../../api.ts';
 
 export interface LiveNotice {
   text: string;

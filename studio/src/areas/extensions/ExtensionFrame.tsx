@@ -8,7 +8,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
 import { useClient, useSession } from '../../session.tsx';
 import { useTheme } from '../../theme.tsx';
-import { apiJson } from '../insights/api.ts';
+import { apiJson } from '../../api.ts';
 import { ErrorNote } from '../../ui/parts.tsx';
 import { extensionKeys, type RunResult, type UiPanel } from './api.ts';
 import frameScript from './frame.js?url&no-inline';

@@ -4,7 +4,7 @@
 // them: the service runs extensions for site administrators only (POST /extensions/:id/run).
 import { useQuery } from '@tanstack/react-query';
 import { useClient } from '../../session.tsx';
-import { apiJson } from '../insights/api.ts';
+import { apiJson } from '../../api.ts';
 import { useIsAdmin } from '../../ui/Layout.tsx';
 import { ErrorNote } from '../../ui/parts.tsx';
 import { extensionKeys, type UiLocation, type UiManifest } from './api.ts';

@@ -6,7 +6,7 @@ import { useClient } from '../../session.tsx';
 import { errorText } from '../../ui/errors.ts';
 import { useIsAdmin } from '../../ui/Layout.tsx';
 import { Dialog, ErrorNote, PageHeader, QueryState } from '../../ui/parts.tsx';
-import { apiJson } from '../insights/api.ts';
+import { apiJson } from '../../api.ts';
 import { extensionKeys, type Extension } from './api.ts';
 import { UploadForm } from './UploadForm.tsx';
 

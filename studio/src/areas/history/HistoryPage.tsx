@@ -6,7 +6,8 @@ import { Tabs } from 'radix-ui';
 import { useState } from 'react';
 import { useSession } from '../../session.tsx';
 import { PageHeader, QueryState } from '../../ui/parts.tsx';
-import { callApi, itemPath, toLocalInput, type Json } from './api.ts';
+import { itemPath, toLocalInput, type Json } from './api.ts';
+import { apiJson } from '../../api.ts';
 import { ValuesTable } from './Diff.tsx';
 import { RevisionsPanel } from './RevisionsPanel.tsx';
 import { TimeTravelPanel } from './TimeTravelPanel.tsx';
@@ -19,7 +20,7 @@ export function HistoryPage() {
   const [moment, setMoment] = useState('');
   const item = useQuery({
     queryKey: ['history', collection, id, 'item'],
-    queryFn: async () => (await callApi<{ data: Json }>(client, 'GET', itemPath(collection, id))).data,
+    queryFn: async () => (await apiJson<{ data: Json }>(client, 'GET', itemPath(collection, id))).data,
   });
   const current = item.data ?? null;
 

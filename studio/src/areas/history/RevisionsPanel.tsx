@@ -5,7 +5,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSession } from '../../session.tsx';
 import { Dialog, ErrorNote, QueryState } from '../../ui/parts.tsx';
-import { callApi, itemPath, SYSTEM_FIELDS, type Json, type Revision } from './api.ts';
+import { itemPath, SYSTEM_FIELDS, type Json, type Revision } from './api.ts';
+import { apiJson } from '../../api.ts';
 import { Diff } from './Diff.tsx';
 import { usePersonName } from './people.ts';
 
@@ -23,10 +24,10 @@ export function RevisionsPanel({ collection, id, current, onTimeTravel }: { coll
 
   const revisions = useQuery({
     queryKey: ['history', collection, id, 'revisions', page],
-    queryFn: async () => callApi<{ data: Revision[]; meta: { total: number } }>(client, 'GET', `${itemPath(collection, id)}/revisions?limit=${PAGE_SIZE}&page=${page}`),
+    queryFn: async () => apiJson<{ data: Revision[]; meta: { total: number } }>(client, 'GET', `${itemPath(collection, id)}/revisions?limit=${PAGE_SIZE}&page=${page}`),
   });
   const revert = useMutation({
-    mutationFn: async (revision: Revision) => callApi<{ data: Json }>(client, 'POST', `${itemPath(collection, id)}/revert`, { revisionId: revision.revisionId }),
+    mutationFn: async (revision: Revision) => apiJson<{ data: Json }>(client, 'POST', `${itemPath(collection, id)}/revert`, { revisionId: revision.revisionId }),
     onSuccess: async (_answer, revision) => {
       setReverting(null);
       setReverted(`Reverted to the revision of ${new Date(revision.timestamp).toLocaleString()} (version ${revision.version}).`);

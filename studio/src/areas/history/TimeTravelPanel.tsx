@@ -3,7 +3,8 @@ import { useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useSession } from '../../session.tsx';
 import { Field, QueryState } from '../../ui/parts.tsx';
-import { callApi, itemPath, type Json } from './api.ts';
+import { itemPath, type Json } from './api.ts';
+import { apiJson } from '../../api.ts';
 import { Diff, ValuesTable } from './Diff.tsx';
 
 export function TimeTravelPanel({ collection, id, current, moment, onMoment }: { collection: string; id: string; current: Json | null; moment: string; onMoment(value: string): void }) {
@@ -16,7 +17,7 @@ export function TimeTravelPanel({ collection, id, current, moment, onMoment }: {
     queryKey: ['history', collection, id, 'asOf', iso],
     enabled: iso !== null,
     retry: false,
-    queryFn: async () => (await callApi<{ data: Json }>(client, 'GET', `${itemPath(collection, id)}?asOf=${encodeURIComponent(iso!)}`)).data,
+    queryFn: async () => (await apiJson<{ data: Json }>(client, 'GET', `${itemPath(collection, id)}?asOf=${encodeURIComponent(iso!)}`)).data,
   });
 
   function submit(event: FormEvent) {

@@ -4,7 +4,8 @@ import { useState, type FormEvent } from 'react';
 import { useSession } from '../../session.tsx';
 import { formErrors } from '../../ui/errors.ts';
 import { Dialog, ErrorNote, Field } from '../../ui/parts.tsx';
-import { callApi, itemPath, SYSTEM_FIELDS, type ItemVersion, type Json } from './api.ts';
+import { itemPath, SYSTEM_FIELDS, type ItemVersion, type Json } from './api.ts';
+import { apiJson } from '../../api.ts';
 import { Diff, ValuesTable } from './Diff.tsx';
 
 interface Comparison {
@@ -31,7 +32,7 @@ export function VersionDetail({ collection, id, version, onDeleted }: { collecti
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['history', collection, id] });
 
   const save = useMutation({
-    mutationFn: async (body: { name: string; data: Json }) => (await callApi<{ data: ItemVersion }>(client, 'PATCH', base, body)).data,
+    mutationFn: async (body: { name: string; data: Json }) => (await apiJson<{ data: ItemVersion }>(client, 'PATCH', base, body)).data,
     onSuccess: async () => {
       setSaved(true);
       setComparison(null);
@@ -39,11 +40,11 @@ export function VersionDetail({ collection, id, version, onDeleted }: { collecti
     },
   });
   const compare = useMutation({
-    mutationFn: async () => (await callApi<{ data: Comparison }>(client, 'GET', `${base}/compare`)).data,
+    mutationFn: async () => (await apiJson<{ data: Comparison }>(client, 'GET', `${base}/compare`)).data,
     onSuccess: (answer) => setComparison(answer),
   });
   const promote = useMutation({
-    mutationFn: async () => callApi<{ data: Json; meta: { mainDiverged: boolean; revisionId: string } }>(client, 'POST', `${base}/promote`),
+    mutationFn: async () => apiJson<{ data: Json; meta: { mainDiverged: boolean; revisionId: string } }>(client, 'POST', `${base}/promote`),
     onSuccess: async (answer) => {
       setPromoted(answer);
       setComparison(null);
@@ -51,7 +52,7 @@ export function VersionDetail({ collection, id, version, onDeleted }: { collecti
     },
   });
   const remove = useMutation({
-    mutationFn: async () => callApi<void>(client, 'DELETE', base),
+    mutationFn: async () => apiJson<void>(client, 'DELETE', base),
     onSuccess: async () => {
       setConfirmDelete(false);
       onDeleted();

@@ -5,7 +5,8 @@ import { useState, type FormEvent } from 'react';
 import { useSession } from '../../session.tsx';
 import { formErrors } from '../../ui/errors.ts';
 import { Field, QueryState } from '../../ui/parts.tsx';
-import { callApi, itemPath, type ItemVersion } from './api.ts';
+import { itemPath, type ItemVersion } from './api.ts';
+import { apiJson } from '../../api.ts';
 import { VersionDetail } from './VersionDetail.tsx';
 
 export function VersionsPanel({ collection, id }: { collection: string; id: string }) {
@@ -16,10 +17,10 @@ export function VersionsPanel({ collection, id }: { collection: string; id: stri
   const [name, setName] = useState('');
   const versions = useQuery({
     queryKey: ['history', collection, id, 'versions'],
-    queryFn: async () => (await callApi<{ data: ItemVersion[] }>(client, 'GET', `${itemPath(collection, id)}/versions`)).data,
+    queryFn: async () => (await apiJson<{ data: ItemVersion[] }>(client, 'GET', `${itemPath(collection, id)}/versions`)).data,
   });
   const create = useMutation({
-    mutationFn: async (body: { key: string; name: string }) => (await callApi<{ data: ItemVersion }>(client, 'POST', `${itemPath(collection, id)}/versions`, body)).data,
+    mutationFn: async (body: { key: string; name: string }) => (await apiJson<{ data: ItemVersion }>(client, 'POST', `${itemPath(collection, id)}/versions`, body)).data,
     onSuccess: async (version) => {
       setKey('');
       setName('');

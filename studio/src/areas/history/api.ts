@@ -1,19 +1,6 @@
-// Calls of the history and review pages that the typed client makes awkward (loose JSON bodies, 204s):
-// they go through the client's own pipeline (site header, token, refresh, errors as SvcError).
-import type { SvcClient } from '@svc-cms/sdk';
+// The history and review pages' shapes and helpers (paths, the fields left out of diffs).
 
 export type Json = Record<string, unknown>;
-
-export async function callApi<T>(client: SvcClient, method: string, path: string, body?: unknown): Promise<T> {
-  const init: RequestInit = { method };
-  if (body !== undefined) {
-    init.headers = { 'content-type': 'application/json' };
-    init.body = JSON.stringify(body);
-  }
-  const response = await client.fetch(new Request(`${client.baseUrl}/api/v1${path}`, init));
-  if (response.status === 204) return undefined as T;
-  return (await response.json()) as T;
-}
 
 /** `/items/<collection>/<id>` with both parts encoded. */
 export function itemPath(collection: string, id: string): string {

@@ -3,7 +3,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useSession } from '../../session.tsx';
 import { useIsAdmin } from '../../ui/Layout.tsx';
-import { callApi } from './api.ts';
+import { apiJson } from '../../api.ts';
 
 export interface SiteUser {
   id: string;
@@ -16,7 +16,7 @@ export function useSiteUsers(): SiteUser[] {
   const users = useQuery({
     queryKey: ['history', 'users'],
     enabled: admin,
-    queryFn: async () => (await callApi<{ data: SiteUser[] }>(client, 'GET', '/users?limit=100')).data,
+    queryFn: async () => (await apiJson<{ data: SiteUser[] }>(client, 'GET', '/users?limit=100')).data,
   });
   return users.data ?? [];
 }

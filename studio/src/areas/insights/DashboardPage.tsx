@@ -7,7 +7,8 @@ import { useClient } from '../../session.tsx';
 import { useIsAdmin } from '../../ui/Layout.tsx';
 import { Dialog, ErrorNote, PageHeader, QueryState } from '../../ui/parts.tsx';
 import { ExtensionSlot } from '../extensions/ExtensionSlot.tsx';
-import { apiJson, insightsKeys, type DashboardDetail, type Panel, type PanelAnswer } from './api.ts';
+import { insightsKeys, type DashboardDetail, type Panel, type PanelAnswer } from './api.ts';
+import { apiJson } from '../../api.ts';
 import { PanelChart } from './Chart.tsx';
 import { PanelForm, type PanelInput } from './PanelForm.tsx';
 

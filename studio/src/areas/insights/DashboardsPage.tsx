@@ -5,8 +5,9 @@ import { useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
 import { formErrors } from '../../ui/errors.ts';
 import { useIsAdmin } from '../../ui/Layout.tsx';
-import { Dialog, ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
-import { apiJson, insightsKeys, type Dashboard } from './api.ts';
+import { ConfirmButton, Dialog, ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
+import { insightsKeys, type Dashboard } from './api.ts';
+import { apiJson } from '../../api.ts';
 
 function NameForm({ initial, label, pending, error, onSubmit }: { initial: string; label: string; pending: boolean; error: unknown; onSubmit(name: string): void }) {
   const [name, setName] = useState(initial);
@@ -82,7 +83,7 @@ export function DashboardsPage() {
                 {admin ? (
                   <td className="row">
                     <button type="button" onClick={() => { rename.reset(); setRenaming(dashboard); }} aria-label={`Rename ${dashboard.name}`}>Rename</button>
-                    <button type="button" className="danger" onClick={() => { if (window.confirm(`Delete the dashboard “${dashboard.name}” and its panels?`)) remove.mutate(dashboard.id); }} aria-label={`Delete ${dashboard.name}`}>Delete</button>
+                    <ConfirmButton label={`Delete ${dashboard.name}`} question={`Delete the dashboard “${dashboard.name}” and its panels?`} onConfirm={() => remove.mutate(dashboard.id)} />
                   </td>
                 ) : null}
               </tr>

@@ -1,6 +1,5 @@
 // The insights API (docs/insights.md) as the Studio uses it: dashboards, their panels, and a panel's
 // answer. Requests go through the SDK client's own pipeline (site, token, refresh, error envelope).
-import type { SvcClient } from '@svc-cms/sdk';
 
 export interface PanelQuery {
   source?: 'items' | 'audit';
@@ -47,18 +46,6 @@ export interface DashboardDetail extends Dashboard {
 export interface PanelAnswer {
   data: Record<string, unknown>[];
   meta: { executedAt: string; rowCount: number; durationMs: number; cached: boolean };
-}
-
-/** One JSON request of the API (path after /api/v1); resolves the parsed body, or null for a 204. */
-export async function apiJson<T>(client: SvcClient, method: string, path: string, body?: unknown): Promise<T> {
-  const init: RequestInit = { method };
-  if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    init.headers = { 'content-type': 'application/json' };
-  }
-  const response = await client.fetch(new Request(`${client.baseUrl}/api/v1${path}`, init));
-  if (response.status === 204) return null as T;
-  return (await response.json()) as T;
 }
 
 export const insightsKeys = {

@@ -8,7 +8,8 @@ import { useState, type FormEvent } from 'react';
 import { useSession } from '../../session.tsx';
 import { formErrors } from '../../ui/errors.ts';
 import { ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
-import { callApi, itemPath, type Json } from '../history/api.ts';
+import { itemPath, type Json } from '../history/api.ts';
+import { apiJson } from '../../api.ts';
 import { ValuesTable } from '../history/Diff.tsx';
 import { usePersonName, useSiteUsers } from '../history/people.ts';
 import { findReview, STATUS_LABELS, type Review } from './reviews.ts';
@@ -26,11 +27,11 @@ export function ItemReviewPage() {
   const meta = useQuery({
     queryKey: ['collections', collection, 'meta'],
     retry: false,
-    queryFn: async () => (await callApi<{ data: { meta?: Json | null } }>(client, 'GET', `/collections/${encodeURIComponent(collection)}`)).data.meta ?? {},
+    queryFn: async () => (await apiJson<{ data: { meta?: Json | null } }>(client, 'GET', `/collections/${encodeURIComponent(collection)}`)).data.meta ?? {},
   });
   const item = useQuery({
     queryKey: ['review', collection, id, 'item'],
-    queryFn: async () => (await callApi<{ data: Json }>(client, 'GET', itemPath(collection, id))).data,
+    queryFn: async () => (await apiJson<{ data: Json }>(client, 'GET', itemPath(collection, id))).data,
   });
   const review = useQuery({
     queryKey: ['review', collection, id, 'state'],
@@ -40,7 +41,7 @@ export function ItemReviewPage() {
 
   const move = useMutation({
     mutationFn: async ({ action, body }: { action: 'submit-review' | 'approve' | 'reject'; body?: Json }) =>
-      (await callApi<{ data: Review }>(client, 'POST', `/editorial/${encodeURIComponent(collection)}/${encodeURIComponent(id)}/${action}`, body ?? {})).data,
+      (await apiJson<{ data: Review }>(client, 'POST', `/editorial/${encodeURIComponent(collection)}/${encodeURIComponent(id)}/${action}`, body ?? {})).data,
     onSuccess: async (answer, { action }) => {
       setDone(action === 'submit-review' ? 'Submitted for review.' : action === 'approve' ? 'Approved: the item is published.' : 'Rejected.');
       setReason('');

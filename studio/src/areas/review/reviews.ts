@@ -1,7 +1,7 @@
 // Reviews of the editorial workflow as the API answers them, and finding one item's review (the API
 // lists reviews; there is no read of a single one).
 import type { SvcClient } from '@svc-cms/sdk';
-import { callApi } from '../history/api.ts';
+import { apiJson } from '../../api.ts';
 
 export type ReviewStatus = 'draft' | 'in_review' | 'approved' | 'rejected';
 
@@ -34,7 +34,7 @@ export interface ReviewPage {
 export function listReviews(client: SvcClient, query: { status?: ReviewStatus | ''; page: number; limit: number }): Promise<ReviewPage> {
   const params = new URLSearchParams({ page: String(query.page), limit: String(query.limit) });
   if (query.status) params.set('status', query.status);
-  return callApi<ReviewPage>(client, 'GET', `/editorial/reviews?${params.toString()}`);
+  return apiJson<ReviewPage>(client, 'GET', `/editorial/reviews?${params.toString()}`);
 }
 
 /** The item's review, or null when it was never submitted. */

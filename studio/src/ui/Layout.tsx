@@ -1,22 +1,12 @@
 // The signed-in shell: navigation by section, the site switcher, the theme toggle and sign-out.
 import { Link, Outlet, useNavigate } from '@tanstack/react-router';
-import { useQuery } from '@tanstack/react-query';
 import { areas } from '../areas/index.ts';
 import type { NavEntry } from '../area.ts';
 import { useSession } from '../session.tsx';
 import { useTheme, type Appearance } from '../theme.tsx';
+import { useIsAdmin } from './permissions.ts';
 
 const SECTIONS: NavEntry['section'][] = ['Content', 'Workflow', 'Files', 'Insights', 'Administration', 'Compliance', 'Account'];
-
-export function useIsAdmin(): boolean {
-  const { client, user } = useSession();
-  const me = useQuery({
-    queryKey: ['permissions', 'me'],
-    enabled: user !== null,
-    queryFn: async () => (await client.api.GET('/api/v1/permissions/me')).data as { data: { principal: { admin: boolean } } },
-  });
-  return me.data?.data.principal.admin === true;
-}
 
 export function Layout() {
   const { user, site, knownSites, signOut } = useSession();

@@ -4,6 +4,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { useClient } from '../../session.tsx';
 import { errorText, formErrors, type FormErrors } from '../../ui/errors.ts';
+import { usePermissions } from '../../ui/permissions.ts';
 
 export interface Role {
   id: string;
@@ -55,14 +56,10 @@ export const ITEM_ACTIONS = ['create', 'read', 'update', 'delete'] as const;
 
 /** Pages under /admin: the site administrators only. Others see the refusal, and no request is made. */
 export function AdminOnly({ children }: { children: ReactNode }) {
-  const client = useClient();
-  const me = useQuery({
-    queryKey: ['permissions', 'me'],
-    queryFn: async () => (await client.api.GET('/api/v1/permissions/me')).data as { data: { principal: { admin: boolean } } },
-  });
+  const me = usePermissions();
   if (me.error) return <p role="alert" className="alert">{errorText(me.error)}</p>;
   if (me.isPending) return <p role="status" className="muted">Loading…</p>;
-  if (me.data.data.principal.admin !== true) {
+  if (me.data.principal.admin !== true) {
     return (
       <section className="stack">
         <h1>Administration</h1>

@@ -4,7 +4,8 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
 import { PageHeader, QueryState } from '../../ui/parts.tsx';
-import { AdminOnly, nameOf, Pager, useAdminState, useSiteUsers } from './common.tsx';
+import { AdminOnly, nameOf, Pager, useSiteUsers } from './common.tsx';
+import { useAdminState } from '../../ui/permissions.ts';
 import { isoOf, queryString, when, type FieldAccessEntry, type Page } from './api.ts';
 import { apiJson } from '../../api.ts';
 

@@ -7,7 +7,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSession } from '../../session.tsx';
 import { ErrorNote, PageHeader, QueryState } from '../../ui/parts.tsx';
-import { nameOf, useAdminState, useSiteUsers, type SiteUser } from './common.tsx';
+import { nameOf, useSiteUsers, type SiteUser } from './common.tsx';
+import { useAdminState } from '../../ui/permissions.ts';
 import { CONSENT_TYPES, queryString, when, type AuditEntry, type Consent, type Page, type Restriction } from './api.ts';
 import { apiJson } from '../../api.ts';
 

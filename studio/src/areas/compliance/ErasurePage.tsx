@@ -6,7 +6,8 @@ import { useState, type FormEvent } from 'react';
 import { useSession } from '../../session.tsx';
 import { formErrors } from '../../ui/errors.ts';
 import { ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
-import { AdminOnly, nameOf, Pager, useAdminState, useSiteUsers } from './common.tsx';
+import { AdminOnly, nameOf, Pager, useSiteUsers } from './common.tsx';
+import { useAdminState } from '../../ui/permissions.ts';
 import { when, type Erasure, type Page } from './api.ts';
 import { apiJson } from '../../api.ts';
 

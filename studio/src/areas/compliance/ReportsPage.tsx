@@ -5,7 +5,8 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
 import { formErrors } from '../../ui/errors.ts';
 import { ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
-import { AdminOnly, Pager, useAdminState } from './common.tsx';
+import { AdminOnly, Pager } from './common.tsx';
+import { useAdminState } from '../../ui/permissions.ts';
 import { isoOf, when, type Page, type Report } from './api.ts';
 import { apiJson } from '../../api.ts';
 

@@ -4,7 +4,8 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useClient } from '../../session.tsx';
 import { ErrorNote, PageHeader, QueryState } from '../../ui/parts.tsx';
-import { AdminOnly, useAdminState } from './common.tsx';
+import { AdminOnly } from './common.tsx';
+import { useAdminState } from '../../ui/permissions.ts';
 import { when, type CheckpointEntry, type LogVerification, type Page } from './api.ts';
 import { apiJson } from '../../api.ts';
 

@@ -1,8 +1,8 @@
 // Parts the compliance screens share: the pager, the site's users by id (actors are ids in the logs),
 // and the notice shown to someone who is not a site administrator.
 import { useQuery } from '@tanstack/react-query';
-import { useClient, useSession } from '../../session.tsx';
-import { type Page } from './api.ts';
+import { useClient } from '../../session.tsx';
+import type { Page } from './api.ts';
 import { apiJson } from '../../api.ts';
 
 export function Pager({ page, pageSize, total, onPage, label }: { page: number; pageSize: number; total: number; onPage(page: number): void; label: string }) {
@@ -51,14 +51,3 @@ export function AdminOnly() {
   );
 }
 
-/** Whether the signed-in user administers the site: null while the service has not said. */
-export function useAdminState(): boolean | null {
-  const { client, user } = useSession();
-  // The same query as the shell's navigation (ui/Layout.tsx useIsAdmin), so it is asked once.
-  const me = useQuery({
-    queryKey: ['permissions', 'me'],
-    enabled: user !== null,
-    queryFn: async () => (await client.api.GET('/api/v1/permissions/me')).data as { data: { principal: { admin: boolean } } },
-  });
-  return me.data ? me.data.data.principal.admin === true : null;
-}

@@ -4,7 +4,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { useSession } from '../../session.tsx';
-import { useIsAdmin } from '../../ui/Layout.tsx';
+import { useIsAdmin } from '../../ui/permissions.ts';
 import { ErrorNote } from '../../ui/parts.tsx';
 import { formErrors } from '../../ui/errors.ts';
 import { enc, type Preset, type PresetQuery } from './api.ts';

@@ -5,7 +5,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useClient } from '../../session.tsx';
 import { apiJson } from '../../api.ts';
-import { useIsAdmin } from '../../ui/Layout.tsx';
+import { useIsAdmin } from '../../ui/permissions.ts';
 import { ErrorNote } from '../../ui/parts.tsx';
 import { extensionKeys, type UiLocation, type UiManifest } from './api.ts';
 import { ExtensionFrame } from './ExtensionFrame.tsx';

@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useClient } from '../../session.tsx';
 import { errorText } from '../../ui/errors.ts';
-import { useIsAdmin } from '../../ui/Layout.tsx';
+import { useIsAdmin } from '../../ui/permissions.ts';
 import { Dialog, ErrorNote, PageHeader, QueryState } from '../../ui/parts.tsx';
 import { apiJson } from '../../api.ts';
 import { extensionKeys, type Extension } from './api.ts';

@@ -1,7 +1,6 @@
 // What the signed-in user may do with files: the `media:*` capabilities of `GET /permissions/me`
 // (the query the layout asks too, so one request serves both). The service refuses the rest anyway.
-import { useQuery } from '@tanstack/react-query';
-import { useSession } from '../../session.tsx';
+import { usePermissions } from '../../ui/permissions.ts';
 
 export interface MediaRights {
   known: boolean;
@@ -13,15 +12,9 @@ export interface MediaRights {
 }
 
 export function useMediaRights(): MediaRights {
-  const { client, user } = useSession();
-  const me = useQuery({
-    queryKey: ['permissions', 'me'],
-    enabled: user !== null,
-    queryFn: async () => (await client.api.GET('/api/v1/permissions/me')).data as { data: { principal: { admin: boolean } } },
-  });
-  const data = me.data?.data as { principal?: { admin?: boolean }; admin?: boolean; capabilities?: string[] } | undefined;
+  const data = usePermissions().data;
   const capabilities = new Set(data?.capabilities ?? []);
-  const admin = data?.admin === true || data?.principal?.admin === true;
+  const admin = data?.principal.admin === true;
   return {
     known: data !== undefined,
     admin,

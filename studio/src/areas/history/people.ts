@@ -2,7 +2,7 @@
 // administrator the site's users are listed (GET /users is theirs only), so ids read as emails.
 import { useQuery } from '@tanstack/react-query';
 import { useSession } from '../../session.tsx';
-import { useIsAdmin } from '../../ui/Layout.tsx';
+import { useIsAdmin } from '../../ui/permissions.ts';
 import { apiJson } from '../../api.ts';
 
 export interface SiteUser {

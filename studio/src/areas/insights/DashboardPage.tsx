@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useClient } from '../../session.tsx';
-import { useIsAdmin } from '../../ui/Layout.tsx';
+import { useIsAdmin } from '../../ui/permissions.ts';
 import { Dialog, ErrorNote, PageHeader, QueryState } from '../../ui/parts.tsx';
 import { ExtensionSlot } from '../extensions/ExtensionSlot.tsx';
 import { insightsKeys, type DashboardDetail, type Panel, type PanelAnswer } from './api.ts';

@@ -4,7 +4,7 @@ import { Link } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
 import { formErrors } from '../../ui/errors.ts';
-import { useIsAdmin } from '../../ui/Layout.tsx';
+import { useIsAdmin } from '../../ui/permissions.ts';
 import { ConfirmButton, Dialog, ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
 import { insightsKeys, type Dashboard } from './api.ts';
 import { apiJson } from '../../api.ts';

@@ -3,6 +3,7 @@
 // or older than a source file, so `npm start` and the tests build it once and then take a few ms.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -29,8 +30,13 @@ export function studioIsStale() {
 }
 
 export function buildStudio() {
-  const vite = join(root, 'node_modules', 'vite', 'bin', 'vite.js');
-  if (!existsSync(vite)) throw new Error('Vite is not installed: run `npm install` at the repository root');
+  // The Studio's own Vite (studio/package.json), not the one the test runner brings to the root.
+  let vite;
+  try {
+    vite = join(dirname(createRequire(join(studio, 'package.json')).resolve('vite/package.json')), 'bin', 'vite.js');
+  } catch {
+    throw new Error('Vite is not installed: run `npm install` at the repository root');
+  }
   const result = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: studio, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
   if (result.status !== 0) throw new Error(`The Studio's build failed (exit ${result.status})`);
 }

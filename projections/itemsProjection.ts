@@ -123,6 +123,11 @@ export const itemsProjection = defineProjection({
       writer: 'scripts/bench/support/insightsPanels.ts (seeding)',
       why: 'the insights panels benchmark seeds a million items straight into a scratch database to time a grouped count; never a service database.',
     },
+    {
+      table: 'items',
+      writer: 'scripts/bench/studio.ts (seeding)',
+      why: "the Studio's benchmark seeds a million items straight into a scratch database to time the first page of a list in the browser; never a service database.",
+    },
   ],
   // The live-item counts (item_count_deltas) follow `items` through its triggers: projections/readModelOwners.ts.
   handlers: {

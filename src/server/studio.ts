@@ -28,22 +28,24 @@ export const STUDIO_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-function secure(reply: FastifyReply): FastifyReply {
-  return reply
-    .header('content-security-policy', STUDIO_CSP)
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'same-origin')
-    .header('cross-origin-opener-policy', 'same-origin');
-}
+/** What every answer under /studio carries, the page and its files alike. */
+const STUDIO_HEADERS: Record<string, string> = {
+  'content-security-policy': STUDIO_CSP,
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'same-origin',
+  'cross-origin-opener-policy': 'same-origin',
+};
 
 export async function registerStudio(app: FastifyInstance, directory: string): Promise<void> {
   const page = join(directory, 'index.html');
   if (!existsSync(page)) {
-    app.get('/studio', { config: { access: 'public' }, schema: { hide: true } }, async (_request, reply) =>
-      reply.status(503).type('text/plain; charset=utf-8').send('The Studio is not built here: run `npm run build --workspace studio` (npm start builds it when it is missing).'),
-    );
+    const notBuilt = async (_request: unknown, reply: FastifyReply) =>
+      reply.status(503).type('text/plain; charset=utf-8').send('The Studio is not built here: run `npm run build:studio` (npm start builds it when it is missing).');
+    app.get('/studio', { config: { access: 'public' }, schema: { hide: true } }, notBuilt);
+    app.get('/studio/*', { config: { access: 'public' }, schema: { hide: true } }, notBuilt);
     return;
   }
+  const assets = join(directory, 'assets');
   await app.register(fastifyStatic, {
     root: directory,
     prefix: '/studio/',
@@ -51,15 +53,13 @@ export async function registerStudio(app: FastifyInstance, directory: string): P
     wildcard: false,
     cacheControl: false,
     setHeaders: (response, path) => {
-      response.header('content-security-policy', STUDIO_CSP);
-      response.header('x-content-type-options', 'nosniff');
-      response.header('cache-control', path.includes(`${join(directory, 'assets')}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
+      response.headers(STUDIO_HEADERS);
+      response.header('cache-control', path.startsWith(assets) ? 'public, max-age=31536000, immutable' : 'no-cache');
     },
   });
-  const sendPage = async (_request: unknown, reply: FastifyReply) => secure(reply).header('cache-control', 'no-cache').sendFile('index.html', directory);
   app.get('/studio/*', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
     // A missing asset is a 404, not the page (a stale tab asking for an old bundle must not get HTML).
     if ((request.params as { '*': string })['*'].startsWith('assets/')) return reply.status(404).send();
-    return sendPage(request, reply);
+    return reply.headers(STUDIO_HEADERS).header('cache-control', 'no-cache').sendFile('index.html', directory);
   });
 }

@@ -1,8 +1,11 @@
 // Job 1 of the Studio: sign in, stay signed in across a reload through the refresh cookie alone (no
 // token in storage), the theme from the site and the user, sessions seen and revoked, switching sites,
 // signing out; and the page's Content-Security-Policy.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createTestSite, startTestServiceForFile } from '../support/testService.ts';
+import { createTestSite, startTestService, startTestServiceForFile } from '../support/testService.ts';
 import { adminOf, expectAccessible, expectNoProblems, openStudio, screenshot, signIn, useChromium } from '../support/studioBrowser.ts';
 
 const service = await startTestServiceForFile();
@@ -20,17 +23,34 @@ describe('the Studio shell', () => {
     expect(csp).not.toContain('unsafe-inline');
     expect(csp).not.toContain('unsafe-eval');
     expect(page.headers.get('cache-control')).toBe('no-cache');
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(page.headers.get('referrer-policy')).toBe('same-origin');
     const html = await page.text();
     const asset = /src="(\/studio\/assets\/[^"]+\.js)"/.exec(html)?.[1];
     expect(asset).toBeDefined();
     const script = await fetch(`${service.url}${asset}`);
     expect(script.status).toBe(200);
     expect(script.headers.get('cache-control')).toContain('immutable');
+    expect(script.headers.get('content-security-policy')).toBe(csp);
+    expect(script.headers.get('referrer-policy')).toBe('same-origin');
     expect((await fetch(`${service.url}/studio/assets/missing-123.js`)).status).toBe(404);
     for (const path of ['/studio', '/studio/']) {
       const root = await fetch(`${service.url}${path}`);
       expect(root.status).toBe(200);
       expect(root.headers.get('content-security-policy')).toBe(csp);
+    }
+  });
+
+  it('answers 503 with the command to run where the Studio is not built', async () => {
+    const bare = await startTestService({ SVC_STUDIO_DIR: mkdtempSync(join(tmpdir(), 'svc-no-studio-')) });
+    try {
+      for (const path of ['/studio', '/studio/collections/x']) {
+        const answer = await fetch(`${bare.url}${path}`);
+        expect(answer.status).toBe(503);
+        expect(await answer.text()).toContain('npm run build:studio');
+      }
+    } finally {
+      await bare.close();
     }
   });
 

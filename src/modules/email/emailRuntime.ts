@@ -57,13 +57,17 @@ export function startEmailRuntime(context: AppContext): EmailRuntime {
       await mailer?.close();
     },
   };
-  queue.process<SendBatch>(
-    SEND_QUEUE,
-    async (batch) => {
-      const retryInMs = await deliverBatch(context, runtime, batch);
-      return retryInMs === null ? undefined : { retryInMs };
-    },
-    { concurrency: config.SVC_EMAIL_CONCURRENCY },
-  );
+  // Only an instance that can send takes send jobs: one without SMTP_URL would take a batch from the
+  // shared queue and drop it.
+  if (mailer) {
+    queue.process<SendBatch>(
+      SEND_QUEUE,
+      async (batch) => {
+        const retryInMs = await deliverBatch(context, runtime, batch);
+        return retryInMs === null ? undefined : { retryInMs };
+      },
+      { concurrency: config.SVC_EMAIL_CONCURRENCY },
+    );
+  }
   return runtime;
 }

@@ -2,14 +2,13 @@
 // recipient with RFC 8058 headers, filtered (suppressions, consent, restriction), bounces and
 // deferrals from the relay's answer, records that name recipients by hash only, and tenancy.
 import { describe, expect, it } from 'vitest';
-import { startTestServiceForFile } from '../../support/testService.ts';
 import { createMember } from '../access/support.ts';
 import { auditActions } from '../identity/support/identity.ts';
-import { addressOf, isSettled, PUBLIC_URL, sendHelpers, sendingServiceSettings, type Message } from './support/sendHarness.ts';
+import { addressOf, isSettled, PUBLIC_URL, sendHelpers, startSendingServiceForFile, type Message } from './support/sendHarness.ts';
 import { startSmtpSinkForFile, unsubscribeLinkOf } from './support/smtpSink.ts';
 
 const sink = await startSmtpSinkForFile();
-const service = await startTestServiceForFile(sendingServiceSettings(sink));
+const service = await startSendingServiceForFile(sink);
 const { newSite, createNewsletter, send, waitForMessage, recipientsOf, waitForMessagesTo, grantMarketing } = sendHelpers(service, sink);
 
 describe('marketing sends', () => {

@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { startTestServiceForFile } from '../../support/testService.ts';
 import { createMember } from '../access/support.ts';
 import { createRole } from '../identity/support/identity.ts';
-import { addressOf, expectRefusal, isSettled, sendHelpers, sendingServiceSettings, type Message } from './support/sendHarness.ts';
+import { addressOf, expectRefusal, isSettled, sendHelpers, startSendingServiceForFile, type Message } from './support/sendHarness.ts';
 import { startSmtpSinkForFile } from './support/smtpSink.ts';
 
 const sink = await startSmtpSinkForFile();
-const service = await startTestServiceForFile(sendingServiceSettings(sink));
+const service = await startSendingServiceForFile(sink);
 const { newSite, createTemplate, createNewsletter, send, waitForMessage } = sendHelpers(service, sink);
 const unconfigured = await startTestServiceForFile();
 

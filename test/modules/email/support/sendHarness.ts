@@ -2,7 +2,8 @@
 // the shapes they read, and helpers that create sites, templates and sends and wait for outcomes.
 import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'vitest';
-import { createTestSite, type TestResponse, type TestService } from '../../../support/testService.ts';
+import { createFreshDatabaseForFile } from '../../../support/databases.ts';
+import { createTestSite, startTestServiceForFile, type TestResponse, type TestService } from '../../../support/testService.ts';
 import { withHelpers, type AccessSite, type Member } from '../../access/support.ts';
 import type { SinkMessage, SmtpSink } from './smtpSink.ts';
 
@@ -15,6 +16,16 @@ export const sendingServiceSettings = (sink: SmtpSink) => ({
   SVC_EMAIL_MAX_ATTEMPTS: '8',
   SVC_PUBLIC_URL: PUBLIC_URL,
 });
+
+/**
+ * A service sending to `sink` on a database of the file's own. The send queue is shared by every
+ * service of a deployment (one database, one Redis namespace): on the run's shared database another
+ * file's service with a mailer of its own could take this file's batches and deliver them elsewhere.
+ */
+export async function startSendingServiceForFile(sink: SmtpSink): Promise<TestService> {
+  const database = await createFreshDatabaseForFile();
+  return startTestServiceForFile({ ...sendingServiceSettings(sink), DATABASE_URL: database.url });
+}
 
 export interface Message {
   id: string;

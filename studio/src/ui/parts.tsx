@@ -71,3 +71,30 @@ export function ConfirmButton({ label, question, onConfirm, children = 'Delete' 
     </button>
   );
 }
+
+/**
+ * Previous and next through pages of `pageSize`. `count` names what is counted (`['entry', 'entries']`)
+ * to show the total beside the page; `previous` and `next` rename the buttons (`Newer`, `Older`).
+ */
+export function Pager({ page, pageSize, total, onPage, label, count, previous = 'Previous', next = 'Next' }: {
+  page: number;
+  pageSize: number;
+  total: number;
+  onPage(page: number): void;
+  label: string;
+  count?: [singular: string, plural: string];
+  previous?: string;
+  next?: string;
+}) {
+  const pages = Math.max(1, Math.ceil(total / pageSize));
+  return (
+    <nav className="pager" aria-label={label}>
+      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>{previous}</button>
+      <span>
+        Page {page} of {pages}
+        {count ? ` (${total} ${total === 1 ? count[0] : count[1]})` : null}
+      </span>
+      <button type="button" disabled={page >= pages} onClick={() => onPage(page + 1)}>{next}</button>
+    </nav>
+  );
+}

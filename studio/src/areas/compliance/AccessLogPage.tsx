@@ -1,12 +1,11 @@
 // The field-access log: every read that returned pii/phi fields decrypted — who read which fields of
 // which record, and when (never the values); filtered by reader, collection, record and time.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
-import { PageHeader, QueryState } from '../../ui/parts.tsx';
-import { AdminOnly, nameOf, Pager, useSiteUsers } from './common.tsx';
+import { PageHeader, Pager, QueryState } from '../../ui/parts.tsx';
+import { AdminOnly, nameOf, TimeRangeFields, useFilterForm, useSiteUsers } from './common.tsx';
 import { useAdminState } from '../../ui/permissions.ts';
-import { isoOf, queryString, when, type FieldAccessEntry, type Page } from './api.ts';
+import { queryString, timeRange, when, type FieldAccessEntry, type Page } from './api.ts';
 import { apiJson } from '../../api.ts';
 
 interface AccessFilters {
@@ -25,12 +24,8 @@ function accessFilter(filters: AccessFilters): Record<string, unknown> {
   if (filters.actor) filter.actor = { _eq: filters.actor };
   if (filters.collection.trim()) filter.collection = { _eq: filters.collection.trim() };
   if (filters.itemId.trim()) filter.itemId = { _eq: filters.itemId.trim() };
-  const range: Record<string, string> = {};
-  const from = isoOf(filters.from);
-  const to = isoOf(filters.to);
-  if (from) range._gte = from;
-  if (to) range._lte = to;
-  if (Object.keys(range).length > 0) filter.at = range;
+  const range = timeRange(filters.from, filters.to);
+  if (range) filter.at = range;
   return filter;
 }
 
@@ -38,9 +33,7 @@ export function AccessLogPage() {
   const client = useClient();
   const admin = useAdminState();
   const users = useSiteUsers(admin === true);
-  const [draft, setDraft] = useState<AccessFilters>(EMPTY);
-  const [applied, setApplied] = useState<AccessFilters>(EMPTY);
-  const [page, setPage] = useState(1);
+  const { draft, applied, page, setPage, set, apply, clear } = useFilterForm(EMPTY);
   const collections = useQuery({
     queryKey: ['compliance', 'collections'],
     enabled: admin === true,
@@ -54,12 +47,6 @@ export function AccessLogPage() {
   });
 
   if (admin === false) return <AdminOnly />;
-  const set = (key: keyof AccessFilters) => (event: { target: { value: string } }) => setDraft({ ...draft, [key]: event.target.value });
-  function apply(event: FormEvent) {
-    event.preventDefault();
-    setApplied(draft);
-    setPage(1);
-  }
 
   return (
     <section className="stack">
@@ -89,17 +76,10 @@ export function AccessLogPage() {
           <label htmlFor="access-item">Record id</label>
           <input id="access-item" value={draft.itemId} onChange={set('itemId')} />
         </div>
-        <div className="field">
-          <label htmlFor="access-from">From</label>
-          <input id="access-from" type="datetime-local" value={draft.from} onChange={set('from')} />
-        </div>
-        <div className="field">
-          <label htmlFor="access-to">To</label>
-          <input id="access-to" type="datetime-local" value={draft.to} onChange={set('to')} />
-        </div>
+        <TimeRangeFields prefix="access" from={draft.from} to={draft.to} set={set} />
         <div className="row">
           <button type="submit" className="primary">Apply filters</button>
-          <button type="button" onClick={() => { setDraft(EMPTY); setApplied(EMPTY); setPage(1); }}>Clear</button>
+          <button type="button" onClick={clear}>Clear</button>
         </div>
       </form>
       <QueryState query={entries} empty={entries.data && entries.data.data.length === 0 ? 'No read of a personal field matches these filters.' : undefined} />
@@ -123,7 +103,7 @@ export function AccessLogPage() {
               ))}
             </tbody>
           </table>
-          <Pager label="Field reads" page={page} pageSize={PAGE_SIZE} total={entries.data.meta.total} onPage={setPage} />
+          <Pager label="Field reads pages" count={['entry', 'entries']} page={page} pageSize={PAGE_SIZE} total={entries.data.meta.total} onPage={setPage} />
         </>
       ) : null}
     </section>

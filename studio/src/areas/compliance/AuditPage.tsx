@@ -1,12 +1,12 @@
 // The audit log: filtered by action, actor, target and date range (the filters GET /audit serves),
 // newest first, paged; an entry opens to show its details.
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { Fragment, useState, type FormEvent } from 'react';
+import { Fragment, useState } from 'react';
 import { useClient } from '../../session.tsx';
-import { PageHeader, QueryState } from '../../ui/parts.tsx';
-import { AdminOnly, nameOf, Pager, useSiteUsers } from './common.tsx';
+import { PageHeader, Pager, QueryState } from '../../ui/parts.tsx';
+import { AdminOnly, nameOf, TimeRangeFields, useFilterForm, useSiteUsers } from './common.tsx';
 import { useAdminState } from '../../ui/permissions.ts';
-import { isoOf, queryString, when, type AuditEntry, type Page } from './api.ts';
+import { queryString, timeRange, when, type AuditEntry, type Page } from './api.ts';
 import { apiJson } from '../../api.ts';
 
 interface AuditFilters {
@@ -28,12 +28,8 @@ export function auditFilter(filters: AuditFilters): Record<string, unknown> {
   if (filters.actor) filter.actor = { _eq: filters.actor };
   const target = filters.target.trim();
   if (target) filter.target = target.endsWith('*') ? { _starts_with: target.slice(0, -1) } : { _eq: target };
-  const range: Record<string, string> = {};
-  const from = isoOf(filters.from);
-  const to = isoOf(filters.to);
-  if (from) range._gte = from;
-  if (to) range._lte = to;
-  if (Object.keys(range).length > 0) filter.occurredAt = range;
+  const range = timeRange(filters.from, filters.to);
+  if (range) filter.occurredAt = range;
   return filter;
 }
 
@@ -41,9 +37,7 @@ export function AuditPage() {
   const client = useClient();
   const admin = useAdminState();
   const users = useSiteUsers(admin === true);
-  const [draft, setDraft] = useState<AuditFilters>(EMPTY);
-  const [applied, setApplied] = useState<AuditFilters>(EMPTY);
-  const [page, setPage] = useState(1);
+  const { draft, applied, page, setPage, set, apply, clear } = useFilterForm(EMPTY);
   const [open, setOpen] = useState<string | null>(null);
   const entries = useQuery({
     queryKey: ['compliance', 'audit', applied, page],
@@ -54,12 +48,6 @@ export function AuditPage() {
 
   if (admin === false) return <AdminOnly />;
 
-  function apply(event: FormEvent) {
-    event.preventDefault();
-    setApplied(draft);
-    setPage(1);
-  }
-  const set = (key: keyof AuditFilters) => (event: { target: { value: string } }) => setDraft({ ...draft, [key]: event.target.value });
 
   return (
     <section className="stack">
@@ -85,17 +73,10 @@ export function AuditPage() {
           <label htmlFor="audit-target">Target</label>
           <input id="audit-target" value={draft.target} onChange={set('target')} placeholder="item:articles:*" />
         </div>
-        <div className="field">
-          <label htmlFor="audit-from">From</label>
-          <input id="audit-from" type="datetime-local" value={draft.from} onChange={set('from')} />
-        </div>
-        <div className="field">
-          <label htmlFor="audit-to">To</label>
-          <input id="audit-to" type="datetime-local" value={draft.to} onChange={set('to')} />
-        </div>
+        <TimeRangeFields prefix="audit" from={draft.from} to={draft.to} set={set} />
         <div className="row">
           <button type="submit" className="primary">Apply filters</button>
-          <button type="button" onClick={() => { setDraft(EMPTY); setApplied(EMPTY); setPage(1); }}>Clear</button>
+          <button type="button" onClick={clear}>Clear</button>
         </div>
       </form>
       <QueryState query={entries} empty={entries.data && entries.data.data.length === 0 ? 'No entry matches these filters.' : undefined} />
@@ -138,7 +119,7 @@ export function AuditPage() {
               ))}
             </tbody>
           </table>
-          <Pager label="Audit log" page={page} pageSize={PAGE_SIZE} total={entries.data.meta.total} onPage={setPage} />
+          <Pager label="Audit log pages" count={['entry', 'entries']} page={page} pageSize={PAGE_SIZE} total={entries.data.meta.total} onPage={setPage} />
         </>
       ) : null}
     </section>

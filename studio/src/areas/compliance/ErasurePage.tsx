@@ -5,8 +5,8 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useState, type FormEvent } from 'react';
 import { useSession } from '../../session.tsx';
 import { formErrors } from '../../ui/errors.ts';
-import { ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
-import { AdminOnly, nameOf, Pager, useSiteUsers } from './common.tsx';
+import { ErrorNote, Field, PageHeader, Pager, QueryState } from '../../ui/parts.tsx';
+import { AdminOnly, nameOf, useSiteUsers } from './common.tsx';
 import { useAdminState } from '../../ui/permissions.ts';
 import { when, type Erasure, type Page } from './api.ts';
 import { apiJson } from '../../api.ts';
@@ -155,7 +155,7 @@ export function ErasurePage() {
               })}
             </tbody>
           </table>
-          <Pager label="Erasure requests" page={page} pageSize={PAGE_SIZE} total={erasures.data.meta.total} onPage={setPage} />
+          <Pager label="Erasure requests pages" count={['entry', 'entries']} page={page} pageSize={PAGE_SIZE} total={erasures.data.meta.total} onPage={setPage} />
         </>
       ) : null}
       {receiptOf !== null ? (

@@ -4,8 +4,8 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
 import { formErrors } from '../../ui/errors.ts';
-import { ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
-import { AdminOnly, Pager } from './common.tsx';
+import { ErrorNote, Field, PageHeader, Pager, QueryState } from '../../ui/parts.tsx';
+import { AdminOnly } from './common.tsx';
 import { useAdminState } from '../../ui/permissions.ts';
 import { isoOf, when, type Page, type Report } from './api.ts';
 import { apiJson } from '../../api.ts';
@@ -167,7 +167,7 @@ export function ReportsPage() {
               ))}
             </tbody>
           </table>
-          <Pager label="Reports" page={page} pageSize={PAGE_SIZE} total={reports.data.meta.total} onPage={setPage} />
+          <Pager label="Reports pages" count={['entry', 'entries']} page={page} pageSize={PAGE_SIZE} total={reports.data.meta.total} onPage={setPage} />
         </>
       ) : null}
       {viewing !== null ? (

@@ -114,6 +114,14 @@ export function queryString(query: Record<string, unknown>): string {
   return text ? `?${text}` : '';
 }
 
+/** The `_gte`/`_lte` condition of two local date-time inputs; undefined when both are empty. */
+export function timeRange(from: string, to: string): { _gte?: string; _lte?: string } | undefined {
+  const start = isoOf(from);
+  const end = isoOf(to);
+  if (!start && !end) return undefined;
+  return { ...(start ? { _gte: start } : {}), ...(end ? { _lte: end } : {}) };
+}
+
 /** A local date-time input's value (no zone) as an ISO instant; '' stays undefined. */
 export function isoOf(local: string): string | undefined {
   if (!local) return undefined;

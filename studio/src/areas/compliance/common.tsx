@@ -1,20 +1,51 @@
-// Parts the compliance screens share: the pager, the site's users by id (actors are ids in the logs),
+// Parts the compliance screens share: a filter form's state, the site's users by id (actors are ids in the logs),
 // and the notice shown to someone who is not a site administrator.
 import { useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
 import type { Page } from './api.ts';
 import { apiJson } from '../../api.ts';
 
-export function Pager({ page, pageSize, total, onPage, label }: { page: number; pageSize: number; total: number; onPage(page: number): void; label: string }) {
-  const pages = Math.max(1, Math.ceil(total / pageSize));
+/**
+ * A filter form over a paged list: what is typed (`draft`), what the list shows (`applied`, with its
+ * page), `set(key)` for an input's change, `apply` on submit and `clear`.
+ */
+export function useFilterForm<Filters extends { [Key in keyof Filters]: string }>(empty: Filters) {
+  const [draft, setDraft] = useState<Filters>(empty);
+  const [applied, setApplied] = useState<Filters>(empty);
+  const [page, setPage] = useState(1);
+  return {
+    draft,
+    applied,
+    page,
+    setPage,
+    set: (key: keyof Filters) => (event: { target: { value: string } }) => setDraft({ ...draft, [key]: event.target.value }),
+    apply(event: FormEvent) {
+      event.preventDefault();
+      setApplied(draft);
+      setPage(1);
+    },
+    clear() {
+      setDraft(empty);
+      setApplied(empty);
+      setPage(1);
+    },
+  };
+}
+
+/** The From and To inputs of a filter form (local date-times), with ids `<prefix>-from` and `<prefix>-to`. */
+export function TimeRangeFields({ prefix, from, to, set }: { prefix: string; from: string; to: string; set(key: 'from' | 'to'): (event: { target: { value: string } }) => void }) {
   return (
-    <nav className="pager" aria-label={`${label} pages`}>
-      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>Previous</button>
-      <span>
-        Page {page} of {pages} ({total} {total === 1 ? 'entry' : 'entries'})
-      </span>
-      <button type="button" disabled={page >= pages} onClick={() => onPage(page + 1)}>Next</button>
-    </nav>
+    <>
+      <div className="field">
+        <label htmlFor={`${prefix}-from`}>From</label>
+        <input id={`${prefix}-from`} type="datetime-local" value={from} onChange={set('from')} />
+      </div>
+      <div className="field">
+        <label htmlFor={`${prefix}-to`}>To</label>
+        <input id={`${prefix}-to`} type="datetime-local" value={to} onChange={set('to')} />
+      </div>
+    </>
   );
 }
 

@@ -11,17 +11,19 @@ import { extensionKeys, type UiLocation, type UiManifest } from './api.ts';
 import { ExtensionFrame } from './ExtensionFrame.tsx';
 import './extensions.css';
 
-export function useUiManifest() {
+export function useUiManifest(enabled = true) {
   const client = useClient();
   return useQuery({
     queryKey: extensionKeys.manifest,
+    enabled,
     queryFn: async () => (await apiJson<{ data: UiManifest }>(client, 'GET', '/extensions/ui/manifest')).data,
   });
 }
 
 export function ExtensionSlot({ location, heading }: { location: UiLocation; heading: string }) {
   const admin = useIsAdmin();
-  const manifest = useUiManifest();
+  // Members see no panel: the manifest is not asked for on their item and list pages.
+  const manifest = useUiManifest(admin);
   if (!admin) return null;
   const panels = (manifest.data?.extensions ?? []).flatMap((extension) => extension.panels.filter((panel) => panel.location === location).map((panel) => ({ extension, panel })));
   if (manifest.error) return <ErrorNote error={manifest.error} />;

@@ -5,7 +5,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useClient } from '../../session.tsx';
-import { ErrorNote, Field, PageHeader, QueryState } from '../../ui/parts.tsx';
+import { ErrorNote, Field, PageHeader, Pager, QueryState } from '../../ui/parts.tsx';
 import { formatBytes, listFiles, listFolders, updateFile, type FileQuery, type FileRecord } from './api.ts';
 import { useMediaRights } from './capabilities.ts';
 import { FoldersPanel, type FolderChoice } from './FoldersPanel.tsx';
@@ -42,7 +42,6 @@ export function FilesPage() {
 
   const refresh = () => void queryClient.invalidateQueries({ queryKey: ['files'] });
   const total = files.data?.meta.total ?? 0;
-  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
   const choose = (next: FolderChoice) => {
     setChoice(next);
     setPage(1);
@@ -169,17 +168,7 @@ export function FilesPage() {
                 </tbody>
               </table>
               {files.data.data.length === 0 ? <p className="muted">No files here.</p> : null}
-              <div className="pager">
-                <button type="button" disabled={page <= 1} onClick={() => setPage((current) => current - 1)}>
-                  Previous page
-                </button>
-                <span>
-                  Page {page} of {pages} ({total} {total === 1 ? 'file' : 'files'})
-                </span>
-                <button type="button" disabled={page >= pages} onClick={() => setPage((current) => current + 1)}>
-                  Next page
-                </button>
-              </div>
+              <Pager label="File pages" page={page} pageSize={PAGE_SIZE} total={total} onPage={setPage} count={['file', 'files']} previous="Previous page" next="Next page" />
             </>
           ) : null}
         </div>

@@ -4,7 +4,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useSession } from '../../session.tsx';
-import { Dialog, ErrorNote, QueryState } from '../../ui/parts.tsx';
+import { Dialog, ErrorNote, Pager, QueryState } from '../../ui/parts.tsx';
 import { itemPath, SYSTEM_FIELDS, type Json, type Revision } from './api.ts';
 import { apiJson } from '../../api.ts';
 import { Diff } from './Diff.tsx';
@@ -77,13 +77,7 @@ export function RevisionsPanel({ collection, id, current, onTimeTravel }: { coll
           </tbody>
         </table>
       ) : null}
-      {total > PAGE_SIZE ? (
-        <div className="pager row">
-          <button type="button" disabled={page === 1} onClick={() => setPage(page - 1)}>Newer</button>
-          <span>Page {page} of {Math.ceil(total / PAGE_SIZE)}</span>
-          <button type="button" disabled={page * PAGE_SIZE >= total} onClick={() => setPage(page + 1)}>Older</button>
-        </div>
-      ) : null}
+      {total > PAGE_SIZE ? <Pager label="Revision pages" page={page} pageSize={PAGE_SIZE} total={total} onPage={setPage} previous="Newer" next="Older" /> : null}
 
       {chosen ? (
         <div className="card stack">

@@ -5,7 +5,7 @@ import { Link, useNavigate } from '@tanstack/react-router';
 import { useState, type FormEvent } from 'react';
 import { useClient } from '../../session.tsx';
 import { formErrors } from '../../ui/errors.ts';
-import { Field, PageHeader, QueryState } from '../../ui/parts.tsx';
+import { Field, PageHeader, Pager, QueryState } from '../../ui/parts.tsx';
 import { formatTime, localToIso, RELEASE_STATUSES, STATUS_LABELS, type AtomicityMode, type Release, type ReleaseStatus, type ReleaseSummary } from './api.ts';
 import { StatusBadge } from './StatusBadge.tsx';
 
@@ -23,7 +23,6 @@ export function ReleasesPage() {
     },
   });
   const total = list.data?.meta.total ?? 0;
-  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
 
   return (
     <section className="stack">
@@ -68,13 +67,7 @@ export function ReleasesPage() {
           </tbody>
         </table>
       ) : null}
-      {pages > 1 ? (
-        <nav className="pager" aria-label="Release pages">
-          <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>Previous</button>
-          <span>Page {page} of {pages}</span>
-          <button type="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>Next</button>
-        </nav>
-      ) : null}
+      {total > PAGE_SIZE ? <Pager label="Release pages" page={page} pageSize={PAGE_SIZE} total={total} onPage={setPage} /> : null}
     </section>
   );
 }

@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from '@tanstack/react-router';
 import { useState } from 'react';
 import { useSession } from '../../session.tsx';
-import { PageHeader, QueryState } from '../../ui/parts.tsx';
+import { PageHeader, Pager, QueryState } from '../../ui/parts.tsx';
 import { usePersonName } from '../history/people.ts';
 import { listReviews, STATUS_LABELS, type ReviewStatus } from './reviews.ts';
 
@@ -62,13 +62,7 @@ export function ReviewQueuePage() {
           </tbody>
         </table>
       ) : null}
-      {total > PAGE_SIZE ? (
-        <div className="pager row">
-          <button type="button" disabled={page === 1} onClick={() => setPage(page - 1)}>Previous</button>
-          <span>Page {page} of {Math.ceil(total / PAGE_SIZE)}</span>
-          <button type="button" disabled={page * PAGE_SIZE >= total} onClick={() => setPage(page + 1)}>Next</button>
-        </div>
-      ) : null}
+      {total > PAGE_SIZE ? <Pager label="Review pages" page={page} pageSize={PAGE_SIZE} total={total} onPage={setPage} /> : null}
     </section>
   );
 }

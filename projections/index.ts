@@ -21,7 +21,6 @@ import { encryptionSettingsProjection } from './encryptionSettingsProjection.ts'
 import { erasureRequestsProjection } from './erasureRequestsProjection.ts';
 import { editorialProjection } from './editorialProjection.ts';
 import { fieldAccessLogProjection } from './fieldAccessLogProjection.ts';
-import { itemHistoryProjection } from './itemHistoryProjection.ts';
 import { itemPinsProjection } from './itemPinsProjection.ts';
 import { itemVersionsProjection } from './itemVersionsProjection.ts';
 import { itemsProjection } from './itemsProjection.ts';
@@ -69,7 +68,6 @@ export const projections: readonly Projection[] = [
   schemaProjection,
   itemsProjection,
   revisionsProjection,
-  itemHistoryProjection,
   itemVersionsProjection,
   itemPinsProjection,
   cdcSubscriptionsProjection,

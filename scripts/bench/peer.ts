@@ -22,13 +22,14 @@ import { waitForAsyncProjections, waitForFieldIndexes } from './support/readines
 import { createScratchDatabase, scratchServerUrl } from './support/scratchDatabase.ts';
 
 const usage = `usage: npm run bench -- peer [--rounds 3] [--credentials key,jwt] [--scenarios b,c,d,a,e] [--duration 15] [--warmup 3]
-                              [--harness ../shared/bench/peer-directus] [--database svc_bench_peer] [--reseed] [--out bench-results/peer]
+                              [--harness ../shared/bench/peer-directus] [--database svc_bench_peer] [--reseed] [--ours-only] [--out bench-results/peer]
   --rounds       alternated rounds (default 3); the table shows each system's median over them
   --credentials  ours' credentials, each a suite per round: key (an svk_ API key of the site administrator), jwt (its login token)
   --scenarios    bench.mjs letters: b read one, c filtered sorted list 25, d list with author.name, a create, e update
   --harness      the peer harness folder (bench.mjs, dataset.mjs, targets/, setup.sh)
   --database     ours' seeded database on DATABASE_URL's server, kept between runs with its frozen copy <name>_seed
   --reseed       drop both and seed again (otherwise an existing seed is reused)
+  --ours-only    measure ours alone even when Directus is set up (no ratios: for profiling a change)
   --out          where the descriptors, each suite's results and summary.md go (the seed's credentials and ids: bench-results/<database>.state.json)`;
 
 const SITE = 'bench';
@@ -63,6 +64,7 @@ export async function run(args: string[]): Promise<void> {
       harness: { type: 'string', default: '../shared/bench/peer-directus' },
       database: { type: 'string', default: 'svc_bench_peer' },
       reseed: { type: 'boolean', default: false },
+      'ours-only': { type: 'boolean', default: false },
       out: { type: 'string', default: 'bench-results/peer' },
       help: { type: 'boolean', default: false },
     },
@@ -88,9 +90,9 @@ export async function run(args: string[]): Promise<void> {
     ? await seedOurs(serverUrl, database, harness, statePath)
     : (JSON.parse(readFileSync(statePath, 'utf8')) as SeedState);
 
-  const withDirectus = directusIsSetUp();
+  const withDirectus = !values['ours-only'] && directusIsSetUp();
   const directusSeed = withDirectus ? prepareDirectusSeed(harness) : null;
-  if (!withDirectus) console.log(`Directus is not set up (run ${join(harness, 'setup.sh')} once): measuring ours alone`);
+  if (!withDirectus && !values['ours-only']) console.log(`Directus is not set up (run ${join(harness, 'setup.sh')} once): measuring ours alone`);
 
   const descriptors = Object.fromEntries(credentials.map((credential) => [credential, writeDescriptor(out, credential, state, serverUrl)]));
   const suites: SuiteResult[] = [];

@@ -14,7 +14,6 @@ import { encryptionSettingsProjection } from '../../projections/encryptionSettin
 import { erasureRequestsProjection } from '../../projections/erasureRequestsProjection.ts';
 import { fieldAccessLogProjection } from '../../projections/fieldAccessLogProjection.ts';
 import { filesProjection, transformPresetsProjection } from '../../projections/filesProjection.ts';
-import { itemHistoryProjection } from '../../projections/itemHistoryProjection.ts';
 import { itemPinsProjection } from '../../projections/itemPinsProjection.ts';
 import { itemsProjection } from '../../projections/itemsProjection.ts';
 import { itemVersionsProjection } from '../../projections/itemVersionsProjection.ts';
@@ -279,7 +278,7 @@ export const areas: readonly AreaManifest<unknown>[] = [
   defineArea({
     name: 'items',
     routes: [itemsRoutes, revisionRoutes, versionRoutes, pinRoutes],
-    projections: [itemsProjection, revisionsProjection, itemHistoryProjection, itemVersionsProjection, itemPinsProjection],
+    projections: [itemsProjection, revisionsProjection, itemVersionsProjection, itemPinsProjection],
     scheduledTasks: [{ name: 'item-counts', run: compactItemCounts }],
   }),
   defineArea({ name: 'search', routes: [searchRoutes], projections: [searchProjection] }),

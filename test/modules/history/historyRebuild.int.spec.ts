@@ -1,7 +1,7 @@
 // The history and search read models rebuilt from the log give the same rows as the incremental run,
 // after a workload that exercises every event they handle.
 import { describe, expect, it } from 'vitest';
-import { itemHistoryProjection } from '../../../projections/itemHistoryProjection.ts';
+import { itemsProjection } from '../../../projections/itemsProjection.ts';
 import { itemPinsProjection } from '../../../projections/itemPinsProjection.ts';
 import { itemVersionsProjection } from '../../../projections/itemVersionsProjection.ts';
 import { revisionsProjection } from '../../../projections/revisionsProjection.ts';
@@ -12,7 +12,7 @@ import { expectRebuildToGiveSameRows } from '../../support/rebuild.ts';
 import { startTestServiceForFile } from '../../support/testService.ts';
 import { createHistorySite, createItem, patchItem, revisionsOf, type HistorySite } from './support.ts';
 
-const historyProjections = [revisionsProjection, itemHistoryProjection, itemVersionsProjection, itemPinsProjection, searchProjection];
+const historyProjections = [itemsProjection, revisionsProjection, itemVersionsProjection, itemPinsProjection, searchProjection];
 
 const fresh = await createFreshDatabaseForFile();
 const service = await startTestServiceForFile({ DATABASE_URL: fresh.url });

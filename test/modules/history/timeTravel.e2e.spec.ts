@@ -107,21 +107,25 @@ describe('time travel (asOf)', () => {
     expect(list.body.data).toEqual([]);
   });
 
-  it('keeps one open history row per item, closed at each change', async () => {
+  it('keeps each replaced version as a closed history row, the current one in items', async () => {
     const site = await createHistorySite(service);
     const article = await createItem(service, site, 'articles', { title: 'v1' });
     await patchItem(service, site, 'articles', article.id, { title: 'v2' });
     await patchItem(service, site, 'articles', article.id, { title: 'v3' });
     const rows = await service.context.database.withSite(site.siteId, (tx) =>
       tx.query<{ version: number; valid_from: Date; valid_to: Date | null; title: string }>({
-        text: `SELECT version, valid_from, valid_to, data->>'title' AS title FROM item_history WHERE site_id = $1 AND id = $2 ORDER BY version`,
+        text: `SELECT version, valid_from, valid_to, data->>'title' AS title FROM item_history WHERE site_id = $1 AND id = $2
+               UNION ALL
+               SELECT version, valid_from, NULL, data->>'title' FROM items WHERE site_id = $1 AND id = $2
+               ORDER BY version`,
         values: [site.siteId, article.id],
       }),
     );
     expect(rows.map((row) => row.title)).toEqual(['v1', 'v2', 'v3']);
-    expect(rows.filter((row) => row.valid_to === null)).toHaveLength(1);
+    expect(rows.map((row) => row.valid_to === null)).toEqual([false, false, true]);
     expect(rows[0]!.valid_to!.getTime()).toBe(rows[1]!.valid_from.getTime());
     expect(rows[1]!.valid_to!.getTime()).toBe(rows[2]!.valid_from.getTime());
+    expect(rows[2]!.valid_from.getTime()).toBe(new Date(await recordedAt(site, 'articles', article.id)).getTime());
   });
 });
 

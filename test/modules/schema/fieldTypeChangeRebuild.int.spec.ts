@@ -4,7 +4,6 @@
 // writes after the change (which start from the converted item). Also: the conversion function's table.
 import { describe, expect, it } from 'vitest';
 import { sql } from '../../../infra/postgres/sql.ts';
-import { itemHistoryProjection } from '../../../projections/itemHistoryProjection.ts';
 import { itemsProjection } from '../../../projections/itemsProjection.ts';
 import { schemaProjection } from '../../../projections/schemaProjection.ts';
 import { searchProjection } from '../../../projections/searchProjection.ts';
@@ -15,7 +14,7 @@ import { expectRebuildToGiveSameRows } from '../../support/rebuild.ts';
 import { createTestSite, startTestServiceForFile } from '../../support/testService.ts';
 import { adminCalls } from './support.ts';
 
-const projections = [schemaProjection, itemsProjection, itemHistoryProjection, searchProjection];
+const projections = [schemaProjection, itemsProjection, searchProjection];
 const fresh = await createFreshDatabaseForFile();
 const service = await startTestServiceForFile({ DATABASE_URL: fresh.url });
 
@@ -52,10 +51,14 @@ describe('a field type change and the read models', () => {
       { code: 3, label: 'fresh' },
       { code: null, label: null },
     ]);
-    // The history of "one": created with "12", converted by each change (same version, from the change's moment).
+    // The history of "one": created with "12", converted by each change (same version, from the change's moment); the open version is its items row.
     const history = await fresh.owner.query<{ version: number; code: unknown; label: unknown; open: boolean }>(
-      sql`SELECT version, data -> 'code' AS code, data -> 'label' AS label, valid_to IS NULL AS open FROM item_history
-           WHERE site_id = ${site.siteId} AND id = ${first.id} ORDER BY valid_from, version`,
+      sql`SELECT version, code, label, open FROM (
+            SELECT version, data -> 'code' AS code, data -> 'label' AS label, false AS open, valid_from FROM item_history
+             WHERE site_id = ${site.siteId} AND id = ${first.id}
+            UNION ALL
+            SELECT version, data -> 'code', data -> 'label', true, valid_from FROM items WHERE site_id = ${site.siteId} AND id = ${first.id}) v
+           ORDER BY valid_from, version`,
     );
     expect(history).toEqual([
       { version: 1, code: '12', label: 'keep-me', open: false },

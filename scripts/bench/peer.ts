@@ -5,6 +5,9 @@
 // Every suite starts from the seeded state: ours from a frozen copy of the seeded database (CREATE
 // DATABASE … TEMPLATE), Directus through the harness's reset script. Prints the ratio table.
 // Without Directus set up (the harness's setup.sh) it measures ours alone and says so.
+// Each round ends with a bare Fastify hello-world (the ceiling, support/peerHello.ts), and ours'
+// update scenario runs with a poller of the async projections' checkpoints around it
+// (support/projectionFreshness.ts): the summary gives both (issue #38).
 import { type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -14,15 +17,18 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { migrate } from '../../infra/postgres/migrate.ts';
 import { prepareSite } from './support/benchSite.ts';
-import { startBenchService, stopBenchService, waitForHealth } from './support/benchService.ts';
+import { buildCompiledService, startBenchService, stopBenchService, waitForHealth } from './support/benchService.ts';
 import { directusIsSetUp, prepareDirectusSeed, runDirectusSuite } from './support/directusPeer.ts';
 import { positiveInteger } from './support/options.ts';
-import { type SuiteResult, ratioTable } from './support/peerTable.ts';
+import { mergeBenchFiles, runBench, splitAround } from './support/peerBench.ts';
+import { runHelloSuite, writeHelloDescriptor } from './support/peerHello.ts';
+import { HELLO_SYSTEM, type SuiteResult, ratioTable } from './support/peerTable.ts';
+import { measureFreshness, measuredWindow, type SuiteFreshness } from './support/projectionFreshness.ts';
 import { waitForAsyncProjections, waitForFieldIndexes } from './support/readiness.ts';
 import { createScratchDatabase, scratchServerUrl } from './support/scratchDatabase.ts';
 
 const usage = `usage: npm run bench -- peer [--rounds 3] [--credentials key,jwt] [--scenarios b,c,d,a,e] [--duration 15] [--warmup 3]
-                              [--harness ../shared/bench/peer-directus] [--database svc_bench_peer] [--reseed] [--ours-only] [--out bench-results/peer]
+                              [--harness ../shared/bench/peer-directus] [--database svc_bench_peer] [--reseed] [--ours-only] [--from-source] [--no-hello] [--no-freshness] [--out bench-results/peer]
   --rounds       alternated rounds (default 3); the table shows each system's median over them
   --credentials  ours' credentials, each a suite per round: key (an svk_ API key of the site administrator), jwt (its login token)
   --scenarios    bench.mjs letters: b read one, c filtered sorted list 25, d list with author.name, a create, e update
@@ -30,6 +36,10 @@ const usage = `usage: npm run bench -- peer [--rounds 3] [--credentials key,jwt]
   --database     ours' seeded database on DATABASE_URL's server, kept between runs with its frozen copy <name>_seed
   --reseed       drop both and seed again (otherwise an existing seed is reused)
   --ours-only    measure ours alone even when Directus is set up (no ratios: for profiling a change)
+  --from-source  run ours from the TypeScript sources (bin/svc.mjs) instead of the compiled build the production image runs
+  --no-hello     skip the bare Fastify hello-world (port 8056) measured after ours each round (scenario h; read one's share of it)
+  --no-freshness skip the async projections' freshness (a poller of their checkpoints every 10 ms while ours' scenario e runs;
+                 e then runs as a bench.mjs invocation of its own, after the projections caught up with the scenarios before it)
   --out          where the descriptors, each suite's results and summary.md go (the seed's credentials and ids: bench-results/<database>.state.json)`;
 
 const SITE = 'bench';
@@ -65,6 +75,9 @@ export async function run(args: string[]): Promise<void> {
       database: { type: 'string', default: 'svc_bench_peer' },
       reseed: { type: 'boolean', default: false },
       'ours-only': { type: 'boolean', default: false },
+      'from-source': { type: 'boolean', default: false },
+      'no-hello': { type: 'boolean', default: false },
+      'no-freshness': { type: 'boolean', default: false },
       out: { type: 'string', default: 'bench-results/peer' },
       help: { type: 'boolean', default: false },
     },
@@ -78,7 +91,9 @@ export async function run(args: string[]): Promise<void> {
   if (!existsSync(join(harness, 'bench.mjs'))) throw new Error(`no bench.mjs in ${harness}\n${usage}`);
   const out = resolve(values.out!);
   mkdirSync(out, { recursive: true });
-  const benchArgs = ['--scenarios', values.scenarios!, '--duration', values.duration!, '--warmup', values.warmup!, '--read-conns', '10', '--conns', '10'];
+  const scenarios = values.scenarios!.split(',');
+  // The same load for every system and scenario: bench.mjs' read scenarios (b c d h) at --read-conns, its writes (a e) at --conns.
+  const loadArgs = ['--duration', values.duration!, '--warmup', values.warmup!, '--read-conns', '10', '--conns', '10'];
   const toolsDir = process.cwd(); // bench.mjs loads autocannon from here (the project's devDependency)
 
   const serverUrl = scratchServerUrl();
@@ -94,20 +109,36 @@ export async function run(args: string[]): Promise<void> {
   const directusSeed = withDirectus ? prepareDirectusSeed(harness) : null;
   if (!withDirectus && !values['ours-only']) console.log(`Directus is not set up (run ${join(harness, 'setup.sh')} once): measuring ours alone`);
 
+  if (!values['from-source']) buildCompiledService();
   const descriptors = Object.fromEntries(credentials.map((credential) => [credential, writeDescriptor(out, credential, state, serverUrl)]));
+  const helloDescriptor = values['no-hello'] ? null : writeHelloDescriptor(out);
   const suites: SuiteResult[] = [];
   for (let round = 1; round <= rounds; round++) {
     if (withDirectus) {
       const file = join(out, `directus-r${round}.json`);
       console.log(`\n== round ${round}: Directus`);
-      runDirectusSuite(harness, directusSeed!.lastLogId, [...benchArgs, '--label', `directus r${round}`], file, toolsDir);
+      runDirectusSuite(harness, directusSeed!.lastLogId, ['--scenarios', scenarios.join(','), ...loadArgs, '--label', `directus r${round}`], file, toolsDir);
       suites.push({ system: 'directus', round, file });
     }
     for (const credential of credentials) {
       const file = join(out, `ours-${credential}-r${round}.json`);
       console.log(`\n== round ${round}: ours with ${credential === 'key' ? 'an API key' : 'a login JWT'}`);
-      await runOursSuite(serverUrl, database, out, descriptors[credential]!, [...benchArgs, '--label', `ours ${credential} r${round}`], file, harness, toolsDir);
-      suites.push({ system: `ours-${credential}`, round, file });
+      const freshness = await runOursSuite({
+        serverUrl, database, out, harness, toolsDir, file,
+        descriptor: descriptors[credential]!,
+        scenarios,
+        benchArgs: [...loadArgs, '--label', `ours ${credential} r${round}`],
+        freshness: !values['no-freshness'],
+        compiled: !values['from-source'],
+      });
+      if (freshness) writeFileSync(file.replace(/\.json$/, '.freshness.json'), JSON.stringify(freshness));
+      suites.push({ system: `ours-${credential}`, round, file, freshness });
+    }
+    if (helloDescriptor) {
+      const file = join(out, `hello-r${round}.json`);
+      console.log(`\n== round ${round}: a bare Fastify hello-world`);
+      await runHelloSuite(harness, helloDescriptor, out, [...loadArgs, '--label', `hello-world r${round}`], file, toolsDir);
+      suites.push({ system: HELLO_SYSTEM, round, file });
     }
   }
   const table = ratioTable(suites, credentials, { seedBytes: state.seedBytes, articles: state.articles, directusBytes: directusSeed?.bytes });
@@ -135,8 +166,9 @@ function databaseUrl(serverUrl: string, name: string): string {
   return url.toString();
 }
 
-function startOurs(serverUrl: string, database: string): ChildProcess {
-  return startBenchService(databaseUrl(serverUrl, database), PORT, { SVC_ACCESS_TOKEN_TTL: '86400', SVC_BODY_LIMIT: String(8 * 1024 * 1024), LOG_LEVEL: 'info' });
+function startOurs(serverUrl: string, database: string, compiled = false): ChildProcess {
+  const environment = { SVC_ACCESS_TOKEN_TTL: '86400', SVC_BODY_LIMIT: String(8 * 1024 * 1024), LOG_LEVEL: 'info' };
+  return startBenchService(databaseUrl(serverUrl, database), PORT, environment, { compiled });
 }
 
 /** Seeds the dataset through our API (bulk creates of 500), creates the key and the JWT, freezes the seeded database. */
@@ -252,22 +284,62 @@ function postgresDataDirectory(serverUrl: string): string {
   return dataDirectory;
 }
 
-/** One suite of ours from the seeded state: a fresh copy of the frozen seed, a fresh process, bench.mjs. */
-async function runOursSuite(serverUrl: string, database: string, out: string, descriptor: string, benchArgs: string[], file: string, harness: string, toolsDir: string) {
+interface OursSuite {
+  serverUrl: string;
+  database: string;
+  out: string;
+  harness: string;
+  toolsDir: string;
+  descriptor: string;
+  scenarios: string[];
+  /** bench.mjs' arguments but the scenarios, the target and the output. */
+  benchArgs: string[];
+  /** The suite's result file. */
+  file: string;
+  /** Whether to measure the async projections' freshness during scenario e. */
+  freshness: boolean;
+  /** Run the compiled build (dist/), as the production image does, rather than the sources. */
+  compiled: boolean;
+}
+
+/**
+ * One suite of ours from the seeded state: a fresh copy of the frozen seed, a fresh process, bench.mjs.
+ * With freshness, scenario e is a bench.mjs invocation of its own, started once the async projections
+ * have caught up with the scenarios before it, with the checkpoint poller around it; the parts'
+ * results are merged into the suite's file. Answers the freshness, if measured.
+ */
+async function runOursSuite(suite: OursSuite): Promise<SuiteFreshness | undefined> {
+  const { serverUrl, database } = suite;
+  const url = databaseUrl(serverUrl, database);
   await withClient(serverUrl, async (client) => {
     await client.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
     await client.query(`CREATE DATABASE ${database} TEMPLATE ${database}_seed STRATEGY FILE_COPY`);
   });
-  await withClient(databaseUrl(serverUrl, database), (owner) => owner.query('VACUUM ANALYZE'));
-  const child = startOurs(serverUrl, database);
+  await withClient(url, (owner) => owner.query('VACUUM ANALYZE'));
+  const child = startOurs(serverUrl, database, suite.compiled);
   try {
     await waitForHealth(`http://127.0.0.1:${PORT}/api/v1`, child);
-    writeFileSync(join(out, 'ours.pid'), String(child.pid));
-    execFileSync(process.execPath, [join(harness, 'bench.mjs'), '--target', descriptor, ...benchArgs, '--out', file], {
-      cwd: harness,
-      stdio: 'inherit',
-      env: { ...process.env, BENCH_TOOLS_DIR: toolsDir },
-    });
+    writeFileSync(join(suite.out, 'ours.pid'), String(child.pid));
+    const parts = suite.freshness ? splitAround(suite.scenarios, 'e') : [suite.scenarios];
+    const files = parts.map((_, i) => (parts.length === 1 ? suite.file : suite.file.replace(/\.json$/, `.part${i + 1}.json`)));
+    let freshness: SuiteFreshness | undefined;
+    for (const [i, part] of parts.entries()) {
+      const bench = () => runBench(suite.harness, suite.descriptor, ['--scenarios', part.join(','), ...suite.benchArgs], files[i]!, suite.toolsDir);
+      if (!suite.freshness || part[0] !== 'e') {
+        await bench();
+        continue;
+      }
+      if (i > 0) {
+        const waited = await withClient(url, (owner) => waitForAsyncProjections(owner, { quiet: true }));
+        console.log(`async projections caught up ${Math.round(waited)} ms after the scenarios before e; e runs with the freshness poller`);
+      }
+      freshness = await measureFreshness(url, async () => {
+        await bench();
+        return measuredWindow(files[i]!, 'e');
+      });
+    }
+    if (parts.length > 1) mergeBenchFiles(files, suite.file);
+    return freshness;
   } finally {
     await stopBenchService(child);
   }

@@ -118,7 +118,8 @@ export async function openCommandIn<State, Command, Event extends NewEvent>(
 ): Promise<OpenCommand<State, Command>> {
   const { decider, streamId, expectedVersion, versionMismatch } = target;
   const load = target.load ?? 'fold';
-  if (target.lock) await tx.query(sql`SELECT pg_advisory_xact_lock(hashtextextended(${streamId}, 0))`);
+  // Deferred: the lock travels with the load's statement, taken before it runs (one round trip, not two).
+  if (target.lock) tx.defer(sql`SELECT pg_advisory_xact_lock(hashtextextended(${streamId}, 0))`);
   const { state, version } = await loadState(tx, decider, streamId, load);
   await target.check?.(state, tx);
   if (expectedVersion !== undefined && expectedVersion !== version) {

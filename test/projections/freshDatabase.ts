@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { createDatabase, type Database } from '../../infra/postgres/database.ts';
-import { migrate } from '../../infra/postgres/migrate.ts';
+import { migrate, type MigrateOptions } from '../../infra/postgres/migrate.ts';
 import { identifier, sql } from '../../infra/postgres/sql.ts';
 import type { Projection } from '../../projections/projection.ts';
 
@@ -25,13 +25,14 @@ async function onServer(work: (client: pg.Client) => Promise<unknown>): Promise<
   }
 }
 
-export async function createFreshDatabase(): Promise<FreshDatabase> {
+/** `migrations.through`: migrated up to that migration only (a database as an older release left it). */
+export async function createFreshDatabase(migrations: MigrateOptions = {}): Promise<FreshDatabase> {
   const name = `svc_fresh_${randomBytes(5).toString('hex')}`;
   await onServer((client) => client.query(`CREATE DATABASE ${name}`));
   const url = new URL(inject('adminDatabaseUrl'));
   url.pathname = `/${name}`;
   try {
-    await migrate(url.toString());
+    await migrate(url.toString(), migrations);
   } catch (error) {
     await onServer((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     throw error;

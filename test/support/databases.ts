@@ -4,6 +4,7 @@
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
 import { createDatabase, type Database } from '../../infra/postgres/database.ts';
+import type { MigrateOptions } from '../../infra/postgres/migrate.ts';
 import { createFreshDatabase, type FreshDatabase } from '../projections/freshDatabase.ts';
 
 /** A plain pg client as the owner of the test run's database (or of the database at `url`). */
@@ -21,9 +22,9 @@ export function openOwnerDatabaseForFile(): Database {
   return owner;
 }
 
-/** A migrated database of the file's own (see freshDatabase.ts), dropped after its last test. */
-export async function createFreshDatabaseForFile(): Promise<FreshDatabase> {
-  const fresh = await createFreshDatabase();
+/** A migrated database of the file's own (see freshDatabase.ts; `migrations.through`: only so far), dropped after its last test. */
+export async function createFreshDatabaseForFile(migrations: MigrateOptions = {}): Promise<FreshDatabase> {
+  const fresh = await createFreshDatabase(migrations);
   afterAll(() => fresh.drop());
   return fresh;
 }

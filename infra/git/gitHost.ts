@@ -2,8 +2,8 @@
 // @octokit/rest, GitLab through @gitbeaker/rest, each at a configurable base URL so tests reach a
 // local server that speaks their REST APIs. What the integration needs of a repository: its pull
 // requests, a file at a commit, a commit status, CI runs and their logs, and the OAuth code exchange.
-import { Gitlab } from '@gitbeaker/rest';
-import { Octokit } from '@octokit/rest';
+import type { Gitlab } from '@gitbeaker/rest';
+import type { Octokit } from '@octokit/rest';
 import { AppError } from '../../domain/shared/appError.ts';
 
 export type GitProviderName = 'github' | 'gitlab';
@@ -151,9 +151,9 @@ export function githubPullOf(pull: GithubPull): PullRequestInfo {
   };
 }
 
-function githubRepository(settings: GitHostSettings, repoFullName: string, token: string | null): GitRepository {
+function githubRepository(OctokitClient: typeof Octokit, settings: GitHostSettings, repoFullName: string, token: string | null): GitRepository {
   const [owner, repo] = repoFullName.split('/') as [string, string];
-  const octokit = new Octokit({ baseUrl: settings.githubApiUrl, request: { fetch: timedFetch(settings.timeoutMs) }, ...(token ? { auth: token } : {}) });
+  const octokit = new OctokitClient({ baseUrl: settings.githubApiUrl, request: { fetch: timedFetch(settings.timeoutMs) }, ...(token ? { auth: token } : {}) });
   const github = <T>(work: () => Promise<T>, onMissing?: () => T) => call('github', work, onMissing);
   const pullOf = githubPullOf;
   return {
@@ -214,9 +214,9 @@ function githubRepository(settings: GitHostSettings, repoFullName: string, token
   };
 }
 
-function gitlabRepository(settings: GitHostSettings, repoFullName: string, token: string | null, authMethod: 'app' | 'pat'): GitRepository {
+function gitlabRepository(GitlabClient: typeof Gitlab, settings: GitHostSettings, repoFullName: string, token: string | null, authMethod: 'app' | 'pat'): GitRepository {
   const credentials = token === null ? {} : authMethod === 'app' ? { oauthToken: token } : { token };
-  const api = new Gitlab({ host: settings.gitlabUrl, queryTimeout: settings.timeoutMs, ...credentials } as ConstructorParameters<typeof Gitlab>[0]);
+  const api = new GitlabClient({ host: settings.gitlabUrl, queryTimeout: settings.timeoutMs, ...credentials } as ConstructorParameters<typeof Gitlab>[0]);
   const gitlab = <T>(work: () => Promise<T>, onMissing?: () => T) => call('gitlab', work, onMissing);
   type MergeRequest = { iid: number; title: string; state: string; draft?: boolean; web_url: string; author?: { username?: string } | null; sha: string; source_branch: string; target_branch: string; created_at: string; updated_at: string };
   const pullOf = (mr: MergeRequest): PullRequestInfo => ({
@@ -283,10 +283,11 @@ function gitlabRepository(settings: GitHostSettings, repoFullName: string, token
   };
 }
 
-export function gitRepository(settings: GitHostSettings, integration: { provider: GitProviderName; repoFullName: string; authMethod: 'app' | 'pat' }, token: string | null): GitRepository {
+/** The repository's client. The provider's library is imported on first use, not at startup: most instances run no git integration. */
+export async function gitRepository(settings: GitHostSettings, integration: { provider: GitProviderName; repoFullName: string; authMethod: 'app' | 'pat' }, token: string | null): Promise<GitRepository> {
   return integration.provider === 'github'
-    ? githubRepository(settings, integration.repoFullName, token)
-    : gitlabRepository(settings, integration.repoFullName, token, integration.authMethod);
+    ? githubRepository((await import('@octokit/rest')).Octokit, settings, integration.repoFullName, token)
+    : gitlabRepository((await import('@gitbeaker/rest')).Gitlab, settings, integration.repoFullName, token, integration.authMethod);
 }
 
 /** Where the provider asks its user to grant access; `state` comes back to the callback. */

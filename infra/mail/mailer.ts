@@ -2,7 +2,7 @@
 // nothing (outside production it logs the text so a developer can follow the links). A send answers
 // the relay's receipt: the message id, and which recipients it accepted and refused (with the SMTP
 // answer of each), so a caller can record an outcome per recipient.
-import nodemailer, { type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 
 export interface MailMessage {
   to: string | string[];
@@ -75,27 +75,33 @@ export function createMailer(options: MailerOptions): Mailer {
 
 function smtpMailer(smtpUrl: string, options: MailerOptions): Mailer {
   const timeout = options.timeoutMs ?? 30_000;
-  const transporter: Transporter = nodemailer.createTransport({
-    url: smtpUrl,
-    ...(options.pooledConnections ? { pool: true, maxConnections: options.pooledConnections, maxMessages: 1_000 } : {}),
-    connectionTimeout: timeout,
-    greetingTimeout: timeout,
-    socketTimeout: timeout,
-  });
+  // nodemailer is imported on the first send, not at startup: most instances send mail rarely or never.
+  let transporter: Promise<Transporter> | undefined;
+  const transporterOf = () =>
+    (transporter ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport({
+        url: smtpUrl,
+        ...(options.pooledConnections ? { pool: true, maxConnections: options.pooledConnections, maxMessages: 1_000 } : {}),
+        connectionTimeout: timeout,
+        greetingTimeout: timeout,
+        socketTimeout: timeout,
+      }),
+    ));
   const { from } = options;
   return {
     transport: 'smtp',
     from,
     async send(message) {
+      const smtp = await transporterOf();
       try {
-        const info = await transporter.sendMail({ from, ...message });
+        const info = await smtp.sendMail({ from, ...message });
         return receiptOf(info);
       } catch (error) {
         throw deliveryErrorOf(error);
       }
     },
     async close() {
-      transporter.close();
+      (await transporter)?.close();
     },
   };
 }

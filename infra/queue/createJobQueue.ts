@@ -5,7 +5,6 @@ import type { Logger } from 'pino';
 import { AppError } from '../../domain/shared/appError.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { Database } from '../postgres/database.ts';
-import { createBullmqJobQueue } from './bullmqJobQueue.ts';
 import type { JobQueue, JobQueueCore } from './jobQueue.ts';
 import { createPostgresJobQueue } from './postgresJobQueue.ts';
 
@@ -13,9 +12,10 @@ import { createPostgresJobQueue } from './postgresJobQueue.ts';
 const MAX_OWED = 50_000;
 const OWED_RETRY_MS = 1_000;
 
-export function createJobQueue(options: { redisUrl: string | undefined; namespace: string; database: Database; logger: Logger; metrics: Metrics }): JobQueue {
+export async function createJobQueue(options: { redisUrl: string | undefined; namespace: string; database: Database; logger: Logger; metrics: Metrics }): Promise<JobQueue> {
+  // BullMQ is imported only with REDIS_URL: an instance without Redis never loads it.
   const queue: JobQueueCore = options.redisUrl
-    ? createBullmqJobQueue({ redisUrl: options.redisUrl, namespace: options.namespace, logger: options.logger })
+    ? (await import('./bullmqJobQueue.ts')).createBullmqJobQueue({ redisUrl: options.redisUrl, namespace: options.namespace, logger: options.logger })
     : createPostgresJobQueue({ database: options.database, logger: options.logger });
   const { logger } = options;
 

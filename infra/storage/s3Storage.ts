@@ -3,8 +3,7 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
-import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { assertObjectKey, MAX_STORED_KEY_LENGTH, type ObjectStorage } from './objectStorage.ts';
 
 export interface S3StorageOptions {
@@ -22,21 +21,33 @@ export interface S3StorageOptions {
 /** The longest a presigned URL may live, by S3's rules (7 days). */
 const MAX_PRESIGN_SECONDS = 7 * 86_400;
 
+/** The SDK and a client of it. */
+interface S3 {
+  sdk: typeof import('@aws-sdk/client-s3');
+  client: S3Client;
+}
+
 export function createS3ObjectStorage(options: S3StorageOptions): ObjectStorage {
   const bucket = options.bucket;
-  const client = new S3Client({
-    region: options.region,
-    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-    forcePathStyle: options.forcePathStyle,
-    ...(options.accessKeyId && options.secretAccessKey
-      ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } }
-      : {}),
-    // The SDK's default since 2025 adds a CRC32 to every put (as an aws-chunked trailer) and to presigned
-    // URLs: stores other than AWS may keep the chunk framing as the bytes, and a presigned URL would carry
-    // the checksum of an empty body. Checksums only where S3 requires them; TLS guards the transfer.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
+  // The SDK is imported on the first call, not at startup: it is large (megabytes of heap), and only files use it.
+  let loading: Promise<S3> | undefined;
+  const s3 = () =>
+    (loading ??= import('@aws-sdk/client-s3').then((sdk) => ({
+      sdk,
+      client: new sdk.S3Client({
+        region: options.region,
+        ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+        forcePathStyle: options.forcePathStyle,
+        ...(options.accessKeyId && options.secretAccessKey
+          ? { credentials: { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey } }
+          : {}),
+        // The SDK's default since 2025 adds a CRC32 to every put (as an aws-chunked trailer) and to presigned
+        // URLs: stores other than AWS may keep the chunk framing as the bytes, and a presigned URL would carry
+        // the checksum of an empty body. Checksums only where S3 requires them; TLS guards the transfer.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+      }),
+    })));
   const checked = (key: string): string => {
     assertObjectKey(key, MAX_STORED_KEY_LENGTH);
     return key;
@@ -48,44 +59,49 @@ export function createS3ObjectStorage(options: S3StorageOptions): ObjectStorage 
     // One PutObject streams the file with its length (no buffering); S3 takes up to 5 GB this way.
     async putFile(key, path, contentType) {
       const { size } = await stat(path);
+      const { sdk, client } = await s3();
       const answer = await client.send(
-        new PutObjectCommand({ Bucket: bucket, Key: checked(key), Body: createReadStream(path), ContentLength: size, ContentType: contentType }),
+        new sdk.PutObjectCommand({ Bucket: bucket, Key: checked(key), Body: createReadStream(path), ContentLength: size, ContentType: contentType }),
       );
       return { key, size, contentType, ...etagOf(answer.ETag) };
     },
 
     async get(key) {
+      const { sdk, client } = await s3();
       try {
-        const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: checked(key) }));
+        const answer = await client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: checked(key) }));
         if (!(answer.Body instanceof Readable)) throw new Error('S3 GetObject answered without a Node stream body');
         return { stream: answer.Body, size: answer.ContentLength ?? 0, contentType: answer.ContentType ?? 'application/octet-stream' };
       } catch (error) {
-        if (isMissingObject(error)) return null;
+        if (isMissingObject(sdk, error)) return null;
         throw error;
       }
     },
 
     async head(key) {
+      const { sdk, client } = await s3();
       try {
-        const answer = await client.send(new HeadObjectCommand({ Bucket: bucket, Key: checked(key) }));
+        const answer = await client.send(new sdk.HeadObjectCommand({ Bucket: bucket, Key: checked(key) }));
         return { key, size: answer.ContentLength ?? 0, contentType: answer.ContentType ?? 'application/octet-stream', ...etagOf(answer.ETag) };
       } catch (error) {
-        if (isMissingObject(error)) return null;
+        if (isMissingObject(sdk, error)) return null;
         throw error;
       }
     },
 
     async delete(key) {
-      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: checked(key) }));
+      const { sdk, client } = await s3();
+      await client.send(new sdk.DeleteObjectCommand({ Bucket: bucket, Key: checked(key) }));
     },
 
     async deleteFolder(folder) {
       const prefix = `${checked(folder)}/`;
+      const { sdk, client } = await s3();
       let token: string | undefined;
       do {
-        const page = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+        const page = await client.send(new sdk.ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
         const objects = (page.Contents ?? []).flatMap((object) => (object.Key ? [{ Key: object.Key }] : []));
-        if (objects.length > 0) await client.send(new DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: objects, Quiet: true } }));
+        if (objects.length > 0) await client.send(new sdk.DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: objects, Quiet: true } }));
         token = page.IsTruncated ? page.NextContinuationToken : undefined;
       } while (token);
     },
@@ -97,7 +113,8 @@ export function createS3ObjectStorage(options: S3StorageOptions): ObjectStorage 
       if (!Number.isInteger(expiresInSeconds) || expiresInSeconds < 1 || expiresInSeconds > MAX_PRESIGN_SECONDS) {
         throw new RangeError(`expiresInSeconds must be an integer from 1 to ${MAX_PRESIGN_SECONDS}`);
       }
-      const url = await getSignedUrl(client, new PutObjectCommand({ Bucket: bucket, Key: checked(key), ContentType: contentType }), {
+      const [{ sdk, client }, { getSignedUrl }] = await Promise.all([s3(), import('@aws-sdk/s3-request-presigner')]);
+      const url = await getSignedUrl(client, new sdk.PutObjectCommand({ Bucket: bucket, Key: checked(key), ContentType: contentType }), {
         expiresIn: expiresInSeconds,
         signableHeaders: new Set(['content-type']),
       });
@@ -111,6 +128,6 @@ function etagOf(etag: string | undefined): { etag?: string } {
 }
 
 /** GetObject says NoSuchKey; HeadObject, which has no body, only NotFound. A missing bucket stays an error on get. */
-function isMissingObject(error: unknown): boolean {
-  return error instanceof S3ServiceException && (error.name === 'NoSuchKey' || error.name === 'NotFound');
+function isMissingObject(sdk: S3['sdk'], error: unknown): boolean {
+  return error instanceof sdk.S3ServiceException && (error.name === 'NoSuchKey' || error.name === 'NotFound');
 }

@@ -25,9 +25,9 @@ export interface AgentWorkRuntime {
   stop(): Promise<void>;
 }
 
-export function startAgentWorkRuntime(context: AppContext): AgentWorkRuntime {
+export async function startAgentWorkRuntime(context: AppContext): Promise<AgentWorkRuntime> {
   const { config } = context;
-  const queue = createJobQueue({
+  const queue = await createJobQueue({
     redisUrl: config.REDIS_URL,
     namespace: deploymentNamespace(config),
     database: context.database,

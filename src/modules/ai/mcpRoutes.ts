@@ -2,7 +2,6 @@
 // gets its own MCP server and transport (no session: GET and DELETE are 405), authenticated like
 // every site route (a session token or an API key, and X-Svc-Site), and answers JSON. The skills are
 // its tools (mcpServer.ts). Behind SVC_MCP_ENABLED: off, the route answers 404 whatever came with it.
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -11,7 +10,6 @@ import { userPrincipal } from '../../auth/principal.ts';
 import { errorBody } from '../../server/errorHandler.ts';
 import type { ServerDeps } from '../../server/serverDeps.ts';
 import { AGENT_ROLE_NAME } from '../agents/rolesSchemas.ts';
-import { createMcpServer } from './mcpServer.ts';
 
 /** The largest JSON-RPC message the endpoint reads (a tool call's arguments: an item's content at most). */
 export const MCP_BODY_LIMIT = 1024 * 1024;
@@ -63,12 +61,23 @@ function handOver(request: FastifyRequest, reply: FastifyReply): void {
   reply.hijack();
 }
 
+/** The MCP SDK and our server over it: imported only when the endpoint is on (most instances leave it off, and the SDK is large). */
+async function loadMcp() {
+  const [{ createMcpServer }, { StreamableHTTPServerTransport }] = await Promise.all([
+    import('./mcpServer.ts'),
+    import('@modelcontextprotocol/sdk/server/streamableHttp.js'),
+  ]);
+  return { createMcpServer, StreamableHTTPServerTransport };
+}
+
 export async function mcpRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
   const enabled = context.config.SVC_MCP_ENABLED;
   const off = async (): Promise<void> => {
     throw errors.notFound('The MCP endpoint is off on this instance (SVC_MCP_ENABLED)');
   };
+  // Loaded as the route is registered, so the first request does not wait for it.
+  const mcpSdk = enabled ? await loadMcp() : null;
 
   api.post(
     '/mcp',
@@ -80,6 +89,8 @@ export async function mcpRoutes(app: FastifyInstance, { context }: ServerDeps): 
       schema: { tags: ['agents'], body: mcpMessage },
     },
     async (request, reply) => {
+      // Loaded whenever the endpoint is on; off, the onRequest hook has answered before this runs.
+      const { createMcpServer, StreamableHTTPServerTransport } = mcpSdk!;
       const principal = userPrincipal(request.principal);
       const role = agentRoleOf(request);
       assertAccepts(request);

@@ -52,14 +52,14 @@ export const NATS_PROBE_TIMEOUT_MS = 1_500;
 /** Sink subscriptions published at once per process. */
 const SINK_CONCURRENCY = 8;
 
-export function startChangeFeedRuntime(context: AppContext): ChangeFeedRuntime {
+export async function startChangeFeedRuntime(context: AppContext): Promise<ChangeFeedRuntime> {
   const { config } = context;
   const natsUrl = config.NATS_URL;
   const watcher = createFeedWatcher(context.notifier);
   const http = createOutboundHttp({ allowPrivate: config.SVC_WEBHOOK_ALLOW_PRIVATE, userAgent: `svc-webhooks/${context.version}` });
   const secrets = createSecretBox(config.SVC_SECRET);
   const cursors = createFeedCursors(config.SVC_SECRET);
-  const queue = createJobQueue({
+  const queue = await createJobQueue({
     redisUrl: config.REDIS_URL,
     namespace: deploymentNamespace(config),
     database: context.database,

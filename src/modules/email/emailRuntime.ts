@@ -27,12 +27,12 @@ function unsubscribeMailto(from: string, configured: string | undefined): string
   return `mailto:${address}?subject=unsubscribe`;
 }
 
-export function startEmailRuntime(context: AppContext): EmailRuntime {
+export async function startEmailRuntime(context: AppContext): Promise<EmailRuntime> {
   const { config } = context;
   const mailer: Mailer | null = config.SMTP_URL
     ? createMailer({ smtpUrl: config.SMTP_URL, from: config.SVC_MAIL_FROM, logger: context.logger, logBodies: false, pooledConnections: config.SVC_EMAIL_SMTP_CONNECTIONS })
     : null;
-  const queue = createJobQueue({
+  const queue = await createJobQueue({
     redisUrl: config.REDIS_URL,
     namespace: deploymentNamespace(config),
     database: context.database,

@@ -1,8 +1,9 @@
 // Renders image derivatives with sharp (issue #21) within the environment's limits (input pixels
 // against decompression bombs, time per transform, transforms at once), and makes each new
 // derivative once however many requests ask for it together.
-import sharp, { type Metadata, type Sharp } from 'sharp';
+import type { Metadata, Sharp } from 'sharp';
 import { AppError } from '../../../domain/shared/appError.ts';
+import { loadSharp, type SharpOpen } from './sharpLoader.ts';
 import {
   DEFAULT_QUALITY,
   MAX_TRANSFORM_DIMENSION,
@@ -57,8 +58,9 @@ export function createImageTransformer(limits: ImageTransformerLimits): ImageTra
   const inFlight = new Map<string, Promise<unknown>>();
   return {
     async render(input, params) {
+      const sharp = await loadSharp(); // before the turn and its deadline: loading the library is not rendering
       await turns.acquire();
-      const rendering = renderImage(input, params, limits);
+      const rendering = renderImage(sharp, input, params, limits);
       // The turn ends when sharp stops, not at the deadline: an abandoned render still holds a CPU.
       void rendering.then(turns.release, turns.release);
       return withDeadline(rendering, limits.timeoutMs);
@@ -81,7 +83,7 @@ interface Source {
   format: TransformFormat;
 }
 
-async function renderImage(input: Buffer | string, params: TransformParams, limits: ImageTransformerLimits): Promise<RenderedImage> {
+async function renderImage(sharp: SharpOpen, input: Buffer | string, params: TransformParams, limits: ImageTransformerLimits): Promise<RenderedImage> {
   const image = sharp(input, { limitInputPixels: limits.maxInputPixels });
   const source = await readSource(image, limits.maxInputPixels);
   const format = params.format ?? source.format;

@@ -13,9 +13,9 @@ import { mkdir, open, readFile, rename, rm, stat, type FileHandle } from 'node:f
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileTypeFromFile } from 'file-type';
-import sharp from 'sharp';
 import { AppError, type ErrorCode } from '../../../domain/shared/appError.ts';
 import { scanRaster, type RasterFormat } from './rasterScan.ts';
+import { loadSharp, type SharpOpen } from './sharpLoader.ts';
 import { decodeSvgText, scanSvg } from './svgScan.ts';
 
 /** What a site takes; an empty list does not restrict. */
@@ -266,6 +266,7 @@ async function checkText(path: string, mimeType: string): Promise<void> {
 
 /** A type sharp decodes without a scanner of its own (TIFF): it must open as that format, and its pixels decode. */
 async function checkDecodable(path: string, mimeType: string): Promise<{ width?: number; height?: number }> {
+  const sharp = await loadSharp();
   let format: string | undefined;
   try {
     format = (await sharp(path).metadata()).format;
@@ -274,11 +275,11 @@ async function checkDecodable(path: string, mimeType: string): Promise<{ width?:
     throw rejected('corrupt_image', `The image cannot be decoded: ${(error as Error).message}`, { detail: (error as Error).message });
   }
   if (`image/${format}` !== mimeType) throw rejected('type_mismatch', `The bytes decode as ${format ?? 'nothing'}, not ${mimeType}`, { mimeType, detected: format ?? null });
-  return rasterDimensions(path);
+  return rasterDimensions(sharp, path);
 }
 
 /** Re-encoded in its own format: metadata, text chunks and appended bytes are not carried over; orientation is applied, animation kept. */
-async function reencode(path: string, format: RasterFormat, lossless: boolean | undefined): Promise<{ bytes: number; width: number; height: number }> {
+async function reencode(sharp: SharpOpen, path: string, format: RasterFormat, lossless: boolean | undefined): Promise<{ bytes: number; width: number; height: number }> {
   const animated = format === 'gif' || format === 'webp';
   const image = sharp(path, { animated }).timeout({ seconds: REENCODE_TIMEOUT_SECONDS });
   const { pages = 1, isPalette } = await image.metadata();
@@ -298,7 +299,7 @@ async function reencode(path: string, format: RasterFormat, lossless: boolean | 
   }
 }
 
-async function rasterDimensions(path: string): Promise<{ width?: number; height?: number }> {
+async function rasterDimensions(sharp: SharpOpen, path: string): Promise<{ width?: number; height?: number }> {
   const metadata = await sharp(path).metadata();
   // Read without `animated`, an animation's metadata describes its first frame.
   const width = metadata.autoOrient?.width ?? metadata.width;
@@ -309,8 +310,9 @@ async function rasterDimensions(path: string): Promise<{ width?: number; height?
 async function checkRaster(path: string, format: RasterFormat, stripMetadata: boolean): Promise<{ bytes?: number; width?: number; height?: number; reencoded?: boolean }> {
   const scan = await scanRaster(path, format);
   if (scan.finding) throw rejected(scan.finding.reason, `The image was refused: ${scan.finding.detail}`, { detail: scan.finding.detail });
+  const sharp = await loadSharp(); // outside the try: a library that does not load is no corrupt image
   try {
-    return stripMetadata ? { ...(await reencode(path, format, scan.lossless)), reencoded: true } : await rasterDimensions(path);
+    return stripMetadata ? { ...(await reencode(sharp, path, format, scan.lossless)), reencoded: true } : await rasterDimensions(sharp, path);
   } catch (error) {
     throw rejected('corrupt_image', `The image cannot be decoded: ${(error as Error).message}`, { detail: (error as Error).message });
   }

@@ -38,10 +38,10 @@ export interface FlowsRuntime {
   stop(): Promise<void>;
 }
 
-export function startFlowsRuntime(context: AppContext): FlowsRuntime {
+export async function startFlowsRuntime(context: AppContext): Promise<FlowsRuntime> {
   const { config } = context;
   const http = createOutboundHttp({ allowPrivate: config.SVC_FLOW_ALLOW_PRIVATE, userAgent: `svc-flows/${context.version}` });
-  const queue = createJobQueue({
+  const queue = await createJobQueue({
     redisUrl: config.REDIS_URL,
     namespace: deploymentNamespace(config),
     database: context.database,

@@ -20,10 +20,10 @@ export interface ReportsRuntime {
   stop(): Promise<void>;
 }
 
-export function startReportsRuntime(context: AppContext): ReportsRuntime {
+export async function startReportsRuntime(context: AppContext): Promise<ReportsRuntime> {
   const { config } = context;
   const storage = createObjectStorage(config);
-  const queue = createJobQueue({
+  const queue = await createJobQueue({
     redisUrl: config.REDIS_URL,
     namespace: deploymentNamespace(config),
     database: context.database,

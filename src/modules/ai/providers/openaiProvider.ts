@@ -2,7 +2,7 @@
 // through the `openai` client, the skills the caller may use offered as tools (tool_choice auto). A
 // tool call is a skill call; plain content is a reply; anything else, and any failure or timeout, is
 // 502 AI_PROVIDER_FAILED in words of our own (a client's error may echo the request, its key included).
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsBase, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { AppError } from '../../../../domain/shared/appError.ts';
 import { jsonNestsDeeperThan, MAX_JSON_DEPTH } from '../../../../domain/shared/jsonDepth.ts';
@@ -38,11 +38,11 @@ export function aiProviderFailed(reason: string): AppError {
   return new AppError('AI_PROVIDER_FAILED', `The AI provider failed: ${reason}`, { extensions: { provider: 'openai', reason } });
 }
 
-function reasonOf(error: unknown, timedOut: boolean): string {
-  if (timedOut || error instanceof OpenAI.APIConnectionTimeoutError) return 'timed out';
-  if (error instanceof OpenAI.APIUserAbortError) return 'the request was cancelled';
-  if (error instanceof OpenAI.APIConnectionError) return 'unreachable';
-  if (error instanceof OpenAI.APIError && error.status !== undefined) return `HTTP ${error.status}`;
+function reasonOf(openai: typeof import('openai'), error: unknown, timedOut: boolean): string {
+  if (timedOut || error instanceof openai.APIConnectionTimeoutError) return 'timed out';
+  if (error instanceof openai.APIUserAbortError) return 'the request was cancelled';
+  if (error instanceof openai.APIConnectionError) return 'unreachable';
+  if (error instanceof openai.APIError && error.status !== undefined) return `HTTP ${error.status}`;
   return 'an unexpected answer';
 }
 
@@ -130,19 +130,23 @@ export async function assembleStream(chunks: AsyncIterable<ChatCompletionChunk>)
 }
 
 export function openAiIntentProvider(options: OpenAiProviderOptions): IntentProvider {
-  const client = new OpenAI({
-    baseURL: options.baseUrl,
-    // The client insists on a key; without one the header is left out (a null default header removes it).
-    apiKey: options.apiKey ?? 'unused',
-    ...(options.apiKey === null ? { defaultHeaders: { Authorization: null } } : {}),
-    organization: null,
-    project: null,
-    timeout: options.timeoutMs,
-    maxRetries: MAX_RETRIES,
-  });
+  let client: OpenAI | undefined;
   return {
     name: 'openai',
     async resolve({ message, skills, signal }) {
+      // Imported on the first resolution, not at startup: most instances configure no provider, and the
+      // package is large. Before the deadline starts: loading it is not the provider's time.
+      const openai = await import('openai');
+      client ??= new openai.OpenAI({
+        baseURL: options.baseUrl,
+        // The client insists on a key; without one the header is left out (a null default header removes it).
+        apiKey: options.apiKey ?? 'unused',
+        ...(options.apiKey === null ? { defaultHeaders: { Authorization: null } } : {}),
+        organization: null,
+        project: null,
+        timeout: options.timeoutMs,
+        maxRetries: MAX_RETRIES,
+      });
       const { toTool, toSkill } = toolNames(skills);
       const body: ChatCompletionCreateParamsBase = {
         model: options.model,
@@ -171,7 +175,7 @@ export function openAiIntentProvider(options: OpenAiProviderOptions): IntentProv
         }
       } catch (error) {
         if (error instanceof AppError) throw error;
-        throw aiProviderFailed(reasonOf(error, deadline.aborted));
+        throw aiProviderFailed(reasonOf(openai, error, deadline.aborted));
       }
       return resolutionOf(answer, toSkill);
     },

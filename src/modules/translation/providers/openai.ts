@@ -1,6 +1,6 @@
 // An OpenAI-compatible provider through the openai client (POST /chat/completions): the glossary's
 // terms that occur in the text are given in the system prompt, to be used exactly.
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { providerFailed, type GlossaryHint, type ProviderRequest, type TranslationProvider } from './port.ts';
 
 export interface OpenAiOptions {
@@ -24,18 +24,21 @@ export function translationPrompt(from: string, to: string, glossary: readonly G
   return lines.join('\n');
 }
 
-function reasonOf(error: unknown): string {
-  if (error instanceof OpenAI.APIConnectionTimeoutError) return 'timed out';
-  if (error instanceof OpenAI.APIConnectionError) return 'unreachable';
-  if (error instanceof OpenAI.APIError && error.status !== undefined) return `HTTP ${error.status}`;
+function reasonOf(openai: typeof import('openai'), error: unknown): string {
+  if (error instanceof openai.APIConnectionTimeoutError) return 'timed out';
+  if (error instanceof openai.APIConnectionError) return 'unreachable';
+  if (error instanceof openai.APIError && error.status !== undefined) return `HTTP ${error.status}`;
   return 'an unexpected answer';
 }
 
 export function openAiProvider(options: OpenAiOptions): TranslationProvider {
-  const client = new OpenAI({ apiKey: options.apiKey, baseURL: options.url ?? 'https://api.openai.com/v1', timeout: options.timeoutMs, maxRetries: 0 });
+  let client: OpenAI | undefined;
   return {
     name: 'openai',
     async translate({ text, from, to, glossary }: ProviderRequest): Promise<string> {
+      // Imported on the first translation, not at startup: most instances configure no such provider, and the package is large.
+      const openai = await import('openai');
+      client ??= new openai.OpenAI({ apiKey: options.apiKey, baseURL: options.url ?? 'https://api.openai.com/v1', timeout: options.timeoutMs, maxRetries: 0 });
       let content: string | null | undefined;
       try {
         const completion = await client.chat.completions.create({
@@ -48,7 +51,7 @@ export function openAiProvider(options: OpenAiOptions): TranslationProvider {
         });
         content = completion.choices?.[0]?.message?.content;
       } catch (error) {
-        throw providerFailed('openai', reasonOf(error));
+        throw providerFailed('openai', reasonOf(openai, error));
       }
       const translated = typeof content === 'string' ? content.trim() : '';
       if (!translated) throw providerFailed('openai', 'it answered no translation');

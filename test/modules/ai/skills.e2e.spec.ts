@@ -56,6 +56,8 @@ describe('skills: reads through the items read path', () => {
     const read = await callSkill(site, site.adminPrincipal, 'items.read', { collection: 'articles', id: first.id });
     expect(read).toMatchObject({ status: 'executed', data: { item: { id: first.id, title: 'Alpine lakes' }, version: 1 } });
 
+    // Search is an async read model: the items are in it once the daemon (of whichever instance leads it) has applied them.
+    await service.context.daemon.drain();
     const found = await callSkill(site, site.adminPrincipal, 'items.search', { q: 'alpine', collections: ['articles'] });
     expect(found).toMatchObject({ status: 'executed', data: { total: 1, hits: [{ collection: 'articles', id: first.id }] } });
 

@@ -12,7 +12,8 @@
 -- Item counts follow `items` through triggers (0104). An update's statement-level trigger with
 -- transition tables ran for every update, to find nothing to count in nearly all of them: a row
 -- trigger that runs only when the row's status or liveness changes does the same work. First, so
--- that this migration's own UPDATE below runs no count trigger at all.
+-- that this migration's own UPDATE below runs no count trigger at all. The trigger needs its
+-- function now; functions/svc_item_counts_after_row_update.sql holds its current definition.
 CREATE OR REPLACE FUNCTION svc_item_counts_after_row_update() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
   INSERT INTO item_count_deltas (site_id, collection, status, live)

@@ -78,6 +78,8 @@ function historyRowOf(alias: string, closedAt: SqlFragment): SqlFragment {
 }
 
 const INTO_HISTORY = raw(`item_history (${HISTORY_COLUMNS.join(', ')}, valid_to)`);
+/** The replaced row (`old`) closed when the new one (`r`) begins: the same text for every update. */
+const REPLACED_ROW = historyRowOf('old', sql`r.valid_from`);
 
 /** New items (a create starts a new stream: the item decider refuses to create over any history). */
 async function insertRows(tx: Queryable, rows: ItemRowValues[]): Promise<void> {
@@ -97,7 +99,7 @@ async function replaceRow(tx: Queryable, row: ItemRowValues): Promise<void> {
     WITH r AS (SELECT * FROM jsonb_to_record(${JSON.stringify(row)}::jsonb) AS r(${ROW_COLUMNS})),
     closed AS (
       INSERT INTO ${INTO_HISTORY}
-      SELECT ${historyRowOf('old', sql`r.valid_from`)}
+      SELECT ${REPLACED_ROW}
         FROM items old JOIN r ON old.site_id = r.site_id AND old.collection = r.collection AND old.id = r.id
       ON CONFLICT (site_id, collection, id, version, valid_from) DO NOTHING)
     UPDATE items i SET

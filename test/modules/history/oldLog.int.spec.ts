@@ -12,7 +12,7 @@ import { itemsProjection } from '../../../projections/itemsProjection.ts';
 import { rebuildProjection } from '../../../src/runtime/projectionRunner.ts';
 import { loadItemReadModels, loadLog, readOldLogFixture, type OldLogFixture } from '../../fixtures/oldItemLog/fixture.ts';
 import { snapshotReadModels } from '../../projections/freshDatabase.ts';
-import { createFreshDatabaseForFile } from '../../support/databases.ts';
+import { connectOwnerClientForFile, createFreshDatabaseForFile } from '../../support/databases.ts';
 import { expectRebuildToGiveSameRows } from '../../support/rebuild.ts';
 import { startTestService, type TestService } from '../../support/testService.ts';
 
@@ -21,16 +21,8 @@ const MIGRATION = '0640_item_history_closed_versions.sql';
 // The old release's database (migrated as far as the recording's), and one migrated to today.
 const old = await createFreshDatabaseForFile({ through: fixture.recorded.lastMigration });
 const fresh = await createFreshDatabaseForFile();
-
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
+const oldClient = await connectOwnerClientForFile(old.url);
+const freshClient = await connectOwnerClientForFile(fresh.url);
 
 /** Every read model but those of `except`, replayed from the log (as `svc projections rebuild --all`). */
 async function rebuildAll(owner: Database, except: readonly unknown[] = []): Promise<void> {
@@ -83,26 +75,22 @@ const countRows = (client: pg.Client) =>
 
 describe('a log recorded before item_history kept closed versions only', () => {
   it(`is rewritten by ${MIGRATION} to the read models a rebuild gives`, { timeout: 120_000 }, async () => {
-    const before = await withClient(old.url, async (client) => {
-      await loadLog(client, fixture);
-      await loadItemReadModels(client, fixture);
-      const { rows } = await client.query<{ open: number; items: number }>(
-        `SELECT (SELECT count(*)::int FROM item_history WHERE valid_to IS NULL) AS open, (SELECT count(*)::int FROM items) AS items`,
-      );
-      return { ...rows[0]!, counts: await countRows(client) };
-    });
+    await loadLog(oldClient, fixture);
+    await loadItemReadModels(oldClient, fixture);
+    const { rows } = await oldClient.query<{ open: number; items: number }>(
+      `SELECT (SELECT count(*)::int FROM item_history WHERE valid_to IS NULL) AS open, (SELECT count(*)::int FROM items) AS items`,
+    );
+    const before = { ...rows[0]!, counts: await countRows(oldClient) };
     // The old model: each item's current version also an open history row.
     expect(before.items).toBeGreaterThan(0);
     expect(before.open).toBe(before.items);
 
     const { applied } = await migrate(old.url);
     expect(applied).toContain(MIGRATION);
-    await withClient(old.url, async (client) => {
-      const { rows } = await client.query<{ open: number }>(`SELECT count(*)::int AS open FROM item_history WHERE valid_to IS NULL`);
-      expect(rows[0]!.open, 'open history rows').toBe(0);
-      // The migration's own UPDATE of every item ran no count trigger.
-      expect(await countRows(client)).toEqual(before.counts);
-    });
+    const [after] = (await oldClient.query<{ open: number }>(`SELECT count(*)::int AS open FROM item_history WHERE valid_to IS NULL`)).rows;
+    expect(after!.open, 'open history rows').toBe(0);
+    // The migration's own UPDATE of every item ran no count trigger.
+    expect(await countRows(oldClient)).toEqual(before.counts);
 
     // The rest of the database from the log (no item read model among them), then time travel as the old service answered.
     await rebuildAll(old.owner, [itemsProjection]);
@@ -118,7 +106,7 @@ describe('a log recorded before item_history kept closed versions only', () => {
   });
 
   it('replays into fresh read models that answer time travel as the old service did', { timeout: 120_000 }, async () => {
-    await withClient(fresh.url, (client) => loadLog(client, fixture));
+    await loadLog(freshClient, fixture);
     await rebuildAll(fresh.owner);
     const [counts] = await fresh.owner.query<{ items: number; history: number }>(
       sql`SELECT (SELECT count(*)::int FROM items) AS items, (SELECT count(*)::int FROM item_history) AS history`,

@@ -85,7 +85,8 @@ function fieldAllowance(rules: readonly GrantedRule[]): FieldAllowance {
   return { all: false, fields, has: (field) => fields.has(field) };
 }
 
-const usesNow = (conditions: unknown) => JSON.stringify(conditions).toUpperCase().includes('$NOW');
+/** Whether rule conditions use $NOW: what they let through can change with the clock alone. */
+export const usesNow = (conditions: unknown) => JSON.stringify(conditions).toUpperCase().includes('$NOW');
 
 export interface AccessOptions {
   /** The time $NOW stands for; default now. */

@@ -244,6 +244,8 @@ const environmentSchema = z.object({
   SVC_DELIVER_SMAXAGE: z.coerce.number().int().min(0).default(60),
   SVC_DELIVER_SWR: z.coerce.number().int().min(0).default(300),
   SVC_NEGATIVE_CACHE_TTL: z.coerce.number().int().min(0).default(30),
+  // Item reads by id (docs/items.md "The read cache"): answers kept in this instance's memory at most, retired by any write of their site (0 disables).
+  SVC_ITEM_READ_CACHE: z.coerce.number().int().min(0).max(1_000_000).default(5_000),
   // Insights (docs/insights.md): how long a panel's result is kept in this instance's memory, in seconds (0 disables).
   SVC_PANEL_CACHE_SECONDS: z.coerce.number().int().min(0).max(86_400).default(10),
   // The MCP endpoint (docs/mcp.md): POST /mcp serves the skills as MCP tools only when on; off, it answers 404.

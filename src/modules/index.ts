@@ -75,6 +75,7 @@ import { graphqlRoutes } from './graphql/routes.ts';
 import { instanceRoutes } from './instance/routes.ts';
 import { issuersRoutes } from './issuers/routes.ts';
 import { compactItemCounts } from './items/itemCounts.ts';
+import { startItemReadCache } from './items/itemReadCache.ts';
 import { pinRoutes } from './items/pinRoutes.ts';
 import { revisionRoutes } from './items/revisionRoutes.ts';
 import { itemsRoutes } from './items/routes.ts';
@@ -280,6 +281,7 @@ export const areas: readonly AreaManifest<unknown>[] = [
     routes: [itemsRoutes, revisionRoutes, versionRoutes, pinRoutes],
     projections: [itemsProjection, revisionsProjection, itemVersionsProjection, itemPinsProjection],
     scheduledTasks: [{ name: 'item-counts', run: compactItemCounts }],
+    runtime: { start: startItemReadCache, stop: async (reads) => reads.close() },
   }),
   defineArea({ name: 'search', routes: [searchRoutes], projections: [searchProjection] }),
   cdcArea,

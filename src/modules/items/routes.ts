@@ -18,6 +18,7 @@ import { shapeSnapshot } from './itemRecords.ts';
 import { getItemAsOf, listItemsAsOf, parseAsOf } from './historyAsOf.ts';
 import { logHistoryReads, revealForRequest, sensitiveReadOf } from './historyItemRows.ts';
 import { getDependents, getItem, listItems } from './queries.ts';
+import { readCacheKey, type CachedRead, type ItemReadCacheRuntime } from './itemReadCache.ts';
 import { releasePreviewSource } from '../releases/preview.ts';
 
 export { MAX_BULK_ITEMS } from './commands.ts';
@@ -43,7 +44,13 @@ function sendWithETag(reply: FastifyReply, status: number, version: number, data
   return reply.status(status).header('ETag', `"${version}"`).send({ data });
 }
 
-export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps): Promise<void> {
+/** A read's answer serialized once (the read cache keeps it so). */
+function sendJsonWithETag(reply: FastifyReply, { body, version }: CachedRead) {
+  return reply.status(200).header('ETag', `"${version}"`).type('application/json; charset=utf-8').send(body);
+}
+
+/** `itemReads` is the area's read cache (itemReadCache.ts, started by its manifest). */
+export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps, itemReads: ItemReadCacheRuntime): Promise<void> {
   const api = app.withTypeProvider<ZodTypeProvider>();
 
   /**
@@ -134,9 +141,32 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps)
     };
     // Time travel (history module, docs/history.md): the item as it stood at asOf.
     const { asOf } = request.query as Record<string, unknown>;
-    const { item, version } = asOf !== undefined ? await getItemAsOf(context, input, parseAsOf(asOf)) : await getItem(context, input);
-    return sendWithETag(reply, 200, version, item);
+    if (asOf !== undefined) {
+      const { item, version } = await getItemAsOf(context, input, parseAsOf(asOf));
+      return sendWithETag(reply, 200, version, item);
+    }
+    // The read cache (itemReadCache.ts), after every check of the read: a hit skips only the database.
+    const cached = preview || input.draft ? null : await readCacheOf(request, input.collection, input.id, query);
+    if (cached?.answer) return sendJsonWithETag(reply, cached.answer);
+    const store = cached?.cache.begin(request.siteId);
+    const { item, version } = await getItem(context, input);
+    if (!cached || !store) return sendWithETag(reply, 200, version, item);
+    const answer = { body: JSON.stringify({ data: item }), version };
+    store(cached.key, cached.grants, answer);
+    return sendJsonWithETag(reply, answer);
   });
+
+  /** The read cache's key for a read by id and what it holds under it; null when the read is not one it keeps. */
+  async function readCacheOf(request: FastifyRequest, collectionName: string, id: string, query: { fields: string[] | null; deep: Record<string, unknown> }) {
+    const cache = itemReads.cache;
+    if (!cache) return null;
+    const collection = (await context.schemas.site(request.siteId)).collections.get(collectionName);
+    if (!collection) return null;
+    const access = await request.access();
+    const key = readCacheKey({ access, collection, id, fields: query.fields, deep: query.deep, locale: localeOf(request) });
+    if (key === null) return null;
+    return { cache, key, grants: access.grants, answer: cache.get(request.siteId, key, access.grants) };
+  }
 
   for (const method of ['patch', 'put'] as const) {
     api[method](

@@ -1,0 +1,125 @@
+// The per-instance cache of item reads by id (docs/items.md "The read cache"): GET
+// /items/:collection/:id answers, serialized, by site, collection, id, reader and field selection.
+// An answer is served while two things hold:
+// - its site has had no committed event since it was built. Every write that can change it is an
+//   event of its site: the item, an item it points at, the schema, the reader's grants, a setting.
+//   This instance's commits retire it before their callers go on (read your writes); other
+//   instances' through the svc_events NOTIFY (src/runtime/siteChanges.ts), as delivery's
+//   fingerprints are.
+// - the reader's grants are the very object it was built with (the grants cache hands out a new one
+//   after any access change, and revalidates against the site's access version).
+// Only reads whose answer depends on nothing else are stored (`readCacheKey`). A read
+// begun before a change does not store its (older) answer. At most `maxEntries` answers are kept,
+// least recently used out.
+import { usesNow, type Access } from '../../access/access.ts';
+import type { Grants } from '../../access/grants.ts';
+import type { CollectionSchema } from '../../schema/siteSchema.ts';
+import { cacheStats, type CacheStats } from '../../../infra/metrics/metrics.ts';
+import type { AppContext } from '../../runtime/context.ts';
+import { watchSiteChanges } from '../../runtime/siteChanges.ts';
+
+export interface CachedRead {
+  /** The serialized `{ data }` envelope. */
+  body: string;
+  version: number;
+}
+
+interface Entry extends CachedRead {
+  generation: number;
+  grants: Grants;
+}
+
+export interface ItemReadCache {
+  /** The answer stored under `key` if its site has not changed since and `grants` are the ones it was built for. */
+  get(siteId: string, key: string, grants: Grants): CachedRead | null;
+  /** Called before a read: stores its answer unless the site changed while it ran. */
+  begin(siteId: string): (key: string, grants: Grants, answer: CachedRead) => void;
+  /** Answers held now (at most maxEntries). */
+  readonly size: number;
+  readonly stats: CacheStats;
+  close(): void;
+}
+
+export interface ItemReadCacheRuntime {
+  /** null when SVC_ITEM_READ_CACHE is 0. */
+  cache: ItemReadCache | null;
+  close(): void;
+}
+
+export interface ReadOfOne {
+  access: Access;
+  collection: CollectionSchema;
+  id: string;
+  fields: string[] | null;
+  deep: Record<string, unknown>;
+  locale: string | null;
+}
+
+/**
+ * The cache key of a read by id whose answer depends only on the item's row, its site's schema and
+ * settings, and the reader's grants and identity; null for any other read. Left out: a nested field
+ * or `deep` (a related collection's pii/phi values are logged read by read), a collection with
+ * pii/phi fields (the same), and readers whose read rules use $NOW (the clock alone changes what
+ * they see). Time travel, drafts and release previews are never asked (the route).
+ */
+export function readCacheKey({ access, collection, id, fields, deep, locale }: ReadOfOne): string | null {
+  if (collection.sensitiveFields.size > 0 || Object.keys(deep).length > 0) return null;
+  if (fields?.some((field) => field.includes('.'))) return null;
+  if (!access.admin && access.rules('read', collection.name).some((rule) => usesNow(rule.conditions))) return null;
+  const { principal } = access;
+  const reader = principal.kind === 'user' ? [principal.userId, principal.roleId, access.admin] : [principal.kind];
+  return JSON.stringify([collection.name, id, reader, locale, fields]);
+}
+
+export function createItemReadCache(context: Pick<AppContext, 'database' | 'notifier'>, maxEntries: number): ItemReadCache {
+  const entries = new Map<string, Entry>();
+  const changes = watchSiteChanges(context, () => undefined);
+  const stats = cacheStats();
+  const idOf = (siteId: string, key: string) => `${siteId}\u0000${key}`;
+  return {
+    stats,
+    get size() {
+      return entries.size;
+    },
+    get(siteId, key, grants) {
+      const id = idOf(siteId, key);
+      const entry = entries.get(id);
+      if (!entry || entry.generation !== changes.generation(siteId) || entry.grants !== grants) {
+        if (entry) entries.delete(id);
+        stats.misses += 1;
+        return null;
+      }
+      // Most recently used last.
+      entries.delete(id);
+      entries.set(id, entry);
+      stats.hits += 1;
+      return entry;
+    },
+    begin(siteId) {
+      const generation = changes.generation(siteId);
+      return (key, grants, answer) => {
+        if (changes.generation(siteId) !== generation) return;
+        const id = idOf(siteId, key);
+        entries.delete(id);
+        if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
+        entries.set(id, { ...answer, generation, grants });
+      };
+    },
+    close: changes.close,
+  };
+}
+
+/** The items area's runtime (started by its manifest): the read cache and its metrics. */
+export function startItemReadCache(context: AppContext): ItemReadCacheRuntime {
+  const maxEntries = context.config.SVC_ITEM_READ_CACHE;
+  if (maxEntries === 0) return { cache: null, close: () => undefined };
+  const cache = createItemReadCache(context, maxEntries);
+  const unreport = context.metrics.cache('item_reads', cache.stats);
+  return {
+    cache,
+    close() {
+      unreport();
+      cache.close();
+    },
+  };
+}

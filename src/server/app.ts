@@ -1,5 +1,6 @@
 // The HTTP server: Fastify under /api/v1 with the spec's envelopes, request ids, site resolution,
 // authentication and route-level access declared once as hooks.
+import type { Logger } from 'pino';
 import type { EventMetadata } from '../../domain/shared/events.ts';
 import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
@@ -148,7 +149,7 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     const reaper = setInterval(() => app.server.closeIdleConnections(), 50);
     app.server.once('close', () => clearInterval(reaper));
   });
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', async (request) => {
     const version = request.headers['x-svc-api-version'];
     if (version !== undefined && version !== '1') {
       throw new AppError('VALIDATION_FAILED', 'Unsupported X-Svc-API-Version; this server speaks version 1', {
@@ -170,8 +171,9 @@ export async function buildServer(context: AppContext): Promise<FastifyInstance>
     if (routeConfig.site === 'required') {
       request.siteId = await sites.resolve(request);
       // Every line logged for this request from here on carries its site beside its request id.
-      request.log = request.log.child({ siteId: request.siteId });
-      reply.log = request.log;
+      // Set on the request's own child logger (reply.log is the same): a child of it would cost a
+      // prototype per request.
+      (request.log as Logger).setBindings({ siteId: request.siteId });
     }
     const token = bearerToken(request);
     if (token) request.principal = await authenticate({ token, siteId: request.siteId || null });

@@ -8,6 +8,7 @@
 //   fingerprints are.
 // - the reader's grants are the very object it was built with (the grants cache hands out a new one
 //   after any access change, and revalidates against the site's access version).
+// - it is younger than MAX_AGE_MS: a notification lost while the listener reconnects costs at most that.
 // Only reads whose answer depends on nothing else are stored (`readCacheKey`). A read
 // begun before a change does not store its (older) answer. At most `maxEntries` answers are kept,
 // least recently used out.
@@ -27,7 +28,11 @@ export interface CachedRead {
 interface Entry extends CachedRead {
   generation: number;
   grants: Grants;
+  storedAt: number;
 }
+
+/** A safety net for a commit notification lost while the listener reconnects: no answer is older. */
+const MAX_AGE_MS = 5_000;
 
 export interface ItemReadCache {
   /** The answer stored under `key` if its site has not changed since and `grants` are the ones it was built for. */
@@ -59,16 +64,31 @@ export interface ReadOfOne {
  * The cache key of a read by id whose answer depends only on the item's row, its site's schema and
  * settings, and the reader's grants and identity; null for any other read. Left out: a nested field
  * or `deep` (a related collection's pii/phi values are logged read by read), a collection with
- * pii/phi fields (the same), and readers whose read rules use $NOW (the clock alone changes what
- * they see). Time travel, drafts and release previews are never asked (the route).
+ * pii/phi fields (the same), and readers with a read rule that uses $NOW, of any collection (the
+ * clock alone changes what they see). Time travel, drafts and release previews are never asked (the route).
  */
 export function readCacheKey({ access, collection, id, fields, deep, locale }: ReadOfOne): string | null {
   if (collection.sensitiveFields.size > 0 || Object.keys(deep).length > 0) return null;
   if (fields?.some((field) => field.includes('.'))) return null;
-  if (!access.admin && access.rules('read', collection.name).some((rule) => usesNow(rule.conditions))) return null;
+  if (!access.admin && readsVaryWithTime(access.grants)) return null;
   const { principal } = access;
   const reader = principal.kind === 'user' ? [principal.userId, principal.roleId, access.admin] : [principal.kind];
   return JSON.stringify([collection.name, id, reader, locale, fields]);
+}
+
+const timeDependence = new WeakMap<Grants, boolean>();
+
+/**
+ * Whether any read rule of the grants uses $NOW: the rules of every collection count, since an
+ * answer also lists the ids of related items the reader may see (a one-to-many field, say).
+ */
+function readsVaryWithTime(grants: Grants): boolean {
+  let varies = timeDependence.get(grants);
+  if (varies === undefined) {
+    varies = grants.rules.some((rule) => rule.action === 'read' && usesNow(rule.conditions));
+    timeDependence.set(grants, varies);
+  }
+  return varies;
 }
 
 export function createItemReadCache(context: Pick<AppContext, 'database' | 'notifier'>, maxEntries: number): ItemReadCache {
@@ -84,7 +104,7 @@ export function createItemReadCache(context: Pick<AppContext, 'database' | 'noti
     get(siteId, key, grants) {
       const id = idOf(siteId, key);
       const entry = entries.get(id);
-      if (!entry || entry.generation !== changes.generation(siteId) || entry.grants !== grants) {
+      if (!entry || entry.generation !== changes.generation(siteId) || entry.grants !== grants || Date.now() - entry.storedAt >= MAX_AGE_MS) {
         if (entry) entries.delete(id);
         stats.misses += 1;
         return null;
@@ -102,7 +122,7 @@ export function createItemReadCache(context: Pick<AppContext, 'database' | 'noti
         const id = idOf(siteId, key);
         entries.delete(id);
         if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
-        entries.set(id, { ...answer, generation, grants });
+        entries.set(id, { ...answer, generation, grants, storedAt: Date.now() });
       };
     },
     close: changes.close,

@@ -15,6 +15,7 @@ import { parseKeyRing } from '../../infra/crypto/keyRing.ts';
 import { createSigningKey } from '../../infra/crypto/signing.ts';
 import type { Config } from '../config/config.ts';
 import { createStreamStarts } from '../runtime/streamStarts.ts';
+import { createStreamHeads } from '../runtime/streamHeads.ts';
 import { createItemHooks } from '../runtime/itemHooks.ts';
 import { createAppCommandRegistry } from '../runtime/appCommand.ts';
 import { areaCommands } from '../modules/commands.ts';
@@ -93,6 +94,7 @@ export async function createContext(config: Config, options: ContextOptions = {}
     grants,
     identity: identity.services,
     streamStarts: createStreamStarts({ database, projections }),
+    streamHeads: createStreamHeads(),
     itemHooks: createItemHooks(logger),
     commands: createAppCommandRegistry(areaCommands, () => context),
     daemon,

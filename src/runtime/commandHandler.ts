@@ -7,14 +7,17 @@
 import { eventsOf, isEventOf, type Decider, type EventMetadata, type NewEvent, type StoredEvent } from '../../domain/shared/events.ts';
 import { appendToStream, readStream, readStreamHead, StreamConflictError, type ExpectedVersion } from '../../infra/eventstore/eventStore.ts';
 import type { Database, Queryable } from '../../infra/postgres/database.ts';
-import { sql } from '../../infra/postgres/sql.ts';
+import { sql, type SqlQuery } from '../../infra/postgres/sql.ts';
 import type { Projection } from '../../projections/projection.ts';
 import { applyInline } from './projectionRunner.ts';
+import type { StreamHeads } from './streamHeads.ts';
 
 /** What the handler needs of the application context. */
 export interface CommandContext {
   database: Database;
   projections: readonly Projection[];
+  /** This instance's cache of stream heads (./streamHeads.ts): inSiteTransaction remembers what its commits appended. */
+  streamHeads?: StreamHeads;
 }
 
 /**
@@ -65,6 +68,17 @@ export interface CommandTarget<State, Command, Event extends NewEvent> {
   versionMismatch?: (actual: number | null, state: State) => Error | null;
   /** Seals the decided events before the append (see EventSealer). */
   seal?: EventSealer;
+  /**
+   * `load: 'head'` only. `heads`: this instance's cache of heads, told of the append (remembered once
+   * an inSiteTransaction commits) and of a lost race (forgotten, so the retry reads the log). `head`:
+   * the head the caller took from it, loaded instead of reading the stream; the append's version check
+   * refuses it if the stream moved on since. `appendGuard`: a statement sent with the append (after
+   * everything deferred before it) that refuses what the version check cannot see, raising SV409 (a
+   * lost race, tried again from the log).
+   */
+  heads?: StreamHeads;
+  head?: StoredEvent;
+  appendGuard?: SqlQuery;
 }
 
 export interface CommandRequest<State, Command, Event extends NewEvent> extends CommandTarget<State, Command, Event> {
@@ -93,10 +107,16 @@ export interface OpenCommand<State, Command> {
 }
 
 /** The stream's state as its decider folds it: only the events of the decider's own types reach `evolve`. */
-async function loadState<State, Event extends NewEvent>(tx: Queryable, decider: Decider<State, never, Event>, stream: string, load: StateLoading) {
+async function loadState<State, Event extends NewEvent>(
+  tx: Queryable,
+  decider: Decider<State, never, Event>,
+  stream: string,
+  load: StateLoading,
+  cachedHead: StoredEvent | undefined,
+) {
   if (load === 'none') return { state: decider.initialState(), version: 0 };
   if (load === 'head') {
-    const head = await readStreamHead(tx, stream);
+    const head = cachedHead ?? (await readStreamHead(tx, stream));
     if (!head) return { state: decider.initialState(), version: 0 };
     return { state: isEventOf(decider, head) ? decider.evolve(decider.initialState(), head) : decider.initialState(), version: head.streamPosition };
   }
@@ -120,7 +140,8 @@ export async function openCommandIn<State, Command, Event extends NewEvent>(
   const load = target.load ?? 'fold';
   // Deferred: the lock travels with the load's statement, taken before it runs (one round trip, not two).
   if (target.lock) tx.defer(sql`SELECT pg_advisory_xact_lock(hashtextextended(${streamId}, 0))`);
-  const { state, version } = await loadState(tx, decider, streamId, load);
+  const cachedHead = load === 'head' ? target.head : undefined;
+  const { state, version } = await loadState(tx, decider, streamId, load, cachedHead);
   await target.check?.(state, tx);
   if (expectedVersion !== undefined && expectedVersion !== version) {
     const mismatch = versionMismatch ? versionMismatch(version, state) : new StreamConflictError(`${streamId} is at version ${version}, not ${expectedVersion}`);
@@ -134,16 +155,29 @@ export async function openCommandIn<State, Command, Event extends NewEvent>(
       if (decided) throw new Error(`${streamId}: an opened command is decided once`);
       decided = true;
       const events = decider.decide(command, state);
-      if (events.length === 0) return { state, version, events: [] };
+      if (events.length === 0) {
+        // Nothing appended, so no version check: a cached head is confirmed against the log before its state is answered.
+        if (cachedHead && (await readStreamHead(tx, streamId))?.eventId !== cachedHead.eventId) {
+          target.heads?.forget(streamId);
+          throw new StreamConflictError(`${streamId} moved on since its cached head; reload and retry`);
+        }
+        return { state, version, events: [] };
+      }
       const newEvents = target.seal ? await target.seal(tx, events) : events;
       const expected: ExpectedVersion = load === 'none' ? 'any' : version === 0 ? 'no_stream' : version;
       let appended;
+      // A cached head must be the log's (svc_assert_stream_head.sql); the caller's guard follows.
+      if (cachedHead) tx.defer(sql`SELECT svc_assert_stream_head(${streamId}, ${cachedHead.streamPosition}, ${cachedHead.eventId}::uuid)`);
+      if (target.appendGuard) tx.defer(target.appendGuard);
       try {
         appended = await appendToStream(tx, { siteId: target.siteId, streamId, expectedVersion: expected, events: newEvents, metadata: target.metadata });
       } catch (error) {
+        if (error instanceof StreamConflictError) target.heads?.forget(streamId);
         if (error instanceof StreamConflictError && expectedVersion !== undefined && versionMismatch) throw versionMismatch(null, state) ?? error;
         throw error;
       }
+      const head = appended.events.at(-1);
+      if (head && target.heads) target.heads.appended(tx, streamId, head);
       await applyInline(tx, projections, appended.events);
       const next = eventsOf(decider, appended.events).reduce((current, event) => decider.evolve(current, event), state);
       return { state: next, version: appended.nextVersion, events: appended.events };
@@ -164,14 +198,24 @@ export async function handleCommandIn<State, Command, Event extends NewEvent>(
 
 /** Runs `work` in one site transaction; a concurrent append that wins a stream retries it from the start. */
 export async function inSiteTransaction<T>(
-  context: Pick<CommandContext, 'database'>,
+  context: Pick<CommandContext, 'database' | 'streamHeads'>,
   siteId: string,
   work: (tx: Queryable) => Promise<T>,
   retry: RetryPolicy = DEFAULT_RETRY,
 ): Promise<T> {
+  const heads = context.streamHeads;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await context.database.withSite(siteId, work);
+      if (!heads) return await context.database.withSite(siteId, work);
+      let transaction: Queryable | undefined;
+      const result = await context.database.withSite(siteId, (tx) => {
+        transaction = tx;
+        heads.collect(tx);
+        return work(tx);
+      });
+      // Committed: the heads its commands appended are the streams' heads now.
+      if (transaction) heads.committed(transaction);
+      return result;
     } catch (error) {
       if (!(error instanceof StreamConflictError) || attempt >= retry.attempts) throw error;
     }

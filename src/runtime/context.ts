@@ -15,6 +15,7 @@ import type { CommandRegistry } from './commandRegistry.ts';
 import type { ItemHooks } from './itemHooks.ts';
 import type { ProjectionDaemon } from './projectionDaemon.ts';
 import type { StreamStarts } from './streamStarts.ts';
+import type { StreamHeads } from './streamHeads.ts';
 
 export interface AppContext {
   config: Config;
@@ -29,6 +30,8 @@ export interface AppContext {
   identity: IdentityServices;
   /** The group-commit strategy of the command handler for new streams (creates). */
   streamStarts: StreamStarts;
+  /** This instance's cache of the heads of streams loaded by their head (items): ./streamHeads.ts. */
+  streamHeads: StreamHeads;
   /** What other areas run on item writes (before-write, after-write, after-commit), registered at boot. */
   itemHooks: ItemHooks;
   /** Every command by name (`items.create`, …): routes and other callers run them through it, built at boot. */

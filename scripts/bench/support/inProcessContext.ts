@@ -11,9 +11,10 @@ import { createGrantsCache } from '../../../src/access/grantsCache.ts';
 import type { AppContext } from '../../../src/runtime/context.ts';
 import { createItemHooks } from '../../../src/runtime/itemHooks.ts';
 import { createStreamStarts } from '../../../src/runtime/streamStarts.ts';
+import { createStreamHeads } from '../../../src/runtime/streamHeads.ts';
 import { createSchemaCache } from '../../../src/schema/schemaCache.ts';
 
-export type InProcessContext = Pick<AppContext, 'database' | 'projections' | 'schemas' | 'grants' | 'streamStarts' | 'itemHooks' | 'logger' | 'keyRing'>;
+export type InProcessContext = Pick<AppContext, 'database' | 'projections' | 'schemas' | 'grants' | 'streamStarts' | 'streamHeads' | 'itemHooks' | 'logger' | 'keyRing'>;
 
 export async function createInProcessContext(database: Database, projections: readonly Projection[]): Promise<{ context: InProcessContext; close(): Promise<void> }> {
   const notifier = await createLogNotifier(() => database.connect());
@@ -23,6 +24,7 @@ export async function createInProcessContext(database: Database, projections: re
     schemas: createSchemaCache({ database, notifier }),
     grants: createGrantsCache({ database, notifier }),
     streamStarts: createStreamStarts({ database, projections }),
+    streamHeads: createStreamHeads(),
     // No area registers a hook on creates: the seed pays what the service's creates pay.
     itemHooks: createItemHooks(pino({ level: 'silent' })),
     logger: pino({ level: 'silent' }),

@@ -49,7 +49,8 @@ const KIND_OF_EVENT: Record<NonNullable<ChangeItemInput['eventType']>, ItemWrite
 /** Changes an item (or its draft) and returns it with its new version. */
 export async function changeItem(context: ItemsWriteContext, input: ChangeItemInput): Promise<ItemWriteResult> {
   const write = await prepareItemChange(context, input);
-  return inItemWriteTransaction(context, input.siteId, write);
+  // Its own transaction, retried on a lost race: it may decide from the item's cached head.
+  return inItemWriteTransaction(context, input.siteId, (tx) => write(tx, true));
 }
 
 /**
@@ -61,7 +62,7 @@ export async function changeItemIn(context: ItemsWriteContext, tx: Queryable, in
 }
 
 /** The checks and hashing done outside a transaction; returns the write to run in one. */
-async function prepareItemChange(context: ItemsWriteContext, input: ChangeItemInput): Promise<(tx: Queryable) => Promise<ItemWriteResult>> {
+async function prepareItemChange(context: ItemsWriteContext, input: ChangeItemInput): Promise<(tx: Queryable, fromCachedHead?: boolean) => Promise<ItemWriteResult>> {
   const schema = await context.schemas.site(input.siteId);
   assertMayUpdate(input.access, input.collection, input.changes, input.mode, declaredFields(schema, input.collection));
   const collection = collectionOf(schema, input.collection);
@@ -93,10 +94,11 @@ async function prepareItemChange(context: ItemsWriteContext, input: ChangeItemIn
     ...(input.cause ? { cause: input.cause } : {}),
     ...(input.restore ? { restore: true } : {}),
   };
-  return async (tx) => {
+  return async (tx, fromCachedHead = false) => {
     await assertRowAccess(tx, input.access, 'update', collection.name, input.itemId);
     return runItemCommand(context, tx, {
       siteId: input.siteId,
+      fromCachedHead,
       collection,
       itemId: input.itemId,
       command,

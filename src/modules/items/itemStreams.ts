@@ -16,7 +16,7 @@ import { hasAfterCommit, runAfterWrite, runBeforeWrite, type ItemWrite, type Ite
 import type { CollectionSchema } from '../../schema/siteSchema.ts';
 import { itemEventSealer } from '../encryption/itemSealer.ts';
 import { keepUnchangedSealedValues } from '../encryption/unchangedValues.ts';
-import { holdCollectionSchemaShared, typeChangesAfter } from '../schema/fieldTypeChanges.ts';
+import { holdCollectionSchemaShared, noTypeChangeAfter, typeChangesAfter } from '../schema/fieldTypeChanges.ts';
 import type { AppContext } from '../../runtime/context.ts';
 
 /** The item of a singleton collection always has this id, so a second one is a conflict. */
@@ -32,14 +32,14 @@ export function newItemId(): string {
 }
 
 /** What the item commands need of the application context. */
-export type ItemsWriteContext = Pick<AppContext, 'database' | 'projections' | 'schemas' | 'streamStarts' | 'keyRing' | 'itemHooks'>;
+export type ItemsWriteContext = Pick<AppContext, 'database' | 'projections' | 'schemas' | 'streamStarts' | 'streamHeads' | 'keyRing' | 'itemHooks'>;
 
 /**
  * What an item command inside a caller's transaction needs of the context. Every context built at
  * boot has `itemHooks`; it is optional here only for callers typed with a narrower context that does
  * not name it yet (erasure's ErasureContext, which is handed the whole context at run time).
  */
-export type ItemCommandContext = Pick<AppContext, 'projections' | 'schemas' | 'keyRing' | 'itemHooks'>;
+export type ItemCommandContext = Pick<AppContext, 'projections' | 'schemas' | 'keyRing' | 'itemHooks'> & Partial<Pick<AppContext, 'streamHeads'>>;
 
 export interface ItemWriteResult {
   snapshot: ItemSnapshot;
@@ -75,6 +75,12 @@ export interface ItemCommandRequest {
   expectedVersion?: number;
   /** Checks of the loaded item under its lock, before the version and the decider (see CommandRequest.check). */
   check?: (state: ItemState, tx: Queryable) => Promise<void>;
+  /**
+   * Decide from the item's head as this instance last committed it, when it has it and no If-Match
+   * was sent (src/runtime/streamHeads.ts): no read of the head, its append refusing a stale one as a
+   * lost race. Only for a write whose transaction retries a lost race (changeItem's own).
+   */
+  fromCachedHead?: boolean;
 }
 
 const exists = (state: ItemState) => state.lifecycle === 'live' || state.lifecycle === 'deleted';
@@ -155,9 +161,14 @@ export async function runItemCommand(context: ItemCommandContext, tx: Queryable,
           return sealed;
         };
   holdCollectionSchemaShared(tx, request.siteId, request.collection.name);
+  const stream = itemStreamId(request.siteId, request.collection.name, request.itemId);
+  const heads = context.streamHeads;
+  const cached = request.fromCachedHead && expectedVersion === undefined ? heads?.get(stream) : undefined;
   const result = await handleCommandIn(tx, context.projections, {
     siteId: request.siteId,
-    streamId: itemStreamId(request.siteId, request.collection.name, request.itemId),
+    streamId: stream,
+    ...(heads ? { heads } : {}),
+    ...(cached ? { head: cached, appendGuard: noTypeChangeAfter(request.siteId, request.collection.name, cached.position) } : {}),
     decider: notingHead(itemDecider, head),
     command: () => command,
     metadata: request.metadata,
@@ -195,7 +206,7 @@ export async function runItemCommand(context: ItemCommandContext, tx: Queryable,
  * run once it has committed, in order, their errors logged. A retried attempt starts a fresh list.
  */
 export async function inItemWriteTransaction<T>(
-  context: Pick<AppContext, 'database' | 'itemHooks'>,
+  context: Pick<AppContext, 'database' | 'itemHooks'> & Partial<Pick<AppContext, 'streamHeads'>>,
   siteId: string,
   work: (tx: Queryable) => Promise<T>,
 ): Promise<T> {

@@ -17,7 +17,7 @@ import { AppError } from '../../../domain/shared/appError.ts';
 import { streamId } from '../../../domain/shared/events.ts';
 import { readStream } from '../../../infra/eventstore/eventStore.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
-import { sql } from '../../../infra/postgres/sql.ts';
+import { sql, type SqlQuery } from '../../../infra/postgres/sql.ts';
 import { indexKindOf } from '../../../projections/schemaProjection.ts';
 import type { SiteSchema } from '../../schema/siteSchema.ts';
 
@@ -115,4 +115,14 @@ export async function typeChangesAfter(tx: Queryable, siteId: string, collection
  */
 export function holdCollectionSchemaShared(tx: Queryable, siteId: string, collection: string): void {
   tx.defer(sql`SELECT pg_advisory_xact_lock_shared(hashtextextended(${streamId(siteId, 'collection', collection)}, 0))`);
+}
+
+/**
+ * For an item write decided from a cached head (src/runtime/streamHeads.ts): refuses it as a lost
+ * race (SV409) when a type change of the collection was logged after `position`, the head's, which
+ * the write did not convert (svc_assert_no_type_change_after.sql). Sent with the append, under the
+ * schema lock above.
+ */
+export function noTypeChangeAfter(siteId: string, collection: string, position: number): SqlQuery {
+  return sql`SELECT svc_assert_no_type_change_after(${streamId(siteId, 'collection', collection)}, ${position})`;
 }

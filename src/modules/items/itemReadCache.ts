@@ -10,8 +10,8 @@
 //   after any access change, and revalidates against the site's access version).
 // - it is younger than MAX_AGE_MS: a notification lost while the listener reconnects costs at most that.
 // Only reads whose answer depends on nothing else are stored (`readCacheKey`). A read
-// begun before a change does not store its (older) answer. At most `maxEntries` answers are kept,
-// least recently used out.
+// begun before a change does not store its (older) answer. At most `maxEntries` answers are kept;
+// the oldest not served since it was stored (or last spared) goes first (second chance).
 import { usesNow, type Access } from '../../access/access.ts';
 import type { Grants } from '../../access/grants.ts';
 import type { CollectionSchema } from '../../schema/siteSchema.ts';
@@ -29,6 +29,8 @@ interface Entry extends CachedRead {
   generation: number;
   grants: Grants;
   storedAt: number;
+  /** Served since it was stored or last spared: the eviction spares it once (second chance). */
+  used: boolean;
 }
 
 /** A safety net for a commit notification lost while the listener reconnects: no answer is older. */
@@ -96,6 +98,15 @@ export function createItemReadCache(context: Pick<AppContext, 'database' | 'noti
   const changes = watchSiteChanges(context, () => undefined);
   const stats = cacheStats();
   const idOf = (siteId: string, key: string) => `${siteId}\u0000${key}`;
+  /** The least recently stored answer that was not served since; those served are kept once more. */
+  function evictOne(): void {
+    for (const [id, entry] of entries) {
+      entries.delete(id);
+      if (!entry.used) return;
+      entry.used = false;
+      entries.set(id, entry);
+    }
+  }
   return {
     stats,
     get size() {
@@ -109,9 +120,9 @@ export function createItemReadCache(context: Pick<AppContext, 'database' | 'noti
         stats.misses += 1;
         return null;
       }
-      // Most recently used last.
-      entries.delete(id);
-      entries.set(id, entry);
+      // Marked, not moved: a move per hit would store this request's key string in the long-lived map
+      // and rebuild its table now and then, both promoted to V8's old space at tens of thousands of hits a second.
+      entry.used = true;
       stats.hits += 1;
       return entry;
     },
@@ -121,8 +132,8 @@ export function createItemReadCache(context: Pick<AppContext, 'database' | 'noti
         if (changes.generation(siteId) !== generation) return;
         const id = idOf(siteId, key);
         entries.delete(id);
-        if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
-        entries.set(id, { ...answer, generation, grants, storedAt: Date.now() });
+        if (entries.size >= maxEntries) evictOne();
+        entries.set(id, { body: answer.body, version: answer.version, generation, grants, storedAt: Date.now(), used: false });
       };
     },
     close: changes.close,

@@ -142,7 +142,24 @@ export async function openCommandIn<State, Command, Event extends NewEvent>(
   if (target.lock) tx.defer(sql`SELECT pg_advisory_xact_lock(hashtextextended(${streamId}, 0))`);
   const cachedHead = load === 'head' ? target.head : undefined;
   const { state, version } = await loadState(tx, decider, streamId, load, cachedHead);
-  await target.check?.(state, tx);
+  /**
+   * What is decided from a cached head without an append to check it (a decision that appends
+   * nothing; a refusal of check, the decider or the seal and its before-write hooks) may be the stale
+   * head's: the head is confirmed against the log first, and a stream that moved on is a lost race,
+   * tried again from the log. A failed statement may have aborted the transaction: the retry asks.
+   */
+  const confirmCachedHead = async (): Promise<void> => {
+    if (!cachedHead) return;
+    const current = await readStreamHead(tx, streamId).catch(() => undefined);
+    if (current?.eventId === cachedHead.eventId) return;
+    target.heads?.forget(streamId);
+    throw new StreamConflictError(`${streamId} moved on since its cached head; reload and retry`);
+  };
+  const refusedOnHead = async (error: unknown): Promise<never> => {
+    if (!(error instanceof StreamConflictError)) await confirmCachedHead();
+    throw error;
+  };
+  await Promise.resolve(target.check?.(state, tx)).catch(refusedOnHead);
   if (expectedVersion !== undefined && expectedVersion !== version) {
     const mismatch = versionMismatch ? versionMismatch(version, state) : new StreamConflictError(`${streamId} is at version ${version}, not ${expectedVersion}`);
     if (mismatch) throw mismatch;
@@ -154,16 +171,18 @@ export async function openCommandIn<State, Command, Event extends NewEvent>(
     async decide(command) {
       if (decided) throw new Error(`${streamId}: an opened command is decided once`);
       decided = true;
-      const events = decider.decide(command, state);
+      let events: Event[];
+      try {
+        events = decider.decide(command, state);
+      } catch (error) {
+        return refusedOnHead(error);
+      }
       if (events.length === 0) {
-        // Nothing appended, so no version check: a cached head is confirmed against the log before its state is answered.
-        if (cachedHead && (await readStreamHead(tx, streamId))?.eventId !== cachedHead.eventId) {
-          target.heads?.forget(streamId);
-          throw new StreamConflictError(`${streamId} moved on since its cached head; reload and retry`);
-        }
+        // Nothing appended, so no version check.
+        await confirmCachedHead();
         return { state, version, events: [] };
       }
-      const newEvents = target.seal ? await target.seal(tx, events) : events;
+      const newEvents = target.seal ? await target.seal(tx, events).catch(refusedOnHead) : events;
       const expected: ExpectedVersion = load === 'none' ? 'any' : version === 0 ? 'no_stream' : version;
       let appended;
       // A cached head must be the log's (svc_assert_stream_head.sql); the caller's guard follows.

@@ -6,15 +6,18 @@
 //   This instance's commits retire it before their callers go on (read your writes); other
 //   instances' through the svc_events NOTIFY (src/runtime/siteChanges.ts), as delivery's
 //   fingerprints are.
-// - the reader's grants are the very object it was built with (the grants cache hands out a new one
-//   after any access change, and revalidates against the site's access version).
+// - the reader's grants and the site's schema are the very objects it was built with (their caches
+//   hand out new ones after a change, and revalidate against the site's versions): a read that ran
+//   between a schema commit and the schema cache's reload cannot pass its answer off as current.
 // - it is younger than MAX_AGE_MS: a notification lost while the listener reconnects costs at most that.
 // Only reads whose answer depends on nothing else are stored (`readCacheKey`). A read
-// begun before a change does not store its (older) answer. At most `maxEntries` answers are kept;
-// the oldest not served since it was stored (or last spared) goes first (second chance).
+// begun before a change does not store its (older) answer. At most `maxEntries` answers and
+// MAX_BYTES of them are kept (an answer above MAX_ANSWER_BYTES never is: the locale header and the
+// field list make many keys of one large item); the oldest not served since it was stored (or last
+// spared) goes first (second chance).
 import { usesNow, type Access } from '../../access/access.ts';
 import type { Grants } from '../../access/grants.ts';
-import type { CollectionSchema } from '../../schema/siteSchema.ts';
+import type { CollectionSchema, SiteSchema } from '../../schema/siteSchema.ts';
 import { cacheStats, type CacheStats } from '../../../infra/metrics/metrics.ts';
 import type { AppContext } from '../../runtime/context.ts';
 import { watchSiteChanges } from '../../runtime/siteChanges.ts';
@@ -25,9 +28,16 @@ export interface CachedRead {
   version: number;
 }
 
+/** What an answer was built for besides its key: the reader's grants and the site's schema, as cached now. */
+export interface ReadBasis {
+  grants: Grants;
+  schema: SiteSchema;
+}
+
 interface Entry extends CachedRead {
   generation: number;
   grants: Grants;
+  schema: SiteSchema;
   storedAt: number;
   /** Served since it was stored or last spared: the eviction spares it once (second chance). */
   used: boolean;
@@ -37,12 +47,13 @@ interface Entry extends CachedRead {
 const MAX_AGE_MS = 5_000;
 
 export interface ItemReadCache {
-  /** The answer stored under `key` if its site has not changed since and `grants` are the ones it was built for. */
-  get(siteId: string, key: string, grants: Grants): CachedRead | null;
-  /** Called before a read: stores its answer unless the site changed while it ran. */
-  begin(siteId: string): (key: string, grants: Grants, answer: CachedRead) => void;
-  /** Answers held now (at most maxEntries). */
+  /** The answer stored under `key` if its site has not changed since and it was built for `basis`. */
+  get(siteId: string, key: string, basis: ReadBasis): CachedRead | null;
+  /** Called before a read: stores its answer unless the site changed while it ran (or it is too large). */
+  begin(siteId: string): (key: string, basis: ReadBasis, answer: CachedRead) => void;
+  /** Answers held now (at most maxEntries), and their bytes (at most maxBytes). */
   readonly size: number;
+  readonly bytes: number;
   readonly stats: CacheStats;
   close(): void;
 }
@@ -93,16 +104,39 @@ function readsVaryWithTime(grants: Grants): boolean {
   return varies;
 }
 
-export function createItemReadCache(context: Pick<AppContext, 'database' | 'notifier'>, maxEntries: number): ItemReadCache {
+/** Bounds of the cache: answers (SVC_ITEM_READ_CACHE) and bytes, and the largest answer kept. */
+export interface ItemReadCacheBounds {
+  maxEntries: number;
+  /** Bytes of answers held at most (UTF-16 code units counted: about the heap they take). */
+  maxBytes?: number;
+  /** A larger answer is served from the database each time: a few large items cannot fill the cache. */
+  maxAnswerBytes?: number;
+}
+
+const MAX_BYTES = 32 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 64 * 1024;
+
+export function createItemReadCache(context: Pick<AppContext, 'database' | 'notifier'>, bounds: ItemReadCacheBounds): ItemReadCache {
+  const { maxEntries, maxBytes = MAX_BYTES, maxAnswerBytes = MAX_ANSWER_BYTES } = bounds;
   const entries = new Map<string, Entry>();
+  let bytes = 0;
   const changes = watchSiteChanges(context, () => undefined);
   const stats = cacheStats();
   const idOf = (siteId: string, key: string) => `${siteId}\u0000${key}`;
+  function drop(id: string): void {
+    const entry = entries.get(id);
+    if (!entry) return;
+    entries.delete(id);
+    bytes -= entry.body.length;
+  }
   /** The least recently stored answer that was not served since; those served are kept once more. */
   function evictOne(): void {
     for (const [id, entry] of entries) {
       entries.delete(id);
-      if (!entry.used) return;
+      if (!entry.used) {
+        bytes -= entry.body.length;
+        return;
+      }
       entry.used = false;
       entries.set(id, entry);
     }
@@ -112,11 +146,20 @@ export function createItemReadCache(context: Pick<AppContext, 'database' | 'noti
     get size() {
       return entries.size;
     },
-    get(siteId, key, grants) {
+    get bytes() {
+      return bytes;
+    },
+    get(siteId, key, reader) {
       const id = idOf(siteId, key);
       const entry = entries.get(id);
-      if (!entry || entry.generation !== changes.generation(siteId) || entry.grants !== grants || Date.now() - entry.storedAt >= MAX_AGE_MS) {
-        if (entry) entries.delete(id);
+      const current =
+        entry &&
+        entry.generation === changes.generation(siteId) &&
+        entry.grants === reader.grants &&
+        entry.schema === reader.schema &&
+        Date.now() - entry.storedAt < MAX_AGE_MS;
+      if (!current) {
+        drop(id);
         stats.misses += 1;
         return null;
       }
@@ -128,12 +171,13 @@ export function createItemReadCache(context: Pick<AppContext, 'database' | 'noti
     },
     begin(siteId) {
       const generation = changes.generation(siteId);
-      return (key, grants, answer) => {
-        if (changes.generation(siteId) !== generation) return;
+      return (key, reader, answer) => {
+        if (changes.generation(siteId) !== generation || answer.body.length > maxAnswerBytes) return;
         const id = idOf(siteId, key);
-        entries.delete(id);
-        if (entries.size >= maxEntries) evictOne();
-        entries.set(id, { body: answer.body, version: answer.version, generation, grants, storedAt: Date.now(), used: false });
+        drop(id);
+        while (entries.size > 0 && (entries.size >= maxEntries || bytes + answer.body.length > maxBytes)) evictOne();
+        entries.set(id, { body: answer.body, version: answer.version, generation, grants: reader.grants, schema: reader.schema, storedAt: Date.now(), used: false });
+        bytes += answer.body.length;
       };
     },
     close: changes.close,
@@ -144,7 +188,7 @@ export function createItemReadCache(context: Pick<AppContext, 'database' | 'noti
 export function startItemReadCache(context: AppContext): ItemReadCacheRuntime {
   const maxEntries = context.config.SVC_ITEM_READ_CACHE;
   if (maxEntries === 0) return { cache: null, close: () => undefined };
-  const cache = createItemReadCache(context, maxEntries);
+  const cache = createItemReadCache(context, { maxEntries });
   const unreport = context.metrics.cache('item_reads', cache.stats);
   return {
     cache,

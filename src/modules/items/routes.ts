@@ -152,7 +152,7 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps,
     const { item, version } = await getItem(context, input);
     if (!cached || !store) return sendWithETag(reply, 200, version, item);
     const answer = { body: JSON.stringify({ data: item }), version };
-    store(cached.key, cached.grants, answer);
+    store(cached.key, cached.basis, answer);
     return sendJsonWithETag(reply, answer);
   });
 
@@ -160,12 +160,14 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps,
   async function readCacheOf(request: FastifyRequest, collectionName: string, id: string, query: { fields: string[] | null; deep: Record<string, unknown> }) {
     const cache = itemReads.cache;
     if (!cache) return null;
-    const collection = (await context.schemas.site(request.siteId)).collections.get(collectionName);
+    const schema = await context.schemas.site(request.siteId);
+    const collection = schema.collections.get(collectionName);
     if (!collection) return null;
     const access = await request.access();
     const key = readCacheKey({ access, collection, id, fields: query.fields, deep: query.deep, locale: localeOf(request) });
     if (key === null) return null;
-    return { cache, key, grants: access.grants, answer: cache.get(request.siteId, key, access.grants) };
+    const basis = { grants: access.grants, schema };
+    return { cache, key, basis, answer: cache.get(request.siteId, key, basis) };
   }
 
   for (const method of ['patch', 'put'] as const) {

@@ -7,6 +7,8 @@ import { connectOwnerClientForFile } from '../../support/databases.ts';
 import { INSTANCE_TOKEN, startTestService, startTestServiceForFile, uniqueSiteId, type TestResponse, type TestService } from '../../support/testService.ts';
 import { createMember, createRole, grant, withHelpers } from '../access/support.ts';
 import { grantPublic } from '../delivery/support.ts';
+import { createItemReadCache } from '../../../src/modules/items/itemReadCache.ts';
+import { settledIndexes } from '../../support/fieldIndexes.ts';
 import { createContentSite, createItem, type ContentSite } from './support.ts';
 
 const service = await startTestServiceForFile();
@@ -94,6 +96,9 @@ async function siteWithArticle(prefix = 'readcache'): Promise<{ site: ContentSit
     published_at: '2024-05-01T00:00:00Z',
     summary: { en: 'In short', fr: 'En bref' },
   });
+  // The field index builder reloads the site's schema once its indexes are built: a new schema object,
+  // which the answers cached before it do not count as current. Cached reads start after it.
+  await settledIndexes(service, owner, site.siteId);
   return { site, article, path: `/items/articles/${article.id}` };
 }
 
@@ -162,6 +167,15 @@ describe('what the cache serves', () => {
     // A read that shows no pii value logs nothing (no event of the site retires anything): still not cached.
     await expectUncached(site, () => site.call('GET', `/items/authors/${author.id}?fields=name`), 'authors', author.id, (data) => data.name, 'name');
     await expectUncached(site, () => site.call('GET', `/items/authors/${author.id}`), 'authors', author.id, (data) => data.name, 'name');
+  });
+
+  it('never keeps an answer above 64 KiB: many locale tags or field lists of one large item cannot fill the memory', async () => {
+    const site = await createContentSite(service, 'cache');
+    const big = await createItem(site, 'articles', { title: 'Big', body: 'x'.repeat(70 * 1024) });
+    await quiet();
+    for (const locale of ['en-zz000001', 'en-zz000002']) {
+      await expectUncached(site, () => site.call('GET', `/items/articles/${big.id}`, undefined, { 'x-svc-locale': locale }), 'articles', big.id, (data) => data.title);
+    }
   });
 
   it('keeps each field selection and each locale as its own answer', async () => {
@@ -294,6 +308,28 @@ describe('instances and configuration', () => {
       await cachedRead(site, readThere, 'articles', article.id, 'body', undefined, [service, other]);
     } finally {
       await other.close();
+    }
+  });
+
+  it('holds at most its bytes: the oldest answer not served since goes first, and a new schema or grants object is a miss', async () => {
+    const cache = createItemReadCache(service.context, { maxEntries: 100, maxBytes: 25, maxAnswerBytes: 10 });
+    try {
+      const siteId = uniqueSiteId('bytes');
+      const basis = { grants: { roleChain: [], roleId: null, teamIds: [], rules: [] }, schema: await service.context.schemas.site(siteId) };
+      const store = (key: string, body: string) => cache.begin(siteId)(key, basis, { body, version: 1 });
+      store('a', '0123456789');
+      store('b', '0123456789');
+      store('too large', '0123456789A');
+      expect([cache.size, cache.bytes]).toEqual([2, 20]);
+      expect(cache.get(siteId, 'a', basis)?.body).toBe('0123456789');
+      // 'a' was served since it was stored: 'b' goes first, then 'a' is spared once.
+      store('c', '0123456789');
+      expect([cache.get(siteId, 'b', basis), cache.size, cache.bytes]).toEqual([null, 2, 20]);
+      expect(cache.get(siteId, 'a', { ...basis, grants: { ...basis.grants } })).toBeNull();
+      expect(cache.get(siteId, 'c', { ...basis, schema: { ...basis.schema } })).toBeNull();
+      expect([cache.size, cache.bytes]).toEqual([0, 0]);
+    } finally {
+      cache.close();
     }
   });
 

@@ -9,6 +9,7 @@ import { convertedState, itemDecider, type ItemBody, type ItemCommand, type Item
 import type { FieldConversion } from '../../../domain/content/fieldTypeChange.ts';
 import { AppError } from '../../../domain/shared/appError.ts';
 import { streamId, type EventMetadata } from '../../../domain/shared/events.ts';
+import { StreamConflictError } from '../../../infra/eventstore/eventStore.ts';
 import type { Queryable } from '../../../infra/postgres/database.ts';
 import type { Access } from '../../access/access.ts';
 import { handleCommandIn, inSiteTransaction, type EventSealer } from '../../runtime/commandHandler.ts';
@@ -189,6 +190,11 @@ export async function runItemCommand(context: ItemCommandContext, tx: Queryable,
             actual === null || exists(state) ? preconditionFailed(request.itemId, expectedVersion, actual) : null,
         }
       : {}),
+  }).catch((error: unknown) => {
+    // A head refused as stale may also predate a type change this instance's schema has not heard of
+    // yet (its notification on its way): the retry reads the schema again, and finds the conversions.
+    if (cached && error instanceof StreamConflictError) context.schemas.invalidate(request.siteId);
+    throw error;
   });
   // Nothing decided (a write that changes nothing): nothing written, no hook run.
   if (seen.write) {

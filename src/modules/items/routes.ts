@@ -146,7 +146,7 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps,
       return sendWithETag(reply, 200, version, item);
     }
     // The read cache (itemReadCache.ts), after every check of the read: a hit skips only the database.
-    const cached = preview || input.draft ? null : await readCacheOf(request, input.collection, input.id, query);
+    const cached = preview || input.draft ? null : await readCacheOf(request, input, query);
     if (cached?.answer) return sendJsonWithETag(reply, cached.answer);
     const store = cached?.cache.begin(request.siteId);
     const { item, version } = await getItem(context, input);
@@ -157,14 +157,18 @@ export async function itemsRoutes(app: FastifyInstance, { context }: ServerDeps,
   });
 
   /** The read cache's key for a read by id and what it holds under it; null when the read is not one it keeps. */
-  async function readCacheOf(request: FastifyRequest, collectionName: string, id: string, query: { fields: string[] | null; deep: Record<string, unknown> }) {
+  async function readCacheOf(
+    request: FastifyRequest,
+    { collection: collectionName, id, locale }: { collection: string; id: string; locale: string | null },
+    query: { fields: string[] | null; deep: Record<string, unknown> },
+  ) {
     const cache = itemReads.cache;
     if (!cache) return null;
     const schema = await context.schemas.site(request.siteId);
     const collection = schema.collections.get(collectionName);
     if (!collection) return null;
     const access = await request.access();
-    const key = readCacheKey({ access, collection, id, fields: query.fields, deep: query.deep, locale: localeOf(request) });
+    const key = readCacheKey({ access, collection, id, fields: query.fields, deep: query.deep, locale });
     if (key === null) return null;
     const basis = { grants: access.grants, schema };
     return { cache, key, basis, answer: cache.get(request.siteId, key, basis) };

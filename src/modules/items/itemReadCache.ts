@@ -85,8 +85,10 @@ export function readCacheKey({ access, collection, id, fields, deep, locale }: R
   if (fields?.some((field) => field.includes('.'))) return null;
   if (!access.admin && readsVaryWithTime(access.grants)) return null;
   const { principal } = access;
-  const reader = principal.kind === 'user' ? [principal.userId, principal.roleId, access.admin] : [principal.kind];
-  return JSON.stringify([collection.name, id, reader, locale, fields]);
+  const reader = principal.kind === 'user' ? `${principal.userId}\u0000${principal.roleId ?? ''}\u0000${access.admin ? 1 : 0}` : principal.kind;
+  // NUL separates the parts: no request may carry it (a 400 at its path), and names, ids, user ids
+  // and language tags have patterns without it.
+  return `${collection.name}\u0000${id}\u0000${reader}\u0000${locale ?? ''}\u0000${JSON.stringify(fields)}`;
 }
 
 const timeDependence = new WeakMap<Grants, boolean>();

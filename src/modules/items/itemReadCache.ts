@@ -1,6 +1,6 @@
-// The per-instance cache of item reads by id (docs/items.md "The read cache"): GET
-// /items/:collection/:id answers, serialized, by site, collection, id, reader and field selection.
-// An answer is served while two things hold:
+// The per-instance cache of item reads by id (docs/content.md "The read cache"): GET
+// /items/:collection/:id answers, serialized, by site, collection, id, reader, locale and fields.
+// An answer is served while all of these hold:
 // - its site has had no committed event since it was built. Every write that can change it is an
 //   event of its site: the item, an item it points at, the schema, the reader's grants, a setting.
 //   This instance's commits retire it before their callers go on (read your writes); other

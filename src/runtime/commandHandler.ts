@@ -225,15 +225,14 @@ export async function inSiteTransaction<T>(
   const heads = context.streamHeads;
   for (let attempt = 1; ; attempt += 1) {
     try {
-      if (!heads) return await context.database.withSite(siteId, work);
       let transaction: Queryable | undefined;
       const result = await context.database.withSite(siteId, (tx) => {
         transaction = tx;
-        heads.collect(tx);
+        heads?.collect(tx);
         return work(tx);
       });
       // Committed: the heads its commands appended are the streams' heads now.
-      if (transaction) heads.committed(transaction);
+      if (transaction) heads?.committed(transaction);
       return result;
     } catch (error) {
       if (!(error instanceof StreamConflictError) || attempt >= retry.attempts) throw error;

@@ -1,10 +1,13 @@
 // Item lists: filter, sort, page and totals, nested relations and deep parameters, aggregates,
 // singletons, and many-to-many / many-to-any reads.
 import { describe, expect, it } from 'vitest';
+import { connectOwnerClientForFile } from '../../support/databases.ts';
+import { settledIndexes } from '../../support/fieldIndexes.ts';
 import { startTestServiceForFile } from '../../support/testService.ts';
 import { createArticleBlocks, createContentSite, createItem, type ContentSite } from './support.ts';
 
 const service = await startTestServiceForFile();
+const owner = await connectOwnerClientForFile();
 
 describe('lists', () => {
   async function seed(site: ContentSite) {
@@ -48,6 +51,9 @@ describe('lists', () => {
   it('answers the total of a page that is not full without counting, and counts otherwise', async () => {
     const site = await createContentSite(service);
     await seed(site);
+    // The field index builder's work for the new site (its site statements, the schema reload after
+    // it) would count with the reads below.
+    await settledIndexes(service, owner, site.siteId);
     await service.context.daemon.drain();
     await service.context.daemon.stop();
     try {
